@@ -1,0 +1,6 @@
+export * from './model/trace.js';
+export * from './record/index.js';
+export * from './export/index.js';
+export * from './import/index.js';
+export * from './sql/index.js';
+export * from './analysis/index.js';

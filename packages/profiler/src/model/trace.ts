@@ -1,0 +1,117 @@
+/**
+ * The in-memory trace the recorder produces and the exporters write (Perfetto protobuf, Chrome JSON).
+ *
+ * Times are integer nanoseconds relative to `metadata.baseTimeNs` (host wall clock, epoch ns), so they stay
+ * exact in a double. GPU spans are already aligned to the host clock when they land here.
+ * Importers do not build this model: they fill the SQL tables (Perfetto's names) directly.
+ */
+
+export type ArgValue = string | number | boolean;
+export type Args = Record<string, ArgValue>;
+
+export type TrackKind = 'thread' | 'gpu_queue' | 'counter';
+
+export interface TraceTrack {
+  /** Unique within the trace; exporters derive Perfetto uuids and Chrome tids from it. */
+  id: number;
+  kind: TrackKind;
+  name: string;
+  /** Process the track belongs to (the recording process, or a GPU device pseudo-process). */
+  pid: number;
+  /** OS thread id for 'thread', queue index for 'gpu_queue'. */
+  tid?: number;
+  /** Counter unit: 'ns' | 'count' | 'bytes' | a free-form unit name. */
+  unit?: string;
+}
+
+export interface TraceProcess {
+  pid: number;
+  name: string;
+  /** Chrome/Kineto sort order and labelling hint ('cpu' for the host process, 'gpu' for a device). */
+  kind: 'cpu' | 'gpu';
+}
+
+export interface SliceEvent {
+  track: number;
+  name: string;
+  /** Kineto categories: 'user_annotation' (steps), 'cpu_op', 'kernel', 'gpu_user_annotation', 'cuda_runtime'
+   * (used for submits, so HTA-style tools find launches), 'compile', ... */
+  category: string;
+  ts: number;
+  dur: number;
+  args?: Args;
+}
+
+export interface InstantEvent {
+  track: number;
+  name: string;
+  category: string;
+  ts: number;
+  args?: Args;
+}
+
+export interface CounterSample {
+  track: number;
+  ts: number;
+  value: number;
+}
+
+/** A causal arrow from a CPU slice (the submit) to a GPU slice (a pass it caused); Kineto's ac2g. */
+export interface FlowEvent {
+  id: number;
+  /** Indices into TraceModel.slices. */
+  fromSlice: number;
+  toSlice: number;
+  category: string;
+}
+
+/** Per-env solver timers of one recorded step: values[slot * nEnvs + env]. */
+export interface EnvTimerSample {
+  step: number;
+  ts: number;
+  nEnvs: number;
+  values: Float64Array;
+}
+
+export interface DeviceProperties {
+  id: number;
+  name: string;
+  vendor?: string;
+  architecture?: string;
+  description?: string;
+  backend?: string;
+  timestampQuery?: boolean;
+  limits?: Record<string, number>;
+}
+
+export interface TraceMetadata {
+  /** Host wall clock at ts = 0, epoch ns. */
+  baseTimeNs: bigint;
+  traceName: string;
+  producer: string;               // "gsprof <version>"
+  hostname: string;
+  pid: number;
+  deviceProperties: DeviceProperties[];
+  /** GPU->host alignment estimate; errorBoundNs is the half-width of the feasible offset interval. */
+  clockAlignment?: { offsetNs: number; driftPpm: number; errorBoundNs: number; samples: number; method: string };
+  syncEachStep: boolean;
+  /** Free-form run facts: nEnvs, backend, example, schedule, options... */
+  run: Args;
+  /** Names of the timer slots, when envTimers is non-empty. */
+  timerLabels?: string[];
+}
+
+export interface TraceModel {
+  metadata: TraceMetadata;
+  processes: TraceProcess[];
+  tracks: TraceTrack[];
+  slices: SliceEvent[];
+  instants: InstantEvent[];
+  counters: CounterSample[];
+  flows: FlowEvent[];
+  envTimers: EnvTimerSample[];
+}
+
+export function emptyTrace(metadata: TraceMetadata): TraceModel {
+  return { metadata, processes: [], tracks: [], slices: [], instants: [], counters: [], flows: [], envTimers: [] };
+}

@@ -1,0 +1,23 @@
+/**
+ * The one seam through which sim-core reports work to a profiler, without depending on one.
+ * The CLI (or a user) installs a tracer; with none installed every call site is a single null check.
+ */
+
+export type SpanArgs = Record<string, string | number | boolean>;
+
+export interface SimTracer {
+  /** Opens a CPU span on the calling thread. Categories: 'kernel', 'step', 'compile', 'encode', 'submit', 'readback'. */
+  begin(name: string, category: string, args?: SpanArgs): void;
+  /** Closes the innermost open span. */
+  end(): void;
+}
+
+let current: SimTracer | null = null;
+
+export function setTracer(tracer: SimTracer | null): void {
+  current = tracer;
+}
+
+export function getTracer(): SimTracer | null {
+  return current;
+}

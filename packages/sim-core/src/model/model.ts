@@ -1,0 +1,101 @@
+/**
+ * The compiled model: immutable, flat typed arrays, one per MuJoCo `mjModel` field.
+ *
+ * Contract shared by the loaders (MJCF/URDF -> Model), the stages (which only read it) and the test helper
+ * that converts a `mujoco-js` MjModel into this shape. Every field has exactly the meaning, units, sizes and
+ * frame conventions of the MuJoCo 3.3 `mjModel` field of the same name written in camelCase
+ * (`body_parentid` -> `bodyParentid`, `actuator_gainprm` -> `actuatorGainprm`). Quaternions are (w, x, y, z).
+ * Per-element arrays are flattened row-major: `bodyPos[3*b + k]`, `actuatorGainprm[10*u + k]`.
+ * Body 0 is the world. Everything a stage needs is resolved here once (defaults, units, frames, inertias).
+ */
+
+export const enum JointType { Free = 0, Ball = 1, Slide = 2, Hinge = 3 }
+export const enum GeomType { Plane = 0, HField = 1, Sphere = 2, Capsule = 3, Ellipsoid = 4, Cylinder = 5, Box = 6, Mesh = 7 }
+export const enum TrnType { Joint = 0 }
+export const enum DynType { None = 0 }
+export const enum GainType { Fixed = 0 }
+export const enum BiasType { None = 0, Affine = 1 }
+export const enum EqType { Connect = 0, Weld = 1, Joint = 2 }
+export const enum Integrator { Euler = 0, RK4 = 1, Implicit = 2, ImplicitFast = 3 }
+export const enum SolverType { PGS = 0, CG = 1, Newton = 2 }
+export const enum ConeType { Pyramidal = 0, Elliptic = 1 }
+
+/** mjOption subset. `disableEulerdamp` is mjDSBL_EULERDAMP; the enable* flags are gsprof's own switches. */
+export interface ModelOptions {
+  timestep: number;
+  gravity: [number, number, number];
+  integrator: Integrator;
+  solver: SolverType;
+  iterations: number;
+  tolerance: number;
+  lsIterations: number;
+  lsTolerance: number;
+  cone: ConeType;
+  impratio: number;
+  disableEulerdamp: boolean;
+  enableCollision: boolean;
+  enableJointLimit: boolean;
+  enableSelfCollision: boolean;
+  /** Substeps per scene.step() (Genesis' sim_options.substeps); MuJoCo has none, so 1 reproduces it. */
+  substeps: number;
+}
+
+export interface Model {
+  nq: number; nv: number; nu: number; nbody: number; njnt: number; ngeom: number; nsite: number;
+  neq: number; nkey: number; nexclude: number;
+  opt: ModelOptions;
+
+  /** mjStatistic.meaninertia (used by the solver's tolerance scaling); filled by setConst. */
+  statMeaninertia: number;
+
+  qpos0: Float64Array;        // nq
+  qposSpring: Float64Array;   // nq
+
+  bodyParentid: Int32Array; bodyRootid: Int32Array; bodyWeldid: Int32Array;
+  bodyJntnum: Int32Array; bodyJntadr: Int32Array; bodyDofnum: Int32Array; bodyDofadr: Int32Array;
+  bodyGeomnum: Int32Array; bodyGeomadr: Int32Array;
+  bodyPos: Float64Array; bodyQuat: Float64Array;      // 3, 4: frame relative to parent
+  bodyIpos: Float64Array; bodyIquat: Float64Array;    // 3, 4: inertial frame relative to body frame
+  bodyMass: Float64Array; bodySubtreemass: Float64Array;
+  bodyInertia: Float64Array;                          // 3: principal moments in the inertial frame
+  bodyInvweight0: Float64Array;                       // 2: filled by setConst
+  bodyName: string[];
+
+  jntType: Int32Array; jntQposadr: Int32Array; jntDofadr: Int32Array; jntBodyid: Int32Array;
+  jntLimited: Uint8Array; jntSolref: Float64Array /* 2 */; jntSolimp: Float64Array /* 5 */;
+  jntPos: Float64Array /* 3, body frame */; jntAxis: Float64Array /* 3, body frame */;
+  jntStiffness: Float64Array; jntRange: Float64Array /* 2 */; jntMargin: Float64Array;
+  jntName: string[];
+
+  dofBodyid: Int32Array; dofJntid: Int32Array; dofParentid: Int32Array;
+  dofArmature: Float64Array; dofDamping: Float64Array; dofFrictionloss: Float64Array;
+  dofSolref: Float64Array /* 2 */; dofSolimp: Float64Array /* 5 */;
+  dofInvweight0: Float64Array;                        // filled by setConst
+
+  geomType: Int32Array; geomContype: Int32Array; geomConaffinity: Int32Array; geomCondim: Int32Array;
+  geomBodyid: Int32Array; geomPriority: Int32Array;
+  geomSolmix: Float64Array; geomSolref: Float64Array /* 2 */; geomSolimp: Float64Array /* 5 */;
+  geomSize: Float64Array /* 3 */; geomRbound: Float64Array;
+  geomPos: Float64Array /* 3 */; geomQuat: Float64Array /* 4 */;
+  geomFriction: Float64Array /* 3 */; geomMargin: Float64Array; geomGap: Float64Array;
+  geomName: string[];
+
+  siteBodyid: Int32Array; sitePos: Float64Array /* 3 */; siteQuat: Float64Array /* 4 */;
+  siteName: string[];
+
+  actuatorTrntype: Int32Array; actuatorDyntype: Int32Array; actuatorGaintype: Int32Array;
+  actuatorBiastype: Int32Array; actuatorTrnid: Int32Array /* 2 */;
+  actuatorCtrllimited: Uint8Array; actuatorForcelimited: Uint8Array;
+  actuatorCtrlrange: Float64Array /* 2 */; actuatorForcerange: Float64Array /* 2 */;
+  actuatorGear: Float64Array /* 6 */; actuatorGainprm: Float64Array /* 10 */; actuatorBiasprm: Float64Array /* 10 */;
+  actuatorName: string[];
+
+  eqType: Int32Array; eqObj1id: Int32Array; eqObj2id: Int32Array; eqActive0: Uint8Array;
+  eqSolref: Float64Array /* 2 */; eqSolimp: Float64Array /* 5 */; eqData: Float64Array /* 11 */;
+
+  /** (body1 << 16) + body2, as mjModel.exclude_signature. */
+  excludeSignature: Int32Array;
+
+  keyTime: Float64Array; keyQpos: Float64Array /* nq */; keyQvel: Float64Array /* nv */; keyCtrl: Float64Array /* nu */;
+  keyName: string[];
+}

@@ -1,0 +1,16 @@
+// Runs the whole vitest suite and ends with the plain line CI reads: `tests: N passed, N failed, N skipped`.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, existsSync } from 'node:fs';
+
+mkdirSync('.cache', { recursive: true });
+const out = '.cache/vitest.json';
+const args = ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`, ...process.argv.slice(2)];
+const run = spawnSync('npx', args, { stdio: 'inherit', env: { ...process.env, NO_COLOR: '1' } });
+if (!existsSync(out)) {
+  console.log('tests: 0 passed, 1 failed');
+  process.exit(run.status || 1);
+}
+const report = JSON.parse(readFileSync(out, 'utf8'));
+const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
+console.log(`tests: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${skipped} skipped`);
+process.exit(run.status ?? 1);
