@@ -1,0 +1,54 @@
+/**
+ * The base every gsprof command extends: errors become one line (`gsprof: <what>: <why>`, exit 2, stack only
+ * with DEBUG), `--json` errors are `{error: {message, exit}}`, and output knows whether colour is wanted.
+ */
+import { Command } from '@oclif/core';
+import { CliError, describeError, errorLine } from './errors.js';
+import { colorEnabled } from './render/color.js';
+import { toJson } from './render/json.js';
+
+export type { CliError };
+
+interface ExitLike {
+  code?: string;
+  oclif?: { exit?: number };
+}
+
+function isExit(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as ExitLike).code === 'EEXIT';
+}
+
+export abstract class GsprofCommand extends Command {
+  /** Colour on stdout: a TTY, and neither NO_COLOR nor TERM=dumb. */
+  protected get color(): boolean {
+    return colorEnabled(process.stdout);
+  }
+
+  /** Prints text as is (tables and charts bring their own newlines); silent under --json. */
+  protected print(text: string): void {
+    if (!this.jsonEnabled()) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  }
+
+  protected override logJson(json: unknown): void {
+    process.stdout.write(`${toJson(json)}\n`);
+  }
+
+  protected override toErrorJson(err: unknown): { error: { message: string; exit: number } } {
+    const { what, why } = describeError(err, this.id ?? 'gsprof');
+    const exit = err instanceof CliError ? err.exitCode : 2;
+    return { error: { message: `${what}: ${why}`, exit } };
+  }
+
+  protected override async catch(err: Error & ExitLike): Promise<unknown> {
+    if (isExit(err)) throw err;
+    const { what, why } = describeError(err, this.id ?? 'gsprof');
+    const exit = err instanceof CliError ? err.exitCode : 2;
+    if (this.jsonEnabled()) {
+      this.logJson(this.toErrorJson(err));
+    } else {
+      process.stderr.write(`${errorLine(what, why)}\n`);
+    }
+    if (process.env.DEBUG && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+    return this.exit(exit);
+  }
+}
