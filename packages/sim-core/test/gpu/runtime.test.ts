@@ -1,0 +1,66 @@
+import { afterAll, describe, expect, test } from 'vitest';
+import { GpuSim, WgslCompileError, GpuNEnvsTooLargeError } from '../../src/gpu/runtime.js';
+import { KernelCache } from '../../src/gpu/kernel-cache.js';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gpuOrSkip, hasGpu } from './gpu-env.js';
+import { loadMujocoXml, modelFromMujoco } from '../helpers/mujoco.js';
+
+const XML = `<mujoco><option timestep="0.01"/><worldbody><body><joint type="hinge"/><geom size="0.1" mass="1"/></body></worldbody></mujoco>`;
+const cap = { maxContacts: 4, maxEfc: 8 };
+
+describe.skipIf(!hasGpu)('GPU runtime', async () => {
+  const gpu = (await gpuOrSkip())!;
+  const { mj, m } = await loadMujocoXml(XML);
+  const model = modelFromMujoco(mj, m);
+  const tick = { name: 'tick', helpers: '', body: '  dset(D_TIME, 0, e, dget(D_TIME, 0, e) + OPT_TIMESTEP);\n  iset(D_NCON, 0, e, i32(e) * NV);' };
+  afterAll(() => undefined);
+
+  for (const performanceMode of [false, true]) {
+    test(`runs a labelled kernel over every env (performanceMode=${performanceMode})`, async () => {
+      const sim = new GpuSim(gpu, model, 100, { performanceMode, capacities: cap });
+      await sim.compile([tick]);
+      sim.step(3);
+      const time = await sim.readField('time');
+      expect(time.length).toBe(100);
+      for (const t of time) expect(t).toBeCloseTo(0.03, 6);
+      const ncon = await sim.readField('ncon');
+      expect(Array.from(ncon.slice(0, 3))).toEqual([0, 1, 2]);
+      sim.writeElements('time', 0, [5, 6, 9], [1, 2, 3]);
+      const t2 = await sim.readField('time');
+      expect([t2[5], t2[6], t2[9], t2[7]]).toEqual([1, 2, 3, expect.closeTo(0.03, 6)]);
+      sim.destroy();
+    });
+  }
+
+  test('a WGSL error names the kernel and the line', async () => {
+    const sim = new GpuSim(gpu, model, 4, { performanceMode: false, capacities: cap });
+    await expect(sim.compile([{ name: 'broken', helpers: '', body: '  let x: f32 = nope;' }])).rejects.toThrow(
+      /kernel 'broken'.*line \d+/,
+    );
+    await expect(sim.compile([{ name: 'broken', helpers: '', body: '  let x: f32 = nope;' }])).rejects.toBeInstanceOf(WgslCompileError);
+    sim.destroy();
+  });
+
+  test('an nEnvs beyond the buffer limits states the largest that fits', () => {
+    expect(() => new GpuSim(gpu, model, 2 ** 31, { performanceMode: false, capacities: cap })).toThrow(
+      /largest nEnvs that fits is \d+/,
+    );
+    expect(() => new GpuSim(gpu, model, 2 ** 31, { performanceMode: false, capacities: cap })).toThrow(GpuNEnvsTooLargeError);
+  });
+
+  test('kernel cache: a miss writes an entry, the next build hits it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gsprof-cache-'));
+    const c1 = new KernelCache({ dir });
+    const s1 = new GpuSim(gpu, model, 8, { performanceMode: true, capacities: cap, cache: c1 });
+    await s1.compile([tick]);
+    expect(c1.stats).toEqual([expect.objectContaining({ kernel: 'tick', hit: false })]);
+    expect(readdirSync(join(dir, 'kernels')).length).toBe(1);
+    const c2 = new KernelCache({ dir });
+    const s2 = new GpuSim(gpu, model, 8, { performanceMode: true, capacities: cap, cache: c2 });
+    await s2.compile([tick]);
+    expect(c2.stats).toEqual([expect.objectContaining({ kernel: 'tick', hit: true })]);
+    s1.destroy(); s2.destroy();
+  });
+});
