@@ -1,0 +1,133 @@
+/**
+ * The seam between the public API (Scene, Entity) and whatever runs the pipeline.
+ *
+ * A `Backend` is what `gs.init()` selects: it describes the device and builds one `SimInstance` per scene.
+ * The CPU backend (cpu.ts) runs the stages as TypeScript over a shared Data; the WebGPU backend (issue 3)
+ * implements the same two interfaces and registers itself with `registerBackend('gpu', factory)`.
+ *
+ * Index and value conventions at this seam (the API layer has already validated them):
+ * - `envs`: Int32Array of env indices in [0, nEnvs); for an unbatched scene it is [0].
+ * - `idx`: Int32Array of global dof / qpos / actuator indices (model numbering, not entity-local).
+ * - values are a `ValueBlock`: row-major, one row per selected env (rows = envs.length), or one row that
+ *   applies to every selected env (rows = 1). Row length is idx.length.
+ * - reads return a fresh array of envs.length x idx.length, row-major, in the scene's precision.
+ */
+import type { Data, DofCtrlMode, Precision } from '../data/data.js';
+import type { Model } from '../model/model.js';
+import type { SimTracer } from '../instrument.js';
+
+export type BackendKind = 'cpu' | 'gpu';
+
+/** What `gs.device` reports. GPU backends fill the optional adapter fields. */
+export interface DeviceDescription {
+  readonly type: BackendKind;
+  /** CPU model name, or the adapter's description. */
+  readonly name: string;
+  /** Threads the CPU backend may use to split envs (1 = main thread only). */
+  readonly threads?: number;
+  readonly vendor?: string;
+  readonly architecture?: string;
+  readonly description?: string;
+  readonly limits?: Readonly<Record<string, number>>;
+  readonly timestampQuery?: boolean;
+}
+
+export interface BackendBuildOptions {
+  /** Bake shapes into kernels (GPU); a CPU backend may ignore it. */
+  readonly performanceMode: boolean;
+  /** |qpos| or |qvel| beyond this marks an env as blown up (MuJoCo's mjMAXVAL is 1e10). */
+  readonly blowUpThreshold: number;
+  /** Returns the tracer installed now (checked per step so a profiler can attach after build). */
+  readonly tracer: () => SimTracer | null;
+}
+
+/** Per-dof real fields of Data that the API writes and reads (all nv per env). */
+export type DofField = 'qvel' | 'qacc' | 'qfrcApplied' | 'dofCtrlPos' | 'dofCtrlVel' | 'dofCtrlForce' | 'dofKp' | 'dofKv';
+
+export interface ValueBlock {
+  readonly data: ArrayLike<number>;
+  /** 1 (the same row for every selected env) or envs.length. */
+  readonly rows: number;
+}
+
+/** Error bits per env, as Data.errFlags. */
+export const ERR_NAN = 1;
+export const ERR_BLOWUP = 2;
+export const ERR_OVERFLOW = 4;
+
+export interface EnvErrors {
+  /** Envs with a non-zero flag, ascending. */
+  readonly envs: Int32Array;
+  /** The flag bits of each of those envs (ERR_NAN | ERR_BLOWUP | ERR_OVERFLOW). */
+  readonly flags: Uint32Array;
+}
+
+/** One scene's state on a device. Created by Backend.build; every call after destroy() throws. */
+export interface SimInstance {
+  readonly model: Model;
+  /** Allocated envs (>= 1; 1 for an unbatched scene). */
+  readonly nEnvs: number;
+  readonly batched: boolean;
+  readonly precision: Precision;
+  /** Bytes of simulation state per env (every Data array, divided by nEnvs). */
+  readonly bytesPerEnv: number;
+  /** How the backend runs, for logs and benchmarks, e.g. "cpu, 2 threads". */
+  readonly description: string;
+
+  /** Advances every env by one scene step (all substeps). A GPU backend only enqueues the work. */
+  step(): void;
+  /** Resolves once every step issued so far has finished and host copies (timers, errors) are current. */
+  sync(): Promise<void>;
+  /** Restores the build-time state of these envs: state, controls (mode None, ctrl 0), timers and error flags.
+   *  Gains (kp, kv, force range) are parameters, not state, and persist. */
+  reset(envs: Int32Array): void;
+
+  writeDofs(field: DofField, dofs: Int32Array, envs: Int32Array, values: ValueBlock): void;
+  readDofs(field: DofField, dofs: Int32Array, envs: Int32Array): Promise<Float32Array | Float64Array>;
+  writeDofCtrlMode(dofs: Int32Array, envs: Int32Array, mode: DofCtrlMode): void;
+  /** Writes the force range (lower, upper) of these dofs. */
+  writeDofForceRange(dofs: Int32Array, envs: Int32Array, lower: ValueBlock, upper: ValueBlock): void;
+  writeQpos(qs: Int32Array, envs: Int32Array, values: ValueBlock): void;
+  readQpos(qs: Int32Array, envs: Int32Array): Promise<Float32Array | Float64Array>;
+  writeCtrl(actuators: Int32Array, envs: Int32Array, values: ValueBlock): void;
+  readCtrl(actuators: Int32Array, envs: Int32Array): Promise<Float32Array | Float64Array>;
+
+  /** The solver timers, slot-major [slot * nEnvs + e], as of the last step (CPU) or the last sync (GPU). */
+  timers(): Float64Array;
+  /** Envs flagged since the last clear: exact and current on the CPU; a GPU backend may answer the previous
+   *  poll so that stepping never waits for the device. Never blocks. */
+  pollErrors(): EnvErrors;
+  clearErrors(envs: Int32Array): void;
+
+  destroy(): Promise<void>;
+
+  /** The CPU backend's Data (null on a device backend). For tests and tools that need raw access. */
+  readonly hostData: Data | null;
+}
+
+export interface Backend {
+  readonly kind: BackendKind;
+  readonly device: DeviceDescription;
+  build(model: Model, nEnvs: number, precision: Precision, options: BackendBuildOptions): Promise<SimInstance>;
+  destroy(): Promise<void>;
+}
+
+export interface BackendInitOptions {
+  readonly precision: Precision;
+  readonly performanceMode: boolean;
+  /** CPU threads: a count, or 'auto' (all cores when the batch is large enough to gain from it). */
+  readonly cpuThreads: number | 'auto';
+}
+
+export type BackendFactory = (options: BackendInitOptions) => Promise<Backend>;
+
+const factories = new Map<BackendKind, BackendFactory>();
+
+/** Plugs a backend in (the WebGPU backend calls this for 'gpu'). The last registration wins. */
+export function registerBackend(kind: BackendKind, factory: BackendFactory): void {
+  factories.set(kind, factory);
+}
+
+export function backendFactory(kind: BackendKind): BackendFactory | undefined {
+  return factories.get(kind);
+}

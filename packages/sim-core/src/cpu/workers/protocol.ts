@@ -1,0 +1,43 @@
+/**
+ * The handshake between the main thread and the env workers: a small Int32Array on a SharedArrayBuffer.
+ * The main thread bumps GENERATION (Atomics.notify) to hand out a command; each worker runs it on its env
+ * range and bumps DONE (Atomics.notify). No message is posted per step.
+ */
+import type { Model } from '../../model/model.js';
+import type { SharedDataLayout } from './shared-data.js';
+
+export const enum Slot {
+  /** Incremented by the main thread for every command. Workers wait on it. */
+  Generation = 0,
+  /** The command of the current generation. */
+  Command = 1,
+  /** The command's argument (steps to run). */
+  Arg = 2,
+  /** Workers that finished the current command. The main thread waits on it. */
+  Done = 3,
+  /** Workers that failed; the first failure's message is in the error text buffer. */
+  Failed = 4,
+  /** Length of the message in the error text buffer. */
+  ErrorLength = 5,
+}
+
+export const CONTROL_INTS = 16;
+export const ERROR_TEXT_BYTES = 2048;
+
+export const enum Command { Step = 1, Exit = 2 }
+
+/** workerData of an env worker (structured-cloned once at start: the Model is copied, the Data shared). */
+export interface WorkerInit {
+  readonly model: Model;
+  readonly data: SharedDataLayout;
+  readonly control: SharedArrayBuffer;
+  readonly errorText: SharedArrayBuffer;
+  /** File URL of the module that exports the step function. */
+  readonly stepModule: string;
+  readonly stepExport: string;
+  readonly e0: number;
+  readonly e1: number;
+}
+
+/** The one message a worker posts: after it has loaded everything and waits for commands. */
+export interface WorkerReady { readonly ready: true }

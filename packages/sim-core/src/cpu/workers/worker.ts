@@ -1,0 +1,52 @@
+/**
+ * Env worker: steps envs [e0, e1) of the shared Data each time the main thread bumps the generation counter.
+ * It blocks in Atomics.wait between commands, so it is idle (no CPU) while the scene is not stepping.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { Data } from '../../data/data.js';
+import type { Model } from '../../model/model.js';
+import { attachData } from './shared-data.js';
+import { Command, ERROR_TEXT_BYTES, Slot, type WorkerInit } from './protocol.js';
+
+type StepFn = (m: Model, d: Data, e0: number, e1: number) => void;
+
+const init = workerData as WorkerInit;
+const control = new Int32Array(init.control);
+const errorText = new Uint8Array(init.errorText);
+const model = init.model;
+const data = attachData(init.data);
+
+function reportFailure(err: unknown): void {
+  const message = err instanceof Error ? `${err.message}\n${err.stack ?? ''}` : String(err);
+  if (Atomics.add(control, Slot.Failed, 1) === 0) {
+    const bytes = new TextEncoder().encode(message).subarray(0, ERROR_TEXT_BYTES);
+    errorText.set(bytes);
+    Atomics.store(control, Slot.ErrorLength, bytes.length);
+  }
+}
+
+const mod = (await import(init.stepModule)) as Record<string, unknown>;
+const step = mod[init.stepExport] as StepFn | undefined;
+if (typeof step !== 'function') throw new Error(`${init.stepModule} has no function '${init.stepExport}'`);
+
+parentPort!.postMessage({ ready: true });
+
+let seen = Atomics.load(control, Slot.Generation);
+for (;;) {
+  Atomics.wait(control, Slot.Generation, seen);
+  const generation = Atomics.load(control, Slot.Generation);
+  if (generation === seen) continue; // spurious wake-up
+  seen = generation;
+  const command = Atomics.load(control, Slot.Command);
+  if (command === Command.Exit) break;
+  if (command === Command.Step) {
+    const count = Atomics.load(control, Slot.Arg);
+    try {
+      for (let i = 0; i < count; i++) step(model, data, init.e0, init.e1);
+    } catch (err) {
+      reportFailure(err);
+    }
+  }
+  Atomics.add(control, Slot.Done, 1);
+  Atomics.notify(control, Slot.Done);
+}
