@@ -1,0 +1,176 @@
+// TraceModel -> Chrome trace JSON in PyTorch/Kineto's object form, streamed. Events are built with template
+// strings into ~256 KiB batches and written through a FileSink with backpressure; a .gz path is gzipped on
+// the fly. The JSON is always closed, and only a complete file is renamed into place.
+import type { Args, TraceModel, TraceTrack } from '../model/trace.js';
+import { ENV_TIMERS_CATEGORY, ENV_TIMERS_EVENT, envTimerArgs, hostThreadTrack, laneName, metadataJson } from './common.js';
+import { FileSink } from './file-sink.js';
+import { layoutSlices, sortedByTs, tracksById } from './layout.js';
+
+const BATCH_CHARS = 256 * 1024;
+/** Chrome tids given to overflow lanes and clashing tracks start here, far from real tids and queue indices. */
+const SYNTHETIC_TID_BASE = 1_000_000;
+
+/**
+ * JSON string literals of names, categories and keys; traces repeat a few hundred names millions of times.
+ * Bounded so that a trace of unique strings cannot grow it without limit.
+ */
+class QuoteCache {
+  private map = new Map<string, string>();
+  quote(s: string): string {
+    let q = this.map.get(s);
+    if (q === undefined) {
+      q = JSON.stringify(s);
+      if (this.map.size >= 65_536) this.map.clear();
+      this.map.set(s, q);
+    }
+    return q;
+  }
+}
+
+/** Integer ns -> µs with exactly three decimals, exact for any safe integer. */
+export function formatMicros(ns: number): string {
+  let n = Math.round(ns);
+  let sign = '';
+  if (n < 0) { sign = '-'; n = -n; }
+  const us = Math.floor(n / 1000);
+  const rem = n - us * 1000;
+  return sign + us + (rem >= 100 ? '.' : rem >= 10 ? '.0' : '.00') + rem;
+}
+
+function argsJson(args: Args, q: QuoteCache): string {
+  let out = '{';
+  for (const key in args) {
+    const v = args[key];
+    let value: string;
+    if (typeof v === 'number') value = Number.isFinite(v) ? String(v) : 'null';
+    else if (typeof v === 'string') value = q.quote(v);
+    else if (typeof v === 'boolean') value = v ? 'true' : 'false';
+    else continue;
+    out += (out.length === 1 ? '' : ',') + q.quote(key) + ':' + value;
+  }
+  return out + '}';
+}
+
+/** Chrome (pid, tid) for every lane, unique per process, so no two tracks share a row. */
+function assignThreadIds(lanes: ReadonlyArray<{ track: TraceTrack; index: number }>): Array<{ pid: number; tid: number }> {
+  const used = new Set<string>();
+  let next = SYNTHETIC_TID_BASE;
+  const fresh = (pid: number): number => {
+    while (used.has(`${pid}:${next}`)) next++;
+    return next++;
+  };
+  return lanes.map(({ track, index }) => {
+    let tid = index === 0 ? (track.tid ?? track.id) : fresh(track.pid);
+    if (used.has(`${track.pid}:${tid}`)) tid = fresh(track.pid);
+    used.add(`${track.pid}:${tid}`);
+    return { pid: track.pid, tid };
+  });
+}
+
+export async function writeChromeTraceFile(trace: TraceModel, path: string): Promise<void> {
+  const byId = tracksById(trace);
+  const host = hostThreadTrack(trace);
+  const layout = layoutSlices(trace, byId);
+  const lanes = host.synthetic ? [...layout.lanes, { track: host.track, index: 0 }] : layout.lanes;
+  const hostLane = host.synthetic ? lanes.length - 1 : layout.laneOfTrack.get(host.track.id)!;
+  const ids = assignThreadIds(lanes);
+  const where = ids.map(({ pid, tid }) => `"pid":${pid},"tid":${tid}`);
+  const q = new QuoteCache();
+  const md = trace.metadata;
+  const slices = trace.slices;
+
+  const sink = await FileSink.open(path, { gzip: path.endsWith('.gz') });
+  try {
+    let buf =
+      `{"schemaVersion":1,"deviceProperties":${JSON.stringify(md.deviceProperties)},` +
+      `"distributedInfo":{"backend":"none","rank":0,"world_size":1},"displayTimeUnit":"ms",` +
+      `"baseTimeNanoseconds":${md.baseTimeNs.toString()},"traceName":${JSON.stringify(md.traceName)},` +
+      `"gsprofMetadata":${metadataJson(md)},"traceEvents":[`;
+    let sep = '\n';
+    // Appends one event; returns true when the batch is full and must be flushed (awaited only then).
+    const add = (event: string): boolean => {
+      buf += sep + event;
+      sep = ',\n';
+      return buf.length >= BATCH_CHARS;
+    };
+    const flush = async (): Promise<void> => {
+      sink.write(buf);
+      buf = '';
+      if (sink.needsDrain) await sink.drain();
+    };
+    const emit = async (event: string): Promise<void> => {
+      if (add(event)) await flush();
+    };
+
+    // Names and order of processes and threads. Processes that tracks use but the trace does not list still get named.
+    const processes = [...trace.processes];
+    for (const track of trace.tracks.concat(host.track)) {
+      if (!processes.some((p) => p.pid === track.pid)) processes.push({ pid: track.pid, name: `process ${track.pid}`, kind: 'cpu' });
+    }
+    const sorted = [...processes].sort((a, b) => (a.kind === b.kind ? 0 : a.kind === 'cpu' ? -1 : 1));
+    for (const p of processes) {
+      await emit(`{"ph":"M","name":"process_name","pid":${p.pid},"tid":0,"args":{"name":${q.quote(p.name)}}}`);
+      await emit(`{"ph":"M","name":"process_sort_index","pid":${p.pid},"tid":0,"args":{"sort_index":${sorted.indexOf(p)}}}`);
+    }
+    for (let l = 0; l < lanes.length; l++) {
+      const { track, index } = lanes[l]!;
+      if (track.kind === 'counter') continue;
+      await emit(`{"ph":"M","name":"thread_name",${where[l]},"args":{"name":${q.quote(laneName(track, index))}}}`);
+      await emit(`{"ph":"M","name":"thread_sort_index",${where[l]},"args":{"sort_index":${l}}}`);
+    }
+
+    for (let k = 0; k < layout.order.length; k++) {
+      const i = layout.order[k]!;
+      const s = slices[i]!;
+      const args = s.args ? `,"args":${argsJson(s.args, q)}` : '';
+      const full = add(
+        `{"ph":"X","cat":${q.quote(s.category)},"name":${q.quote(s.name)},${where[layout.laneOf[i]!]},` +
+          `"ts":${formatMicros(s.ts)},"dur":${formatMicros(s.dur)}${args}}`,
+      );
+      if (full) await flush();
+    }
+
+    const instantOrder = sortedByTs(trace.instants, 'instant');
+    for (let k = 0; k < instantOrder.length; k++) {
+      const e = trace.instants[instantOrder[k]!]!;
+      const lane = layout.laneOfTrack.get(e.track);
+      if (lane === undefined) throw new Error(`trace: instant ${instantOrder[k]} ('${e.name}') is on unknown track ${e.track}`);
+      if (lanes[lane]!.track.kind === 'counter') throw new Error(`trace: instant ${instantOrder[k]} ('${e.name}') is on counter track ${e.track}`);
+      const args = e.args ? `,"args":${argsJson(e.args, q)}` : '';
+      if (add(`{"ph":"i","s":"t","cat":${q.quote(e.category)},"name":${q.quote(e.name)},${where[lane]},"ts":${formatMicros(e.ts)}${args}}`)) await flush();
+    }
+
+    const counterOrder = sortedByTs(trace.counters, 'counter sample');
+    for (let k = 0; k < counterOrder.length; k++) {
+      const c = trace.counters[counterOrder[k]!]!;
+      const track = byId.get(c.track);
+      if (!track || track.kind !== 'counter') throw new Error(`trace: counter sample ${counterOrder[k]} is on ${track ? 'non-counter' : 'unknown'} track ${c.track}`);
+      const value = Number.isFinite(c.value) ? String(c.value) : 'null';
+      if (add(`{"ph":"C","name":${q.quote(track.name)},"pid":${track.pid},"ts":${formatMicros(c.ts)},"args":{"value":${value}}}`)) await flush();
+    }
+
+    for (let k = 0; k < trace.flows.length; k++) {
+      const f = trace.flows[k]!;
+      const from = slices[f.fromSlice], to = slices[f.toSlice];
+      if (!from || !to) throw new Error(`trace: flow ${k} (id ${f.id}) refers to missing slice ${from ? f.toSlice : f.fromSlice}`);
+      const cat = q.quote(f.category);
+      await emit(`{"ph":"s","id":${f.id},${where[layout.laneOf[f.fromSlice]!]},"ts":${formatMicros(from.ts)},"cat":${cat},"name":${cat}}`);
+      await emit(`{"ph":"f","bp":"e","id":${f.id},${where[layout.laneOf[f.toSlice]!]},"ts":${formatMicros(to.ts)},"cat":${cat},"name":${cat}}`);
+    }
+
+    const timerOrder = sortedByTs(trace.envTimers, 'env timer sample');
+    for (let k = 0; k < timerOrder.length; k++) {
+      const t = trace.envTimers[timerOrder[k]!]!;
+      await emit(
+        `{"ph":"i","s":"t","cat":"${ENV_TIMERS_CATEGORY}","name":"${ENV_TIMERS_EVENT}",${where[hostLane]},` +
+          `"ts":${formatMicros(t.ts)},"args":${argsJson(envTimerArgs(t, md.timerLabels), q)}}`,
+      );
+    }
+
+    sink.write(buf + '\n]}\n');
+    await sink.close();
+  } catch (e) {
+    await sink.abort();
+    throw e;
+  }
+}

@@ -1,0 +1,117 @@
+// A bounded-memory output file for the exporters: writes go to `${path}.partial` through a WriteStream
+// (optionally behind a gzip stream); callers check `needsDrain` and await `drain()` so a fast producer never
+// buffers more than the stream's high-water mark. `close()` finishes the stream and renames the file into
+// place, so a reader never sees a half-written trace under the final name.
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { rename, unlink } from 'node:fs/promises';
+import { createGzip, type Gzip } from 'node:zlib';
+import type { Writable } from 'node:stream';
+
+export interface FileSinkOptions {
+  gzip?: boolean;
+  /** Bytes the streams may buffer before `needsDrain` turns true. */
+  highWaterMark?: number;
+}
+
+/** Suffix of the temporary file a trace is written to before the final rename. */
+export const PARTIAL_SUFFIX = '.partial';
+
+export class FileSink {
+  readonly path: string;
+  readonly tempPath: string;
+  private readonly file: WriteStream;
+  private readonly gzip: Gzip | undefined;
+  private readonly target: Writable;
+  private failure: Error | undefined;
+  private waiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
+  private blocked = false;
+  private closed = false;
+  bytesWritten = 0;
+
+  private constructor(path: string, options: FileSinkOptions) {
+    this.path = path;
+    this.tempPath = path + PARTIAL_SUFFIX;
+    const highWaterMark = options.highWaterMark ?? 1 << 20;
+    this.file = createWriteStream(this.tempPath, { highWaterMark });
+    this.file.on('error', (e) => this.fail(e));
+    if (options.gzip) {
+      this.gzip = createGzip({ level: 6 });
+      this.gzip.on('error', (e) => this.fail(e));
+      this.gzip.pipe(this.file);
+      this.target = this.gzip;
+    } else {
+      this.gzip = undefined;
+      this.target = this.file;
+    }
+    this.target.on('drain', () => this.release());
+  }
+
+  /** Opens `${path}.partial` for writing; rejects with a one-line error if the file cannot be created. */
+  static async open(path: string, options: FileSinkOptions = {}): Promise<FileSink> {
+    const sink = new FileSink(path, options);
+    await new Promise<void>((resolve, reject) => {
+      if (sink.failure) { reject(sink.failure); return; }
+      sink.file.once('ready', () => resolve());
+      sink.file.once('error', () => reject(sink.failure));
+    });
+    return sink;
+  }
+
+  private fail(e: Error): void {
+    if (this.failure) return;
+    this.failure = new Error(`cannot write trace file ${this.tempPath}: ${e.message}`);
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w.reject(this.failure);
+  }
+
+  private release(): void {
+    this.blocked = false;
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w.resolve();
+  }
+
+  /** True once the streams hold more than their high-water mark: await `drain()` before writing more. */
+  get needsDrain(): boolean {
+    return this.blocked || this.failure !== undefined;
+  }
+
+  write(chunk: Uint8Array | string): void {
+    if (this.failure) throw this.failure;
+    if (this.closed) throw new Error(`trace file ${this.path} is already closed`);
+    const size = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
+    this.bytesWritten += size;
+    if (!this.target.write(chunk)) this.blocked = true;
+  }
+
+  /** Resolves when the buffered bytes have gone below the high-water mark (at once if they already have). */
+  drain(): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    if (!this.blocked) return Promise.resolve();
+    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+  }
+
+  /** Flushes everything to disk and renames the temporary file to its final name. */
+  async close(): Promise<void> {
+    if (this.failure) throw this.failure;
+    if (this.closed) return;
+    this.closed = true;
+    const done = new Promise<void>((resolve, reject) => {
+      this.file.once('close', () => (this.failure ? reject(this.failure) : resolve()));
+      this.file.once('error', () => reject(this.failure));
+    });
+    this.target.end();
+    await done;
+    await rename(this.tempPath, this.path);
+  }
+
+  /** Stops writing and removes the temporary file (used when an export fails half-way). */
+  async abort(): Promise<void> {
+    this.closed = true;
+    this.target.destroy();
+    if (this.gzip) this.file.destroy();
+    await new Promise<void>((resolve) => (this.file.closed ? resolve() : this.file.once('close', () => resolve())));
+    await unlink(this.tempPath).catch(() => undefined);
+  }
+}

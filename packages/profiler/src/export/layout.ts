@@ -1,0 +1,115 @@
+// Places slices so that both formats can show them faithfully. Neither Chrome's X events nor Perfetto's
+// BEGIN/END pairs can express two slices on one track that partially overlap (A starts, B starts, A ends,
+// B ends): viewers would mis-nest or drop one. Such slices move to an overflow lane of their track; slices
+// that nest properly stay together. Lane 0 of every track is the track itself.
+import type { TraceModel, TraceTrack } from '../model/trace.js';
+
+export interface Lane {
+  track: TraceTrack;
+  /** 0 = the track itself; k > 0 = the k-th overflow lane of that track. */
+  index: number;
+}
+
+export interface SliceLayout {
+  /** Slice indices sorted by start time, then longest first (so parents precede their children). */
+  order: Int32Array;
+  /** Lane number (index into `lanes`) of each slice. */
+  laneOf: Int32Array;
+  /** Nesting depth of each slice within its lane. */
+  depthOf: Int32Array;
+  lanes: Lane[];
+  /** Lane number of lane 0 of each track, by track id. */
+  laneOfTrack: Map<number, number>;
+}
+
+/** Indexes tracks by id, rejecting duplicates with a clear message. */
+export function tracksById(trace: TraceModel): Map<number, TraceTrack> {
+  const byId = new Map<number, TraceTrack>();
+  for (const track of trace.tracks) {
+    if (byId.has(track.id)) throw new Error(`trace: track id ${track.id} ('${track.name}') is used twice`);
+    byId.set(track.id, track);
+  }
+  return byId;
+}
+
+function checkTime(what: string, i: number, value: number): void {
+  if (!Number.isFinite(value)) throw new Error(`trace: ${what} ${i} has a non-finite time (${value})`);
+}
+
+export function layoutSlices(trace: TraceModel, byId = tracksById(trace)): SliceLayout {
+  const slices = trace.slices;
+  const n = slices.length;
+  const order = new Int32Array(n);
+  let sorted = true;
+  for (let i = 0; i < n; i++) {
+    order[i] = i;
+    const s = slices[i]!;
+    checkTime('slice', i, s.ts);
+    checkTime('slice', i, s.dur);
+    if (s.dur < 0) throw new Error(`trace: slice ${i} ('${s.name}') has a negative duration (${s.dur})`);
+    if (i > 0) {
+      const p = slices[i - 1]!;
+      if (p.ts > s.ts || (p.ts === s.ts && p.dur < s.dur)) sorted = false;
+    }
+  }
+  if (!sorted) {
+    order.sort((a, b) => {
+      const sa = slices[a]!, sb = slices[b]!;
+      return sa.ts - sb.ts || sb.dur - sa.dur || a - b;
+    });
+  }
+
+  const lanes: Lane[] = [];
+  const laneOfTrack = new Map<number, number>();
+  // Per track: the lane numbers it owns, and per lane the end times of its open slices (innermost last).
+  const trackLanes = new Map<number, number[]>();
+  const openEnds: number[][] = [];
+  for (const track of trace.tracks) {
+    laneOfTrack.set(track.id, lanes.length);
+    trackLanes.set(track.id, [lanes.length]);
+    lanes.push({ track, index: 0 });
+    openEnds.push([]);
+  }
+
+  const laneOf = new Int32Array(n);
+  const depthOf = new Int32Array(n);
+  for (let k = 0; k < n; k++) {
+    const i = order[k]!;
+    const s = slices[i]!;
+    const owned = trackLanes.get(s.track);
+    if (!owned) throw new Error(`trace: slice ${i} ('${s.name}') is on unknown track ${s.track}`);
+    const track = byId.get(s.track)!;
+    if (track.kind === 'counter') throw new Error(`trace: slice ${i} ('${s.name}') is on counter track ${s.track} ('${track.name}')`);
+    const end = s.ts + s.dur;
+    let placed = -1;
+    for (const lane of owned) {
+      const stack = openEnds[lane]!;
+      while (stack.length > 0 && stack[stack.length - 1]! <= s.ts) stack.pop();
+      if (stack.length === 0 || stack[stack.length - 1]! >= end) { placed = lane; break; }
+    }
+    if (placed < 0) {
+      placed = lanes.length;
+      lanes.push({ track, index: owned.length });
+      owned.push(placed);
+      openEnds.push([]);
+    }
+    const stack = openEnds[placed]!;
+    laneOf[i] = placed;
+    depthOf[i] = stack.length;
+    stack.push(end);
+  }
+  return { order, laneOf, depthOf, lanes, laneOfTrack };
+}
+
+/** Indices of items sorted by ts (stable); skips the sort when they already are. */
+export function sortedByTs(items: ReadonlyArray<{ ts: number }>, what: string): Int32Array {
+  const order = new Int32Array(items.length);
+  let sorted = true;
+  for (let i = 0; i < items.length; i++) {
+    order[i] = i;
+    checkTime(what, i, items[i]!.ts);
+    if (i > 0 && items[i - 1]!.ts > items[i]!.ts) sorted = false;
+  }
+  if (!sorted) order.sort((a, b) => items[a]!.ts - items[b]!.ts || a - b);
+  return order;
+}
