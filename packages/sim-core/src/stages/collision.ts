@@ -1,8 +1,90 @@
+/**
+ * Stage `collision` (MuJoCo's mj_collision): for each env, the candidate geom pairs of the model's collision
+ * plan (contype/conaffinity, weld, exclude and self-collision filters, see collision/plan.ts) pass a bounding
+ * sphere test (geom_rbound + margin; planes test the other geom's sphere against the half-space), then the
+ * narrow phase writes contacts with MuJoCo's positions, frames and mixed parameters into d.contact*.
+ * Contacts beyond d.maxContacts are dropped and set errFlags bit 2.
+ */
+import { DIST, FRAME, MAX_CONTACT_PAIR, POS, STRIDE, makeFrame, makeGeomPose, type GeomPose } from '../collision/contact.js';
+import { collisionPlan } from '../collision/plan.js';
 import type { Data } from '../data/data.js';
-import type { Model } from '../model/model.js';
+import { GeomType, type Model } from '../model/model.js';
 
-/** Placeholder until the collision stage lands: no contacts. */
+export const ERR_OVERFLOW = 1 << 2;
+
+interface Scratch { pose1: GeomPose; pose2: GeomPose; buf: Float64Array }
+const scratches = new WeakMap<Data, Scratch>();
+
+function scratchFor(d: Data): Scratch {
+  let s = scratches.get(d);
+  if (!s) {
+    s = { pose1: makeGeomPose(), pose2: makeGeomPose(), buf: new Float64Array(MAX_CONTACT_PAIR * STRIDE) };
+    scratches.set(d, s);
+  }
+  return s;
+}
+
+function gatherPose(m: Model, d: Data, g: number, e: number, out: GeomPose): void {
+  const n = d.nEnvs;
+  for (let k = 0; k < 3; k++) out.pos[k] = d.geomXpos[(3 * g + k) * n + e]!;
+  for (let k = 0; k < 9; k++) out.mat[k] = d.geomXmat[(9 * g + k) * n + e]!;
+  for (let k = 0; k < 3; k++) out.size[k] = m.geomSize[3 * g + k]!;
+}
+
+/** True when the bounding spheres (or sphere and plane half-space) are farther apart than the margin. */
+function boundsApart(m: Model, g1: number, g2: number, p1: GeomPose, p2: GeomPose, margin: number): boolean {
+  const r1 = m.geomRbound[g1]!, r2 = m.geomRbound[g2]!;
+  if (r1 > 0 && r2 > 0) {
+    const dx = p1.pos[0]! - p2.pos[0]!, dy = p1.pos[1]! - p2.pos[1]!, dz = p1.pos[2]! - p2.pos[2]!;
+    const bound = r1 + r2 + margin;
+    return dx * dx + dy * dy + dz * dz > bound * bound;
+  }
+  if (m.geomType[g1] === GeomType.Plane && r2 > 0) {
+    const mt = p1.mat;
+    const dist = (p2.pos[0]! - p1.pos[0]!) * mt[2]! + (p2.pos[1]! - p1.pos[1]!) * mt[5]! + (p2.pos[2]! - p1.pos[2]!) * mt[8]!;
+    return dist > margin + r2;
+  }
+  return false;
+}
+
 export function collision(m: Model, d: Data, e0: number, e1: number): void {
-  void m;
-  for (let e = e0; e < e1; e++) d.ncon[e] = 0;
+  const n = d.nEnvs;
+  if (!m.opt.enableCollision) {
+    for (let e = e0; e < e1; e++) d.ncon[e] = 0;
+    return;
+  }
+  const plan = collisionPlan(m);
+  const { pose1, pose2, buf } = scratchFor(d);
+  const maxc = d.maxContacts;
+
+  for (let e = e0; e < e1; e++) {
+    let ncon = 0;
+    for (let p = 0; p < plan.npair; p++) {
+      const g1 = plan.geom1[p]!, g2 = plan.geom2[p]!;
+      const margin = plan.margin[p]!;
+      gatherPose(m, d, g1, e, pose1);
+      gatherPose(m, d, g2, e, pose2);
+      if (boundsApart(m, g1, g2, pose1, pose2, margin)) continue;
+      const num = plan.narrow[p]!(buf, pose1, pose2, margin);
+      for (let k = 0; k < num; k++) {
+        if (ncon >= maxc) {
+          d.errFlags[e] = d.errFlags[e]! | ERR_OVERFLOW;
+          break;
+        }
+        const o = k * STRIDE;
+        makeFrame(buf, o + FRAME);
+        const c = ncon++;
+        d.contactDist[c * n + e] = buf[o + DIST]!;
+        for (let i = 0; i < 3; i++) d.contactPos[(3 * c + i) * n + e] = buf[o + POS + i]!;
+        for (let i = 0; i < 9; i++) d.contactFrame[(9 * c + i) * n + e] = buf[o + FRAME + i]!;
+        d.contactIncludemargin[c * n + e] = plan.includemargin[p]!;
+        for (let i = 0; i < 5; i++) d.contactFriction[(5 * c + i) * n + e] = plan.friction[5 * p + i]!;
+        for (let i = 0; i < 2; i++) d.contactSolref[(2 * c + i) * n + e] = plan.solref[2 * p + i]!;
+        for (let i = 0; i < 5; i++) d.contactSolimp[(5 * c + i) * n + e] = plan.solimp[5 * p + i]!;
+        d.contactGeom[(2 * c) * n + e] = g1;
+        d.contactGeom[(2 * c + 1) * n + e] = g2;
+      }
+    }
+    d.ncon[e] = ncon;
+  }
 }

@@ -1,0 +1,152 @@
+/**
+ * The static part of collision detection, computed once per model: which geom pairs may ever touch.
+ *
+ * MuJoCo decides this per step in its broad phase, but every test it applies besides the bounding volumes
+ * depends only on the model, so it is done here once: contype/conaffinity, bodies welded together or to their
+ * parent's weld (filterparent), <exclude> pairs, and gsprof's self-collision switch (two bodies of one
+ * kinematic tree, i.e. one entity). Pairs come out in MuJoCo's contact order: body pairs by (body1, body2),
+ * then geoms in model order, each pair ordered so that geom 1 has the lower geom type.
+ */
+import { GeomType, type Model } from '../model/model.js';
+import { capsuleBox, sphereBox } from './box.js';
+import type { NarrowPhase } from './contact.js';
+import { mixParams, type PairParams } from './params.js';
+import { planeBox, planeCapsule, planeCylinder, planeSphere } from './plane.js';
+import { capsuleCapsule, sphereCapsule, sphereCylinder, sphereSphere } from './round.js';
+
+export interface CollisionPlan {
+  npair: number;
+  geom1: Int32Array;
+  geom2: Int32Array;
+  narrow: NarrowPhase[];
+  margin: Float64Array;         // max of the two geom margins
+  includemargin: Float64Array;  // margin - gap
+  condim: Int32Array;
+  friction: Float64Array;       // 5 per pair
+  solref: Float64Array;         // 2 per pair
+  solimp: Float64Array;         // 5 per pair
+  /** Pairs that pass every filter but have no narrow phase here (e.g. box-box); they never make contacts. */
+  unsupported: string[];
+  selfCollision: boolean;
+}
+
+/** The narrow phase for (type1, type2) with type1 <= type2, or null. */
+export function narrowPhaseFor(type1: number, type2: number): NarrowPhase | null {
+  switch (type1) {
+    case GeomType.Plane:
+      switch (type2) {
+        case GeomType.Sphere: return planeSphere;
+        case GeomType.Capsule: return planeCapsule;
+        case GeomType.Cylinder: return planeCylinder;
+        case GeomType.Box: return planeBox;
+      }
+      return null;
+    case GeomType.Sphere:
+      switch (type2) {
+        case GeomType.Sphere: return sphereSphere;
+        case GeomType.Capsule: return sphereCapsule;
+        case GeomType.Cylinder: return sphereCylinder;
+        case GeomType.Box: return sphereBox;
+      }
+      return null;
+    case GeomType.Capsule:
+      switch (type2) {
+        case GeomType.Capsule: return capsuleCapsule;
+        case GeomType.Box: return capsuleBox;
+      }
+      return null;
+  }
+  return null;
+}
+
+const TYPE_NAMES = ['plane', 'hfield', 'sphere', 'capsule', 'ellipsoid', 'cylinder', 'box', 'mesh'];
+
+function geomLabel(m: Model, g: number): string {
+  const name = m.geomName[g];
+  return `${TYPE_NAMES[m.geomType[g]!] ?? 'geom'} ${name ? `'${name}'` : `#${g}`}`;
+}
+
+/** MuJoCo's filterBodyPair: same weld, or one weld is the other's parent weld (neither is the world). */
+function weldFiltered(m: Model, b1: number, b2: number): boolean {
+  const w1 = m.bodyWeldid[b1]!, w2 = m.bodyWeldid[b2]!;
+  if (w1 === w2) return true;
+  const pw1 = m.bodyWeldid[m.bodyParentid[w1]!]!, pw2 = m.bodyWeldid[m.bodyParentid[w2]!]!;
+  return w1 !== 0 && w2 !== 0 && (w1 === pw2 || w2 === pw1);
+}
+
+export function buildCollisionPlan(m: Model): CollisionPlan {
+  const excluded = new Set<number>();
+  for (let i = 0; i < m.nexclude; i++) excluded.add(m.excludeSignature[i]!);
+  const selfCollision = m.opt.enableSelfCollision;
+
+  const pairs: Array<[number, number]> = [];
+  const unsupported: string[] = [];
+  for (let b1 = 0; b1 < m.nbody; b1++) {
+    const n1 = m.bodyGeomnum[b1]!;
+    if (n1 === 0) continue;
+    for (let b2 = b1 + 1; b2 < m.nbody; b2++) {
+      const n2 = m.bodyGeomnum[b2]!;
+      if (n2 === 0) continue;
+      if (weldFiltered(m, b1, b2)) continue;
+      if (excluded.has((b1 << 16) + b2)) continue;
+      if (!selfCollision && b1 !== 0 && m.bodyRootid[b1] === m.bodyRootid[b2]) continue;
+      const a1 = m.bodyGeomadr[b1]!, a2 = m.bodyGeomadr[b2]!;
+      for (let g1 = a1; g1 < a1 + n1; g1++) {
+        for (let g2 = a2; g2 < a2 + n2; g2++) {
+          const ct1 = m.geomContype[g1]!, ca1 = m.geomConaffinity[g1]!;
+          const ct2 = m.geomContype[g2]!, ca2 = m.geomConaffinity[g2]!;
+          if (!(ct1 & ca2) && !(ct2 & ca1)) continue;
+          const [ga, gb] = m.geomType[g1]! > m.geomType[g2]! ? [g2, g1] : [g1, g2];
+          if (m.geomType[ga] === GeomType.Plane && m.geomType[gb] === GeomType.Plane) continue;
+          if (!narrowPhaseFor(m.geomType[ga]!, m.geomType[gb]!)) {
+            unsupported.push(`${geomLabel(m, ga)} - ${geomLabel(m, gb)}`);
+            continue;
+          }
+          pairs.push([ga, gb]);
+        }
+      }
+    }
+  }
+
+  const np = pairs.length;
+  const plan: CollisionPlan = {
+    npair: np,
+    geom1: new Int32Array(np), geom2: new Int32Array(np), narrow: [],
+    margin: new Float64Array(np), includemargin: new Float64Array(np), condim: new Int32Array(np),
+    friction: new Float64Array(5 * np), solref: new Float64Array(2 * np), solimp: new Float64Array(5 * np),
+    unsupported, selfCollision,
+  };
+  const params: PairParams = {
+    condim: 0, gap: 0, friction: new Float64Array(5), solref: new Float64Array(2), solimp: new Float64Array(5),
+  };
+  pairs.forEach(([g1, g2], p) => {
+    plan.geom1[p] = g1;
+    plan.geom2[p] = g2;
+    plan.narrow.push(narrowPhaseFor(m.geomType[g1]!, m.geomType[g2]!)!);
+    mixParams(m, g1, g2, params);
+    const margin = Math.max(m.geomMargin[g1]!, m.geomMargin[g2]!);
+    plan.margin[p] = margin;
+    plan.includemargin[p] = margin - params.gap;
+    plan.condim[p] = params.condim;
+    plan.friction.set(params.friction, 5 * p);
+    plan.solref.set(params.solref, 2 * p);
+    plan.solimp.set(params.solimp, 5 * p);
+  });
+  return plan;
+}
+
+const plans = new WeakMap<Model, CollisionPlan>();
+
+/** The model's plan, rebuilt if the self-collision switch changed since it was made. */
+export function collisionPlan(m: Model): CollisionPlan {
+  let plan = plans.get(m);
+  if (!plan || plan.selfCollision !== m.opt.enableSelfCollision) {
+    plan = buildCollisionPlan(m);
+    plans.set(m, plan);
+    if (plan.unsupported.length > 0) {
+      console.warn(`sim-core collision: no narrow phase for ${plan.unsupported.length} geom pair(s), ` +
+        `they will not collide: ${plan.unsupported.slice(0, 5).join(', ')}${plan.unsupported.length > 5 ? ', ...' : ''}`);
+    }
+  }
+  return plan;
+}
