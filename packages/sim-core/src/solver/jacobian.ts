@@ -1,0 +1,51 @@
+/**
+ * Point Jacobians of one env (MuJoCo's mj_jac), from the com-based motion dofs `cdof` (angular, then linear,
+ * about the subtree com of the body's root) gathered contiguously for that env.
+ */
+import type { Data } from '../data/data.js';
+import type { Model } from '../model/model.js';
+
+/** Copies env e's cdof (nv x 6) into `out`. */
+export function gatherCdof(m: Model, d: Data, e: number, out: Float64Array): void {
+  const n = d.nEnvs, len = 6 * m.nv;
+  for (let k = 0; k < len; k++) out[k] = d.cdof[k * n + e]!;
+}
+
+/**
+ * Adds sign * (translational Jacobian of the point p on `body`) to jp (3 x nv, row-major), and the rotational
+ * Jacobian to jr when given. Bodies welded to the world contribute nothing.
+ */
+export function addPointJacobian(
+  m: Model, d: Data, e: number, cdof: Float64Array, body: number,
+  px: number, py: number, pz: number, sign: number, jp: Float64Array, jr: Float64Array | null,
+): void {
+  const n = d.nEnvs, nv = m.nv;
+  const root = m.bodyRootid[body]!;
+  const ox = px - d.subtreeCom[(3 * root) * n + e]!;
+  const oy = py - d.subtreeCom[(3 * root + 1) * n + e]!;
+  const oz = pz - d.subtreeCom[(3 * root + 2) * n + e]!;
+  let b = body;
+  while (b !== 0 && m.bodyDofnum[b] === 0) b = m.bodyParentid[b]!;
+  if (b === 0) return;
+  let i = m.bodyDofadr[b]! + m.bodyDofnum[b]! - 1;
+  while (i >= 0) {
+    const c = 6 * i;
+    const wx = cdof[c]!, wy = cdof[c + 1]!, wz = cdof[c + 2]!;
+    jp[i] = jp[i]! + sign * (cdof[c + 3]! + (wy * oz - wz * oy));
+    jp[nv + i] = jp[nv + i]! + sign * (cdof[c + 4]! + (wz * ox - wx * oz));
+    jp[2 * nv + i] = jp[2 * nv + i]! + sign * (cdof[c + 5]! + (wx * oy - wy * ox));
+    if (jr) {
+      jr[i] = jr[i]! + sign * wx;
+      jr[nv + i] = jr[nv + i]! + sign * wy;
+      jr[2 * nv + i] = jr[2 * nv + i]! + sign * wz;
+    }
+    i = m.dofParentid[i]!;
+  }
+}
+
+/** True when the body or one of its ancestors has a dof. */
+export function bodyMoves(m: Model, body: number): boolean {
+  let b = body;
+  while (b !== 0 && m.bodyDofnum[b] === 0) b = m.bodyParentid[b]!;
+  return b !== 0;
+}
