@@ -98,4 +98,11 @@ export interface Model {
 
   keyTime: Float64Array; keyQpos: Float64Array /* nq */; keyQvel: Float64Array /* nv */; keyCtrl: Float64Array /* nu */;
   keyName: string[];
+
+  /**
+   * Appended by the loaders (issue 2): MuJoCo's jnt_actfrclimited / jnt_actfrcrange (2 per joint), the clamp on
+   * the total actuator force at a joint. URDF `effort` limits land here (Genesis' dofs force range). Optional
+   * because a Model copied from MuJoCo by the test helper may leave them out; absent means unlimited.
+   */
+  jntActfrclimited?: Uint8Array; jntActfrcrange?: Float64Array;
 }

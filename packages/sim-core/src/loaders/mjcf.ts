@@ -1,0 +1,836 @@
+/**
+ * MJCF compiler: reads a MuJoCo XML file (with its includes) and compiles it to a Model exactly as MuJoCo's
+ * compiler would for the features gsprof supports. Sections are processed in MuJoCo's order (compiler, option,
+ * defaults, ..., worldbody last), defaults are resolved per element, and frames, units, limits and inertias
+ * are resolved once here. Elements with no physical effect are skipped with a note in the log; anything else
+ * that is not supported is an error naming the file, line and element.
+ */
+import { dirname, resolve } from 'node:path';
+import {
+  ConeType, EqType, GeomType, Integrator, JointType, SolverType, TrnType,
+  type ModelOptions,
+} from '../model/model.js';
+import {
+  buildModel, defaultOptions, worldBody,
+  type ActuatorSpec, type BodySpec, type EqualitySpec, type GeomSpec, type JointSpec, type KeySpec, type SiteSpec,
+} from '../model/builder.js';
+import {
+  EPS, MINVAL, combineInertials, normalize, normalized, principalInertia, quatFromAxisAngle, quatFromEuler,
+  quatFromFrame, quatFromZ, cross3,
+  type Quat, type Sym3, type Vec3,
+} from '../model/frame_math.js';
+import { Attrs } from './attrs.js';
+import {
+  cloneClass, readActuator, readEqualityCommon, readGeom, readJoint, readOrientation, readSite, rootDefaults,
+  type ActuatorRaw, type AltOrientation, type DefaultClass, type GeomRaw, type JointRaw, type Limited, type SiteRaw,
+} from './mjcf_specs.js';
+import type { LoadedModel } from './types.js';
+import { ModelFileError, fail, parseXmlFile, type XmlElement } from './xml.js';
+
+interface CompilerSettings {
+  degree: boolean;
+  eulerseq: string;
+  autolimits: boolean;
+  inertiafromgeom: 'auto' | 'true' | 'false';
+  inertiagrouprange: [number, number];
+  boundmass: number;
+  boundinertia: number;
+  balanceinertia: boolean;
+}
+
+interface EqualityRead {
+  el: XmlElement; name: string; joint1: string; joint2: string | null;
+  active: boolean; solref: number[]; solimp: number[]; data: number[];
+}
+
+interface RawBody {
+  el: XmlElement;
+  name: string;
+  parent: number;
+  pos: number[]; quat: number[]; alt: AltOrientation | null;
+  explicitInertial: boolean;
+  ipos: number[]; iquat: number[]; ialt: AltOrientation | null;
+  mass: number; inertia: number[]; fullinertia: number[] | null;
+  joints: { el: XmlElement; spec: JointRaw }[];
+  geoms: { el: XmlElement; spec: GeomRaw }[];
+  sites: { el: XmlElement; spec: SiteRaw }[];
+}
+
+/** Top-level sections in the order MuJoCo's reader processes them. */
+const SECTION_ORDER = [
+  'compiler', 'option', 'size', 'visual', 'statistic', 'default', 'extension', 'custom', 'asset', 'contact',
+  'deformable', 'equality', 'tendon', 'actuator', 'sensor', 'keyframe', 'worldbody',
+];
+
+/** Flags whose non-default setting only affects things gsprof does not model (sensors, rendering, ccd). */
+const HARMLESS_FLAGS = new Set(['sensor', 'midphase', 'nativeccd', 'island', 'energy', 'fwdinv', 'invdiscrete', 'autoreset', 'multiccd']);
+const ENABLE_FLAGS = new Set(['override', 'energy', 'fwdinv', 'invdiscrete', 'multiccd', 'sleep']);
+const DISABLE_FLAGS = new Set([
+  'constraint', 'equality', 'frictionloss', 'limit', 'contact', 'spring', 'damper', 'gravity', 'clampctrl',
+  'warmstart', 'filterparent', 'actuation', 'refsafe', 'sensor', 'midphase', 'eulerdamp', 'autoreset', 'nativeccd', 'island',
+]);
+
+export function loadMJCF(file: string): LoadedModel {
+  return new MjcfCompiler(file).compile();
+}
+
+class MjcfCompiler {
+  private readonly log: string[] = [];
+  private readonly ignored = new Map<string, { where: string; count: number; why: string }>();
+  private readonly options: Partial<ModelOptions> = {};
+  private readonly compiler: CompilerSettings = {
+    degree: true, eulerseq: 'xyz', autolimits: true, inertiafromgeom: 'auto', inertiagrouprange: [0, 5],
+    boundmass: 0, boundinertia: 0, balanceinertia: false,
+  };
+  private readonly classes = new Map<string, DefaultClass>();
+  private readonly bodies: RawBody[] = [];
+  private readonly actuators: { el: XmlElement; spec: ActuatorRaw }[] = [];
+  private readonly equalities: EqualityRead[] = [];
+  private readonly excludes: { el: XmlElement; body1: string; body2: string }[] = [];
+  private readonly keys: { el: XmlElement; name: string; time: number; qpos?: number[]; qvel?: number[]; ctrl?: number[] }[] = [];
+
+  constructor(private readonly file: string) {
+    this.classes.set('main', rootDefaults());
+  }
+
+  compile(): LoadedModel {
+    const root = parseXmlFile(this.file);
+    if (root.name !== 'mujoco') fail(root, 'the root element of an MJCF file must be <mujoco>');
+    const sections = this.expandIncludes(root, new Set([resolve(this.file)]));
+    for (const s of sections) {
+      if (!SECTION_ORDER.includes(s.name)) fail(s, 'unsupported element');
+    }
+    const rootAttrs = new Attrs(root);
+    rootAttrs.ignore('model');
+    rootAttrs.done();
+
+    for (const name of SECTION_ORDER) {
+      for (const s of sections.filter((x) => x.name === name)) this.section(s);
+    }
+    const model = this.build();
+    for (const [name, { where, count, why }] of this.ignored) {
+      this.log.push(`ignored <${name}>${count > 1 ? ` x${count}` : ''} (${why}; first at ${where})`);
+    }
+    return { model, options: this.options, log: this.log, sourceFile: this.file };
+  }
+
+  /** Replaces every <include file=...> (relative to the including file) by the included file's sections. */
+  private expandIncludes(root: XmlElement, seen: Set<string>): XmlElement[] {
+    const out: XmlElement[] = [];
+    for (const el of root.children) {
+      if (el.name !== 'include') {
+        out.push(el);
+        continue;
+      }
+      const a = new Attrs(el);
+      const rel = a.requiredStr('file');
+      a.done();
+      const path = resolve(dirname(el.file), rel);
+      if (seen.has(path)) fail(el, `include cycle through "${rel}"`);
+      let sub: XmlElement;
+      try {
+        sub = parseXmlFile(path);
+      } catch (e) {
+        if (e instanceof ModelFileError) throw e;
+        fail(el, `cannot read included file "${rel}" (${path})`);
+      }
+      if (sub.name !== 'mujoco') fail(sub, 'an included file must have a <mujoco> root element');
+      out.push(...this.expandIncludes(sub, new Set([...seen, path])));
+    }
+    return out;
+  }
+
+  private ignore(el: XmlElement, why: string): void {
+    const entry = this.ignored.get(el.name);
+    if (entry) entry.count++;
+    else this.ignored.set(el.name, { where: `${el.file}:${el.line}`, count: 1, why });
+  }
+
+  private section(s: XmlElement): void {
+    switch (s.name) {
+      case 'compiler': return this.compilerSection(s);
+      case 'option': return this.optionSection(s);
+      case 'size': return this.ignore(s, 'memory sizing only');
+      case 'visual': return this.ignore(s, 'visual only');
+      case 'statistic': {
+        if ('meaninertia' in s.attrs) fail(s, "unsupported attribute 'meaninertia' (it would change the solver's scaling)");
+        return this.ignore(s, 'visual only');
+      }
+      case 'default': return this.defaultSection(s, null);
+      case 'custom': return this.ignore(s, 'user data only');
+      case 'asset': {
+        new Attrs(s).done();
+        for (const c of s.children) {
+          if (['texture', 'material', 'mesh', 'skin', 'hfield', 'model'].includes(c.name)) this.ignore(c, 'asset used only by visual elements or by unsupported geoms');
+          else fail(c, 'unsupported element');
+        }
+        return;
+      }
+      case 'contact': return this.contactSection(s);
+      case 'equality': return this.equalitySection(s);
+      case 'actuator': return this.actuatorSection(s);
+      case 'sensor': return this.ignore(s, 'sensors do not change the dynamics');
+      case 'keyframe': return this.keyframeSection(s);
+      case 'worldbody': return this.worldbodySection(s);
+      default: return fail(s, 'unsupported element');
+    }
+  }
+
+  private compilerSection(s: XmlElement): void {
+    const a = new Attrs(s);
+    const c = this.compiler;
+    c.autolimits = a.bool('autolimits') ?? c.autolimits;
+    c.boundmass = a.num('boundmass') ?? c.boundmass;
+    c.boundinertia = a.num('boundinertia') ?? c.boundinertia;
+    c.balanceinertia = a.bool('balanceinertia') ?? c.balanceinertia;
+    const angle = a.keyword('angle', { degree: true, radian: false });
+    if (angle !== undefined) c.degree = angle;
+    const seq = a.str('eulerseq');
+    if (seq !== undefined) {
+      if (!/^[xyzXYZ]{3}$/.test(seq)) fail(s, `attribute 'eulerseq': expected three of x, y, z, X, Y, Z, got "${seq}"`);
+      c.eulerseq = seq;
+    }
+    c.inertiafromgeom = a.keyword('inertiafromgeom', { auto: 'auto', true: 'true', false: 'false' } as const) ?? c.inertiafromgeom;
+    const range = a.nums('inertiagrouprange', 2);
+    if (range) c.inertiagrouprange = [range[0]!, range[1]!];
+    if (a.keyword('coordinate', { local: 'local' }) === undefined && a.has('coordinate')) fail(s, 'global coordinates are not supported');
+    for (const off of ['discardvisual', 'fusestatic', 'alignfree']) {
+      if (a.bool(off)) fail(s, `unsupported attribute '${off}="true"'`);
+    }
+    if (a.has('settotalmass') && a.num('settotalmass')! > 0) fail(s, "unsupported attribute 'settotalmass'");
+    a.ignore('meshdir', 'texturedir', 'assetdir', 'strippath', 'usethread', 'fitaabb', 'saveinertial', 'exactmeshinertia');
+    a.done();
+    for (const child of s.children) {
+      if (child.name === 'lengthrange') this.ignore(child, 'tendon/actuator length ranges are not used');
+      else fail(child, 'unsupported element');
+    }
+  }
+
+  private optionSection(s: XmlElement): void {
+    const a = new Attrs(s);
+    const o = this.options;
+    const set = <K extends keyof ModelOptions>(k: K, v: ModelOptions[K] | undefined) => {
+      if (v !== undefined) o[k] = v;
+    };
+    set('timestep', a.num('timestep'));
+    const g = a.nums('gravity', 3);
+    if (g) o.gravity = [g[0]!, g[1]!, g[2]!];
+    set('integrator', a.keyword('integrator', {
+      Euler: Integrator.Euler, implicitfast: Integrator.ImplicitFast, RK4: -1 as Integrator, implicit: -1 as Integrator,
+    }));
+    if ((o.integrator as number) === -1) fail(s, `unsupported integrator "${s.attrs.integrator}" (supported: Euler, implicitfast)`);
+    set('solver', a.keyword('solver', { Newton: SolverType.Newton, CG: SolverType.CG, PGS: -1 as SolverType }));
+    if ((o.solver as number) === -1) fail(s, 'unsupported solver "PGS" (supported: Newton, CG)');
+    set('iterations', a.int('iterations'));
+    set('tolerance', a.num('tolerance'));
+    set('lsIterations', a.int('ls_iterations'));
+    set('lsTolerance', a.num('ls_tolerance'));
+    set('cone', a.keyword('cone', { pyramidal: ConeType.Pyramidal, elliptic: -1 as ConeType }));
+    if ((o.cone as number) === -1) fail(s, 'unsupported cone "elliptic" (supported: pyramidal)');
+    set('impratio', a.num('impratio'));
+    for (const zero of ['wind', 'density', 'viscosity']) {
+      const v = a.nums(zero, zero === 'wind' ? 3 : 1);
+      if (v && v.some((x) => x !== 0)) fail(s, `unsupported attribute '${zero}' (fluid forces)`);
+    }
+    const noslip = a.int('noslip_iterations');
+    if (noslip) fail(s, "unsupported attribute 'noslip_iterations'");
+    if (a.int('actuatorgroupdisable')) fail(s, "unsupported attribute 'actuatorgroupdisable'");
+    a.ignore('magnetic', 'jacobian', 'ccd_iterations', 'ccd_tolerance', 'sdf_iterations', 'sdf_initpoints',
+      'noslip_tolerance', 'apirate', 'o_margin', 'o_solref', 'o_solimp', 'o_friction');
+    a.done();
+    for (const f of s.children) {
+      if (f.name !== 'flag') fail(f, 'unsupported element');
+      const fa = new Attrs(f);
+      for (const name of Object.keys(f.attrs)) {
+        const value = fa.keyword(name, { enable: true, disable: false });
+        if (!ENABLE_FLAGS.has(name) && !DISABLE_FLAGS.has(name)) fail(f, `unsupported flag '${name}'`);
+        const isDefault = ENABLE_FLAGS.has(name) ? value === false : value === true;
+        if (name === 'eulerdamp') o.disableEulerdamp = !value;
+        else if (name === 'contact') o.enableCollision = !!value;
+        else if (name === 'limit') o.enableJointLimit = !!value;
+        else if (!isDefault) {
+          if (HARMLESS_FLAGS.has(name)) this.log.push(`${f.file}:${f.line}: flag ${name}="${f.attrs[name]}" has no effect in gsprof`);
+          else fail(f, `unsupported flag setting ${name}="${f.attrs[name]}"`);
+        }
+      }
+      fa.done();
+    }
+  }
+
+  private defaultSection(el: XmlElement, parent: DefaultClass | null): void {
+    const a = new Attrs(el);
+    let name = a.str('class');
+    a.done();
+    if (name === undefined) {
+      if (parent) fail(el, "missing required attribute 'class'");
+      name = 'main';
+    }
+    let cls: DefaultClass;
+    if (!parent) {
+      cls = this.classes.get('main')!;
+      if (name !== 'main') {
+        cls = cloneClass(cls, name);
+        this.classes.set(name, cls);
+      }
+    } else {
+      if (this.classes.has(name)) fail(el, `repeated default class "${name}"`);
+      cls = cloneClass(parent, name);
+      this.classes.set(name, cls);
+    }
+    for (const c of el.children) {
+      const ca = new Attrs(c);
+      switch (c.name) {
+        case 'default': this.defaultSection(c, cls); continue;
+        case 'joint': readJoint(ca, cls.joint); break;
+        case 'geom': readGeom(ca, cls.geom); break;
+        case 'site': readSite(ca, cls.site); break;
+        case 'general': case 'motor': case 'position': case 'velocity': readActuator(ca, cls.actuator, c.name); break;
+        case 'equality': readEqualityCommon(ca, cls.equality); break;
+        case 'mesh': case 'material': case 'camera': case 'light': case 'tendon': case 'pair':
+          this.ignore(c, 'default for elements gsprof does not use');
+          continue;
+        default: fail(c, 'unsupported element in <default>');
+      }
+      ca.done();
+    }
+  }
+
+  private classOf(el: XmlElement, a: Attrs, inherited: DefaultClass): DefaultClass {
+    const name = a.str('class');
+    if (name === undefined) return inherited;
+    const cls = this.classes.get(name);
+    if (!cls) fail(el, `unknown default class "${name}"`);
+    return cls;
+  }
+
+  private contactSection(s: XmlElement): void {
+    new Attrs(s).done();
+    for (const c of s.children) {
+      if (c.name !== 'exclude') fail(c, 'unsupported element (only <exclude> is supported in <contact>)');
+      const a = new Attrs(c);
+      a.ignore('name');
+      this.excludes.push({ el: c, body1: a.requiredStr('body1'), body2: a.requiredStr('body2') });
+      a.done();
+    }
+  }
+
+  private equalitySection(s: XmlElement): void {
+    new Attrs(s).done();
+    for (const c of s.children) {
+      if (c.name !== 'joint') fail(c, 'unsupported element (only joint equalities are supported)');
+      const a = new Attrs(c);
+      const cls = this.classOf(c, a, this.classes.get('main')!);
+      const e = structuredClone(cls.equality);
+      readEqualityCommon(a, e);
+      const poly = a.nums('polycoef', 5, false);
+      if (poly) poly.forEach((v, i) => (e.data[i] = v));
+      const joint1 = a.requiredStr('joint1');
+      const joint2 = a.str('joint2') ?? null;
+      a.done();
+      this.equalities.push({ el: c, name: e.name, joint1, joint2, active: e.active, solref: e.solref, solimp: e.solimp, data: e.data });
+    }
+  }
+
+  private actuatorSection(s: XmlElement): void {
+    new Attrs(s).done();
+    for (const c of s.children) {
+      if (!['general', 'motor', 'position', 'velocity'].includes(c.name)) {
+        fail(c, 'unsupported actuator (supported: general, motor, position, velocity)');
+      }
+      const a = new Attrs(c);
+      const cls = this.classOf(c, a, this.classes.get('main')!);
+      const u = structuredClone(cls.actuator);
+      u.name = '';
+      readActuator(a, u, c.name);
+      a.done();
+      this.actuators.push({ el: c, spec: u });
+    }
+  }
+
+  private keyframeSection(s: XmlElement): void {
+    new Attrs(s).done();
+    for (const c of s.children) {
+      if (c.name !== 'key') fail(c, 'unsupported element');
+      const a = new Attrs(c);
+      const key = { el: c, name: a.str('name') ?? '', time: a.num('time') ?? 0, qpos: a.vector('qpos'), qvel: a.vector('qvel'), ctrl: a.vector('ctrl') };
+      for (const stateless of ['act', 'mpos', 'mquat']) {
+        const v = a.vector(stateless);
+        if (v && v.length > 0) fail(c, `attribute '${stateless}': the model has no such state`);
+      }
+      a.done();
+      this.keys.push(key);
+    }
+  }
+
+  private worldbodySection(s: XmlElement): void {
+    new Attrs(s).done();
+    if (this.bodies.length === 0) {
+      this.bodies.push({
+        el: s, name: 'world', parent: -1, pos: [0, 0, 0], quat: [1, 0, 0, 0], alt: null, explicitInertial: false,
+        ipos: [NaN, 0, 0], iquat: [1, 0, 0, 0], ialt: null, mass: 0, inertia: [0, 0, 0], fullinertia: null,
+        joints: [], geoms: [], sites: [],
+      });
+    }
+    // world elements keep body 0; nested bodies are appended depth-first
+    this.bodyChildren(s, 0, this.classes.get('main')!);
+  }
+
+  private bodyChildren(el: XmlElement, bodyIndex: number, def: DefaultClass): void {
+    const body = this.bodies[bodyIndex]!;
+    const isWorld = bodyIndex === 0;
+    // MuJoCo numbers a body's own elements before its children: collect child bodies and recurse last
+    const childBodies: XmlElement[] = [];
+    for (const c of el.children) {
+      const a = new Attrs(c);
+      switch (c.name) {
+        case 'inertial': {
+          if (isWorld) fail(c, 'the world body cannot have an inertial');
+          body.explicitInertial = true;
+          const ipos = a.nums('pos', 3);
+          if (!ipos) fail(c, "missing required attribute 'pos'");
+          body.ipos = ipos;
+          const q = { quat: body.iquat, alt: null as AltOrientation | null };
+          readOrientation(a, q);
+          body.ialt = q.alt;
+          const mass = a.num('mass');
+          if (mass === undefined) fail(c, "missing required attribute 'mass'");
+          body.mass = mass;
+          a.into('diaginertia', body.inertia);
+          body.fullinertia = a.nums('fullinertia', 6) ?? null;
+          if (body.fullinertia && body.ialt) fail(c, 'fullinertia and inertial orientation cannot both be specified');
+          break;
+        }
+        case 'joint': {
+          if (isWorld) fail(c, 'joints cannot be attached to the world body');
+          const spec = structuredClone(this.classOf(c, a, def).joint);
+          spec.name = '';
+          readJoint(a, spec);
+          body.joints.push({ el: c, spec });
+          break;
+        }
+        case 'freejoint': {
+          if (isWorld) fail(c, 'joints cannot be attached to the world body');
+          // a free joint takes no defaults, as in MuJoCo
+          const spec = structuredClone(rootDefaults().joint);
+          spec.type = JointType.Free;
+          spec.name = a.str('name') ?? '';
+          a.ignore('group');
+          const align = a.keyword('align', { true: true, false: false, auto: false });
+          if (align) fail(c, "unsupported attribute 'align'");
+          body.joints.push({ el: c, spec });
+          break;
+        }
+        case 'geom': {
+          const spec = structuredClone(this.classOf(c, a, def).geom);
+          spec.name = '';
+          readGeom(a, spec);
+          body.geoms.push({ el: c, spec });
+          break;
+        }
+        case 'site': {
+          const spec = structuredClone(this.classOf(c, a, def).site);
+          spec.name = '';
+          readSite(a, spec);
+          body.sites.push({ el: c, spec });
+          break;
+        }
+        case 'body':
+          childBodies.push(c);
+          continue;
+        case 'camera': case 'light':
+          this.ignore(c, 'visual only');
+          continue;
+        default:
+          fail(c, 'unsupported element');
+      }
+      a.done();
+    }
+    for (const c of childBodies) this.readBody(c, bodyIndex, def);
+  }
+
+  private readBody(el: XmlElement, parent: number, inherited: DefaultClass): void {
+    const a = new Attrs(el);
+    const childclass = a.str('childclass');
+    let def = inherited;
+    if (childclass !== undefined) {
+      const cls = this.classes.get(childclass);
+      if (!cls) fail(el, `unknown default childclass "${childclass}"`);
+      def = cls;
+    }
+    const frame = { quat: [1, 0, 0, 0], alt: null as AltOrientation | null };
+    const pos = a.nums('pos', 3) ?? [0, 0, 0];
+    readOrientation(a, frame);
+    if (a.bool('mocap')) fail(el, "unsupported attribute 'mocap'");
+    const gravcomp = a.num('gravcomp');
+    if (gravcomp) fail(el, "unsupported attribute 'gravcomp'");
+    const name = a.str('name') ?? '';
+    a.ignore('user');
+    a.done();
+    const index = this.bodies.length;
+    this.bodies.push({
+      el, name, parent, pos, quat: frame.quat, alt: frame.alt, explicitInertial: false,
+      ipos: [NaN, 0, 0], iquat: [1, 0, 0, 0], ialt: null, mass: 0, inertia: [0, 0, 0], fullinertia: null,
+      joints: [], geoms: [], sites: [],
+    });
+    this.bodyChildren(el, index, def);
+  }
+
+  // ------------------------------------------------------------------ compile
+
+  private resolveAlt(el: XmlElement, alt: AltOrientation): Quat {
+    const v = alt.values;
+    const deg = this.compiler.degree ? Math.PI / 180 : 1;
+    switch (alt.kind) {
+      case 'axisangle': {
+        const q = quatFromAxisAngle([v[0]!, v[1]!, v[2]!], v[3]! * deg);
+        if (!q) fail(el, 'axisangle too small');
+        return q;
+      }
+      case 'euler':
+        return quatFromEuler([v[0]! * deg, v[1]! * deg, v[2]! * deg], this.compiler.eulerseq);
+      case 'zaxis': {
+        const z: Vec3 = [v[0]!, v[1]!, v[2]!];
+        if (normalize(z) < EPS) fail(el, 'zaxis too small');
+        return quatFromZ(z);
+      }
+      case 'xyaxes': {
+        const x: Vec3 = [v[0]!, v[1]!, v[2]!];
+        const y: Vec3 = [v[3]!, v[4]!, v[5]!];
+        if (normalize(x) < EPS) fail(el, 'xaxis too small');
+        const d = x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
+        y[0] -= x[0] * d; y[1] -= x[1] * d; y[2] -= x[2] * d;
+        if (normalize(y) < EPS) fail(el, 'yaxis too small');
+        const z = cross3(x, y);
+        if (normalize(z) < EPS) fail(el, 'cross(xaxis, yaxis) too small');
+        return quatFromFrame(x, y, z);
+      }
+    }
+  }
+
+  private isLimited(el: XmlElement, limited: Limited, range: number[], what: string): boolean {
+    const hasRange = !(range[0] === 0 && range[1] === 0);
+    if (limited === 'auto' && !this.compiler.autolimits && hasRange) {
+      fail(el, `${what}range is set but ${what}limited is not; set compiler autolimits="true" or ${what}limited explicitly`);
+    }
+    return limited === true || (limited === 'auto' && range[0]! < range[1]!);
+  }
+
+  private compileGeom(el: XmlElement, g: GeomRaw, inferInertia: boolean, weld: number):
+    { spec: GeomSpec; mass: number; inertia: Vec3 } {
+    if (g.type === GeomType.Mesh || g.mesh !== null) fail(el, 'unsupported mesh geom (use primitive geoms: plane, sphere, capsule, box, cylinder)');
+    if (g.type === GeomType.Ellipsoid) fail(el, 'unsupported geom type "ellipsoid" (supported: plane, sphere, capsule, box, cylinder)');
+    if (g.condim !== 1 && g.condim !== 3 && g.condim !== 4 && g.condim !== 6) fail(el, 'invalid condim');
+    if (g.type === GeomType.Plane && weld !== 0) fail(el, 'plane only allowed in static bodies');
+    const size: Vec3 = [g.size[0]!, g.size[1]!, g.size[2]!];
+    let pos: Vec3 = [g.pos[0]!, g.pos[1]!, g.pos[2]!];
+    let quat = normalized(g.quat as Quat);
+    if (g.fromto) {
+      if (g.type !== GeomType.Capsule && g.type !== GeomType.Cylinder && g.type !== GeomType.Box) {
+        fail(el, 'fromto requires capsule, cylinder or box');
+      }
+      if (pos[0] || pos[1] || pos[2]) fail(el, 'both pos and fromto defined');
+      const f = g.fromto;
+      const vec: Vec3 = [f[0]! - f[3]!, f[1]! - f[4]!, f[2]! - f[5]!];
+      size[1] = normalize(vec) / 2;
+      if (size[1] < EPS) fail(el, 'fromto points too close');
+      if (g.type === GeomType.Box) {
+        size[2] = size[1];
+        size[1] = size[0];
+      }
+      pos = [(f[0]! + f[3]!) / 2, (f[1]! + f[4]!) / 2, (f[2]! + f[5]!) / 2];
+      quat = quatFromZ(vec);
+    } else if (g.alt) {
+      quat = this.resolveAlt(el, g.alt);
+    }
+    const needed = g.type === GeomType.Sphere ? 1 : g.type === GeomType.Box ? 3 : g.type === GeomType.Plane ? 0 : 2;
+    if (g.type === GeomType.Plane && !(size[2] > 0)) fail(el, 'plane size(3) must be positive');
+    for (let i = 0; i < needed; i++) if (!(size[i]! > 0)) fail(el, `size ${i} must be positive`);
+
+    let mass = 0;
+    let inertia: Vec3 = [0, 0, 0];
+    if (inferInertia) {
+      const volume = geomVolume(g.type, size);
+      if (!Number.isNaN(g.mass)) {
+        if (g.mass !== 0 && volume > EPS) {
+          mass = g.mass;
+          inertia = geomInertia(g.type, size, mass);
+        }
+      } else if (g.density !== 0) {
+        mass = g.density * volume;
+        inertia = geomInertia(g.type, size, mass);
+      }
+      if (mass < 0 || inertia.some((x) => x < 0) || g.density < 0) fail(el, 'mass, inertia or density are negative');
+    }
+    return {
+      spec: {
+        name: g.name, type: g.type, size, rbound: geomRbound(g.type, size), pos, quat,
+        contype: g.contype, conaffinity: g.conaffinity, condim: g.condim, priority: g.priority,
+        friction: [g.friction[0]!, g.friction[1]!, g.friction[2]!], solmix: g.solmix,
+        solref: [...g.solref], solimp: [...g.solimp], margin: g.margin, gap: g.gap,
+      },
+      mass, inertia,
+    };
+  }
+
+  private compileJoint(el: XmlElement, j: JointRaw): JointSpec {
+    const free = j.type === JointType.Free;
+    const range = [...j.range] as [number, number];
+    const limited = free ? false : this.isLimited(el, j.limited, range, '');
+    if (limited && range[0] >= range[1]) fail(el, 'range[0] should be smaller than range[1]');
+    if (limited && this.compiler.degree && j.type === JointType.Hinge) {
+      if (range[0]) range[0] *= Math.PI / 180;
+      if (range[1]) range[1] *= Math.PI / 180;
+    }
+    const actfrcrange = [...j.actfrcrange] as [number, number];
+    const actfrclimited = free ? false : this.isLimited(el, j.actfrclimited, actfrcrange, 'actuatorfrc');
+    if (actfrclimited && actfrcrange[0] >= actfrcrange[1]) fail(el, 'actuatorfrcrange[0] should be smaller than actuatorfrcrange[1]');
+    const axis: Vec3 = free ? [0, 0, 1] : [j.axis[0]!, j.axis[1]!, j.axis[2]!];
+    if (normalize(axis) < EPS) fail(el, 'axis too small');
+    const toRad = j.type === JointType.Hinge && this.compiler.degree ? Math.PI / 180 : 1;
+    return {
+      name: j.name, type: j.type, pos: free ? [0, 0, 0] : [j.pos[0]!, j.pos[1]!, j.pos[2]!], axis,
+      limited, range, actfrclimited, actfrcrange,
+      ref: j.ref * toRad, springref: j.springref * toRad, stiffness: j.stiffness, margin: j.margin,
+      solrefLimit: [...j.solreflimit], solimpLimit: [...j.solimplimit],
+      solrefFriction: [...j.solreffriction], solimpFriction: [...j.solimpfriction],
+      armature: j.armature, damping: j.damping, frictionloss: j.frictionloss,
+    };
+  }
+
+  private compileBody(raw: RawBody, id: number, weld: number): BodySpec {
+    const el = raw.el;
+    let quat = normalized(raw.quat as Quat);
+    let iquat = normalized(raw.iquat as Quat);
+    if (raw.alt) quat = this.resolveAlt(el, raw.alt);
+    let inertia: Vec3 = [raw.inertia[0]!, raw.inertia[1]!, raw.inertia[2]!];
+    if (raw.fullinertia) {
+      if (inertia[0] || inertia[1] || inertia[2]) fail(el, 'fullinertia and diagonal inertia cannot both be specified');
+      try {
+        const p = principalInertia(raw.fullinertia as Sym3);
+        iquat = p.quat;
+        inertia = p.inertia;
+      } catch (e) {
+        fail(el, `error '${(e as Error).message}' in fullinertia`);
+      }
+    }
+    if (raw.ialt) iquat = this.resolveAlt(el, raw.ialt);
+
+    const ifg = this.compiler.inertiafromgeom;
+    const [glo, ghi] = this.compiler.inertiagrouprange;
+    const geoms = raw.geoms.map(({ el: gel, spec }) => {
+      const infer = id > 0 && (!raw.explicitInertial || ifg === 'true') && spec.group >= glo && spec.group <= ghi;
+      return this.compileGeom(gel, spec, infer, weld);
+    });
+
+    let ipos: Vec3 = [raw.ipos[0]!, raw.ipos[1]!, raw.ipos[2]!];
+    let mass = raw.mass;
+    if (id > 0 && (ifg === 'true' || (!raw.explicitInertial && ifg === 'auto'))) {
+      try {
+        const combined = combineInertials(geoms.map((g) => ({ mass: g.mass, pos: g.spec.pos, quat: g.spec.quat, inertia: g.inertia })));
+        if (combined) ({ mass, pos: ipos, quat: iquat, inertia } = combined);
+      } catch (e) {
+        fail(el, `error '${(e as Error).message}' in inertia computed from geoms`);
+      }
+    }
+    const pos: Vec3 = [raw.pos[0]!, raw.pos[1]!, raw.pos[2]!];
+    // no inertial frame at all: MuJoCo copies the body frame into it
+    if (Number.isNaN(ipos[0])) {
+      ipos = [...pos];
+      iquat = [...quat];
+    }
+    if (id > 0) {
+      mass = Math.max(mass, this.compiler.boundmass);
+      inertia = inertia.map((x) => Math.max(x, this.compiler.boundinertia)) as Vec3;
+      if (mass < 0 || inertia.some((x) => x < 0)) fail(el, 'mass and inertia cannot be negative');
+      if (inertia[0] + inertia[1] < inertia[2] || inertia[0] + inertia[2] < inertia[1] || inertia[1] + inertia[2] < inertia[0]) {
+        if (this.compiler.balanceinertia) {
+          const mean = (inertia[0] + inertia[1] + inertia[2]) / 3;
+          inertia = [mean, mean, mean];
+        } else {
+          fail(el, "inertia must satisfy A + B >= C; use compiler balanceinertia to fix");
+        }
+      }
+    }
+
+    const joints = raw.joints.map(({ el: jel, spec }) => this.compileJoint(jel, spec));
+    if (joints.some((j) => j.type === JointType.Free) && joints.length > 1) fail(el, 'free joint can only appear by itself');
+    if (joints.some((j) => j.type === JointType.Free) && raw.parent !== 0) fail(el, 'free joint can only be used on top level');
+    const sites: SiteSpec[] = raw.sites.map(({ el: sel, spec }) => ({
+      name: spec.name, pos: [spec.pos[0]!, spec.pos[1]!, spec.pos[2]!],
+      quat: spec.alt ? this.resolveAlt(sel, spec.alt) : normalized(spec.quat as Quat),
+    }));
+    return {
+      name: raw.name, parent: raw.parent, pos, quat, ipos, iquat, mass, inertia,
+      joints, geoms: geoms.map((g) => g.spec), sites,
+    };
+  }
+
+  private build() {
+    if (this.bodies.length === 0) {
+      this.bodies.push({
+        el: { name: 'worldbody', attrs: {}, children: [], line: 1, file: this.file }, name: 'world', parent: -1,
+        pos: [0, 0, 0], quat: [1, 0, 0, 0], alt: null, explicitInertial: false, ipos: [NaN, 0, 0], iquat: [1, 0, 0, 0],
+        ialt: null, mass: 0, inertia: [0, 0, 0], fullinertia: null, joints: [], geoms: [], sites: [],
+      });
+    }
+    const weld: number[] = [];
+    const bodies: BodySpec[] = [];
+    this.bodies.forEach((raw, id) => {
+      weld[id] = id === 0 ? 0 : raw.joints.length > 0 ? id : weld[raw.parent]!;
+      const b = this.compileBody(raw, id, weld[id]!);
+      bodies.push(id === 0 ? { ...worldBody(), geoms: b.geoms, sites: b.sites, ipos: b.ipos, iquat: b.iquat } : b);
+    });
+
+    // names must be unique per kind
+    const unique = <T>(items: { name: string; el: XmlElement }[], kind: string) => {
+      const seen = new Set<string>();
+      for (const { name, el } of items) {
+        if (!name) continue;
+        if (seen.has(name)) fail(el, `repeated ${kind} name "${name}"`);
+        seen.add(name);
+      }
+      return undefined as T;
+    };
+    unique(this.bodies.map((b) => ({ name: b.name, el: b.el })), 'body');
+    const jointEls = this.bodies.flatMap((b) => b.joints.map((j) => ({ name: j.spec.name, el: j.el })));
+    unique(jointEls, 'joint');
+    unique(this.bodies.flatMap((b) => b.geoms.map((g) => ({ name: g.spec.name, el: g.el }))), 'geom');
+    unique(this.bodies.flatMap((b) => b.sites.map((s) => ({ name: s.spec.name, el: s.el }))), 'site');
+    unique(this.actuators.map((u) => ({ name: u.spec.name, el: u.el })), 'actuator');
+
+    const jointId = new Map<string, number>();
+    jointEls.forEach((j, k) => j.name && jointId.set(j.name, k));
+    const jointSpecs = bodies.flatMap((b) => b.joints);
+    const bodyId = new Map<string, number>();
+    this.bodies.forEach((b, k) => b.name && bodyId.set(b.name, k));
+    bodyId.set('world', 0);
+
+    // a moving body must have mass, or the mass matrix is singular
+    for (let i = 1; i < bodies.length; i++) {
+      const b = bodies[i]!;
+      if (b.joints.length === 0) continue;
+      let subtree = 0;
+      for (let k = i; k < bodies.length; k++) {
+        let p = k;
+        while (p > i) p = bodies[p]!.parent;
+        if (p === i) subtree += bodies[k]!.mass;
+      }
+      if (subtree < MINVAL) fail(this.bodies[i]!.el, 'mass and inertia of moving bodies must be larger than 1e-15');
+    }
+
+    const actuators: ActuatorSpec[] = this.actuators.map(({ el, spec: u }) => {
+      if (u.joint === null) fail(el, 'missing transmission target (joint)');
+      const j = jointId.get(u.joint);
+      if (j === undefined) fail(el, `unknown joint "${u.joint}"`);
+      const ctrlrange = [...u.ctrlrange] as [number, number];
+      if (u.inheritrange > 0 && u.biastype === 1 && u.gainprm[0] === -u.biasprm[1]!) {
+        const js = jointSpecs[j]!;
+        if (js.type !== JointType.Hinge && js.type !== JointType.Slide) fail(el, 'inheritrange can only be used with hinge and slide joints');
+        if (js.range[0] === js.range[1]) fail(el, `inheritrange used but joint "${u.joint}" has no range`);
+        const mean = 0.5 * (js.range[1] + js.range[0]);
+        const radius = 0.5 * (js.range[1] - js.range[0]) * u.inheritrange;
+        ctrlrange[0] = mean - radius;
+        ctrlrange[1] = mean + radius;
+      }
+      const forcerange = [...u.forcerange] as [number, number];
+      const forcelimited = this.isLimited(el, u.forcelimited, forcerange, 'force');
+      const ctrllimited = this.isLimited(el, u.ctrllimited, ctrlrange, 'ctrl');
+      if (forcelimited && forcerange[0] >= forcerange[1]) fail(el, 'invalid force range');
+      if (ctrllimited && ctrlrange[0] >= ctrlrange[1]) fail(el, 'invalid control range');
+      return {
+        name: u.name, trntype: TrnType.Joint, joint: j, dyntype: u.dyntype, gaintype: u.gaintype, biastype: u.biastype,
+        ctrllimited, forcelimited, ctrlrange, forcerange, gear: [...u.gear], gainprm: [...u.gainprm], biasprm: [...u.biasprm],
+      };
+    });
+
+    const equalities: EqualitySpec[] = this.equalities.map((e) => {
+      const obj1 = jointId.get(e.joint1);
+      if (obj1 === undefined) fail(e.el, `unknown joint "${e.joint1}"`);
+      let obj2 = -1;
+      if (e.joint2 !== null) {
+        const j2 = jointId.get(e.joint2);
+        if (j2 === undefined) fail(e.el, `unknown joint "${e.joint2}"`);
+        obj2 = j2;
+      }
+      return { name: e.name, type: EqType.Joint, obj1, obj2, active: e.active, solref: e.solref, solimp: e.solimp, data: e.data };
+    });
+
+    const excludes: [number, number][] = this.excludes.map(({ el, body1, body2 }) => {
+      const b1 = bodyId.get(body1), b2 = bodyId.get(body2);
+      if (b1 === undefined) fail(el, `unknown body "${body1}"`);
+      if (b2 === undefined) fail(el, `unknown body "${body2}"`);
+      return [b1, b2];
+    });
+
+    let nq = 0, nv = 0;
+    for (const j of jointSpecs) {
+      nq += j.type === JointType.Free ? 7 : 1;
+      nv += j.type === JointType.Free ? 6 : 1;
+    }
+    const keys: KeySpec[] = this.keys.map((k) => {
+      const check = (v: number[] | undefined, n: number, what: string) => {
+        if (v && v.length > 0 && v.length !== n) fail(k.el, `invalid ${what} size, expected ${n}, got ${v.length}`);
+        return v && v.length > 0 ? v : undefined;
+      };
+      return {
+        name: k.name, time: k.time, qpos: check(k.qpos, nq, 'qpos'), qvel: check(k.qvel, nv, 'qvel'),
+        ctrl: check(k.ctrl, actuators.length, 'ctrl'),
+      };
+    });
+
+    const opt = { ...defaultOptions(), ...this.options };
+    return buildModel({ bodies, actuators, equalities, excludes, keys, opt });
+  }
+}
+
+function geomVolume(type: GeomType, s: Vec3): number {
+  switch (type) {
+    case GeomType.Sphere: return (4 * Math.PI * s[0] * s[0] * s[0]) / 3;
+    case GeomType.Capsule: return Math.PI * (s[0] * s[0] * 2 * s[1] + (4 * s[0] * s[0] * s[0]) / 3);
+    case GeomType.Cylinder: return Math.PI * s[0] * s[0] * 2 * s[1];
+    case GeomType.Box: return s[0] * s[1] * s[2] * 8;
+    default: return 0;
+  }
+}
+
+/** Principal moments of a solid primitive of the given mass about its centre, in the geom frame. */
+export function geomInertia(type: GeomType, s: Vec3, mass: number): Vec3 {
+  switch (type) {
+    case GeomType.Sphere: {
+      const i = (2 * mass * s[0] * s[0]) / 5;
+      return [i, i, i];
+    }
+    case GeomType.Capsule: {
+      const r = s[0], h = 2 * s[1];
+      const sphereMass = (mass * 4 * r) / (4 * r + 3 * h);
+      const cylMass = mass - sphereMass;
+      let ixy = (cylMass * (3 * r * r + h * h)) / 12;
+      let iz = (cylMass * r * r) / 2;
+      const si = (2 * sphereMass * r * r) / 5;
+      ixy += si + (sphereMass * h * (3 * r + 2 * h)) / 8;
+      iz += si;
+      return [ixy, ixy, iz];
+    }
+    case GeomType.Cylinder: {
+      const r = s[0], h = 2 * s[1];
+      const ixy = (mass * (3 * r * r + h * h)) / 12;
+      return [ixy, ixy, (mass * r * r) / 2];
+    }
+    case GeomType.Box: {
+      const a = s[0] * s[0], b = s[1] * s[1], c = s[2] * s[2];
+      return [(mass * (b + c)) / 3, (mass * (a + c)) / 3, (mass * (a + b)) / 3];
+    }
+    default:
+      return [0, 0, 0];
+  }
+}
+
+export function geomRbound(type: GeomType, s: Vec3): number {
+  switch (type) {
+    case GeomType.Sphere: return s[0];
+    case GeomType.Capsule: return s[0] + s[1];
+    case GeomType.Cylinder: return Math.sqrt(s[0] * s[0] + s[1] * s[1]);
+    case GeomType.Box: return Math.sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
+    default: return 0;
+  }
+}

@@ -1,0 +1,342 @@
+/**
+ * Turns a resolved kinematic tree (bodies with their joints, geoms and sites, plus actuators, equalities,
+ * excludes and keyframes) into the flat Model arrays, computing every address and derived index the way
+ * MuJoCo's compiler lays them out: bodies in depth-first pre-order with the world first, joints, dofs,
+ * geoms and sites numbered body by body.
+ *
+ * Loaders (MJCF, URDF, plane) resolve defaults, units and frames themselves and hand this module plain
+ * numbers; it owns only the layout.
+ */
+import {
+  ConeType, Integrator, JointType, SolverType,
+  type BiasType, type DynType, type EqType, type GainType, type GeomType, type Model, type ModelOptions, type TrnType,
+} from './model.js';
+import type { Quat, Vec3 } from './frame_math.js';
+
+export interface BodySpec {
+  name: string;
+  /** Index into ModelSpec.bodies of the parent (0 = world). Parents must precede children. */
+  parent: number;
+  pos: Vec3; quat: Quat;
+  ipos: Vec3; iquat: Quat;
+  mass: number; inertia: Vec3;
+  joints: JointSpec[];
+  geoms: GeomSpec[];
+  sites: SiteSpec[];
+}
+
+export interface JointSpec {
+  name: string;
+  type: JointType;
+  pos: Vec3; axis: Vec3;
+  limited: boolean; range: [number, number];
+  /** MuJoCo's jnt_actfrclimited / jnt_actfrcrange: a clamp on the total actuator force at this joint. */
+  actfrclimited: boolean; actfrcrange: [number, number];
+  ref: number; springref: number; stiffness: number; margin: number;
+  solrefLimit: number[]; solimpLimit: number[];
+  solrefFriction: number[]; solimpFriction: number[];
+  armature: number; damping: number; frictionloss: number;
+}
+
+export interface GeomSpec {
+  name: string;
+  type: GeomType;
+  size: Vec3; rbound: number;
+  pos: Vec3; quat: Quat;
+  contype: number; conaffinity: number; condim: number; priority: number;
+  friction: Vec3; solmix: number; solref: number[]; solimp: number[];
+  margin: number; gap: number;
+}
+
+export interface SiteSpec { name: string; pos: Vec3; quat: Quat }
+
+export interface ActuatorSpec {
+  name: string;
+  trntype: TrnType;
+  /** Joint index in the global joint numbering (see jointIndex). */
+  joint: number;
+  dyntype: DynType; gaintype: GainType; biastype: BiasType;
+  ctrllimited: boolean; forcelimited: boolean;
+  ctrlrange: [number, number]; forcerange: [number, number];
+  gear: number[]; gainprm: number[]; biasprm: number[];
+}
+
+export interface EqualitySpec {
+  name: string;
+  type: EqType;
+  obj1: number; obj2: number;
+  active: boolean;
+  solref: number[]; solimp: number[];
+  data: number[];
+}
+
+export interface KeySpec { name: string; time: number; qpos?: number[]; qvel?: number[]; ctrl?: number[] }
+
+export interface ModelSpec {
+  /** bodies[0] is the world. */
+  bodies: BodySpec[];
+  actuators: ActuatorSpec[];
+  equalities: EqualitySpec[];
+  /** Body index pairs whose contacts are excluded. */
+  excludes: [number, number][];
+  keys: KeySpec[];
+  opt: ModelOptions;
+}
+
+export const DEFAULT_SOLREF = [0.02, 1];
+export const DEFAULT_SOLIMP = [0.9, 0.95, 0.001, 0.5, 2];
+
+/** mjOption defaults, plus gsprof's own switches at their neutral values. */
+export function defaultOptions(): ModelOptions {
+  return {
+    timestep: 0.002,
+    gravity: [0, 0, -9.81],
+    integrator: Integrator.Euler,
+    solver: SolverType.Newton,
+    iterations: 100,
+    tolerance: 1e-8,
+    lsIterations: 50,
+    lsTolerance: 0.01,
+    cone: ConeType.Pyramidal,
+    impratio: 1,
+    disableEulerdamp: false,
+    enableCollision: true,
+    enableJointLimit: true,
+    enableSelfCollision: true,
+    substeps: 1,
+  };
+}
+
+export function worldBody(): BodySpec {
+  return {
+    name: 'world', parent: -1, pos: [0, 0, 0], quat: [1, 0, 0, 0], ipos: [0, 0, 0], iquat: [1, 0, 0, 0],
+    mass: 0, inertia: [0, 0, 0], joints: [], geoms: [], sites: [],
+  };
+}
+
+export function jointNq(type: JointType): number {
+  return type === JointType.Free ? 7 : type === JointType.Ball ? 4 : 1;
+}
+
+export function jointNv(type: JointType): number {
+  return type === JointType.Free ? 6 : type === JointType.Ball ? 3 : 1;
+}
+
+/** Global joint index of each (body, joint-in-body), in Model order. */
+export function jointIndex(bodies: BodySpec[]): Map<JointSpec, number> {
+  const out = new Map<JointSpec, number>();
+  for (const b of bodies) for (const j of b.joints) out.set(j, out.size);
+  return out;
+}
+
+function put(dst: Float64Array, at: number, src: ArrayLike<number>, n: number): void {
+  for (let k = 0; k < n; k++) dst[at + k] = src[k] ?? 0;
+}
+
+/** Lays out `spec` as a Model. setConst fields (invweight0, meaninertia) are left zero. */
+export function buildModel(spec: ModelSpec): Model {
+  const bodies = spec.bodies;
+  const nbody = bodies.length;
+  for (let i = 1; i < nbody; i++) {
+    const p = bodies[i]!.parent;
+    if (p < 0 || p >= i) throw new Error(`body '${bodies[i]!.name}': parent must precede it`);
+  }
+  let njnt = 0, nq = 0, nv = 0, ngeom = 0, nsite = 0;
+  for (const b of bodies) {
+    njnt += b.joints.length;
+    for (const j of b.joints) { nq += jointNq(j.type); nv += jointNv(j.type); }
+    ngeom += b.geoms.length;
+    nsite += b.sites.length;
+  }
+  const nu = spec.actuators.length, neq = spec.equalities.length, nkey = spec.keys.length;
+  const nexclude = spec.excludes.length;
+  const f = (n: number) => new Float64Array(n);
+  const i32 = (n: number) => new Int32Array(n);
+  const u8 = (n: number) => new Uint8Array(n);
+
+  const m: Model = {
+    nq, nv, nu, nbody, njnt, ngeom, nsite, neq, nkey, nexclude,
+    opt: { ...spec.opt, gravity: [...spec.opt.gravity] },
+    statMeaninertia: 0,
+    qpos0: f(nq), qposSpring: f(nq),
+    bodyParentid: i32(nbody), bodyRootid: i32(nbody), bodyWeldid: i32(nbody),
+    bodyJntnum: i32(nbody), bodyJntadr: i32(nbody), bodyDofnum: i32(nbody), bodyDofadr: i32(nbody),
+    bodyGeomnum: i32(nbody), bodyGeomadr: i32(nbody),
+    bodyPos: f(3 * nbody), bodyQuat: f(4 * nbody), bodyIpos: f(3 * nbody), bodyIquat: f(4 * nbody),
+    bodyMass: f(nbody), bodySubtreemass: f(nbody), bodyInertia: f(3 * nbody), bodyInvweight0: f(2 * nbody),
+    bodyName: [],
+    jntType: i32(njnt), jntQposadr: i32(njnt), jntDofadr: i32(njnt), jntBodyid: i32(njnt),
+    jntLimited: u8(njnt), jntSolref: f(2 * njnt), jntSolimp: f(5 * njnt),
+    jntPos: f(3 * njnt), jntAxis: f(3 * njnt), jntStiffness: f(njnt), jntRange: f(2 * njnt), jntMargin: f(njnt),
+    jntName: [],
+    dofBodyid: i32(nv), dofJntid: i32(nv), dofParentid: i32(nv),
+    dofArmature: f(nv), dofDamping: f(nv), dofFrictionloss: f(nv),
+    dofSolref: f(2 * nv), dofSolimp: f(5 * nv), dofInvweight0: f(nv),
+    geomType: i32(ngeom), geomContype: i32(ngeom), geomConaffinity: i32(ngeom), geomCondim: i32(ngeom),
+    geomBodyid: i32(ngeom), geomPriority: i32(ngeom),
+    geomSolmix: f(ngeom), geomSolref: f(2 * ngeom), geomSolimp: f(5 * ngeom),
+    geomSize: f(3 * ngeom), geomRbound: f(ngeom), geomPos: f(3 * ngeom), geomQuat: f(4 * ngeom),
+    geomFriction: f(3 * ngeom), geomMargin: f(ngeom), geomGap: f(ngeom),
+    geomName: [],
+    siteBodyid: i32(nsite), sitePos: f(3 * nsite), siteQuat: f(4 * nsite), siteName: [],
+    actuatorTrntype: i32(nu), actuatorDyntype: i32(nu), actuatorGaintype: i32(nu), actuatorBiastype: i32(nu),
+    actuatorTrnid: i32(2 * nu), actuatorCtrllimited: u8(nu), actuatorForcelimited: u8(nu),
+    actuatorCtrlrange: f(2 * nu), actuatorForcerange: f(2 * nu), actuatorGear: f(6 * nu),
+    actuatorGainprm: f(10 * nu), actuatorBiasprm: f(10 * nu), actuatorName: [],
+    eqType: i32(neq), eqObj1id: i32(neq), eqObj2id: i32(neq), eqActive0: u8(neq),
+    eqSolref: f(2 * neq), eqSolimp: f(5 * neq), eqData: f(11 * neq),
+    excludeSignature: i32(nexclude),
+    keyTime: f(nkey), keyQpos: f(nkey * nq), keyQvel: f(nkey * nv), keyCtrl: f(nkey * nu), keyName: [],
+    jntActfrclimited: u8(njnt), jntActfrcrange: f(2 * njnt),
+  };
+
+  let jid = 0, dof = 0, qadr = 0, gid = 0, sid = 0;
+  const lastDof = new Int32Array(nbody).fill(-1);
+  for (let i = 0; i < nbody; i++) {
+    const b = bodies[i]!;
+    const parent = i === 0 ? 0 : b.parent;
+    m.bodyParentid[i] = parent;
+    m.bodyRootid[i] = i === 0 || parent === 0 ? i : m.bodyRootid[parent]!;
+    m.bodyWeldid[i] = i === 0 ? 0 : b.joints.length > 0 ? i : m.bodyWeldid[parent]!;
+    m.bodyJntnum[i] = b.joints.length;
+    m.bodyJntadr[i] = b.joints.length ? jid : -1;
+    let dofnum = 0;
+    for (const j of b.joints) dofnum += jointNv(j.type);
+    m.bodyDofnum[i] = dofnum;
+    m.bodyDofadr[i] = dofnum ? dof : -1;
+    m.bodyGeomnum[i] = b.geoms.length;
+    m.bodyGeomadr[i] = b.geoms.length ? gid : -1;
+    put(m.bodyPos, 3 * i, b.pos, 3);
+    put(m.bodyQuat, 4 * i, b.quat, 4);
+    put(m.bodyIpos, 3 * i, b.ipos, 3);
+    put(m.bodyIquat, 4 * i, b.iquat, 4);
+    m.bodyMass[i] = b.mass;
+    put(m.bodyInertia, 3 * i, b.inertia, 3);
+    m.bodyName.push(b.name);
+
+    let last = i === 0 ? -1 : lastDof[parent]!;
+    for (const j of b.joints) {
+      m.jntType[jid] = j.type;
+      m.jntQposadr[jid] = qadr;
+      m.jntDofadr[jid] = dof;
+      m.jntBodyid[jid] = i;
+      m.jntLimited[jid] = j.limited ? 1 : 0;
+      put(m.jntSolref, 2 * jid, j.solrefLimit, 2);
+      put(m.jntSolimp, 5 * jid, j.solimpLimit, 5);
+      put(m.jntPos, 3 * jid, j.pos, 3);
+      put(m.jntAxis, 3 * jid, j.axis, 3);
+      m.jntStiffness[jid] = j.stiffness;
+      put(m.jntRange, 2 * jid, j.range, 2);
+      m.jntMargin[jid] = j.margin;
+      m.jntActfrclimited![jid] = j.actfrclimited ? 1 : 0;
+      put(m.jntActfrcrange!, 2 * jid, j.actfrcrange, 2);
+      m.jntName.push(j.name);
+      if (j.type === JointType.Free) {
+        put(m.qpos0, qadr, [...b.pos, ...b.quat], 7);
+        put(m.qposSpring, qadr, [...b.pos, ...b.quat], 7);
+      } else if (j.type === JointType.Ball) {
+        put(m.qpos0, qadr, [1, 0, 0, 0], 4);
+        put(m.qposSpring, qadr, [1, 0, 0, 0], 4);
+      } else {
+        m.qpos0[qadr] = j.ref;
+        m.qposSpring[qadr] = j.springref;
+      }
+      for (let k = 0; k < jointNv(j.type); k++) {
+        m.dofBodyid[dof] = i;
+        m.dofJntid[dof] = jid;
+        m.dofParentid[dof] = last;
+        last = dof;
+        m.dofArmature[dof] = j.armature;
+        m.dofDamping[dof] = j.damping;
+        m.dofFrictionloss[dof] = j.frictionloss;
+        put(m.dofSolref, 2 * dof, j.solrefFriction, 2);
+        put(m.dofSolimp, 5 * dof, j.solimpFriction, 5);
+        dof++;
+      }
+      qadr += jointNq(j.type);
+      jid++;
+    }
+    lastDof[i] = last;
+
+    for (const g of b.geoms) {
+      m.geomType[gid] = g.type;
+      m.geomContype[gid] = g.contype;
+      m.geomConaffinity[gid] = g.conaffinity;
+      m.geomCondim[gid] = g.condim;
+      m.geomBodyid[gid] = i;
+      m.geomPriority[gid] = g.priority;
+      m.geomSolmix[gid] = g.solmix;
+      put(m.geomSolref, 2 * gid, g.solref, 2);
+      put(m.geomSolimp, 5 * gid, g.solimp, 5);
+      put(m.geomSize, 3 * gid, g.size, 3);
+      m.geomRbound[gid] = g.rbound;
+      put(m.geomPos, 3 * gid, g.pos, 3);
+      put(m.geomQuat, 4 * gid, g.quat, 4);
+      put(m.geomFriction, 3 * gid, g.friction, 3);
+      m.geomMargin[gid] = g.margin;
+      m.geomGap[gid] = g.gap;
+      m.geomName.push(g.name);
+      gid++;
+    }
+    for (const s of b.sites) {
+      m.siteBodyid[sid] = i;
+      put(m.sitePos, 3 * sid, s.pos, 3);
+      put(m.siteQuat, 4 * sid, s.quat, 4);
+      m.siteName.push(s.name);
+      sid++;
+    }
+  }
+
+  // subtree masses: children come after their parents, so one backward pass accumulates them
+  for (let i = 0; i < nbody; i++) m.bodySubtreemass[i] = m.bodyMass[i]!;
+  for (let i = nbody - 1; i > 0; i--) m.bodySubtreemass[m.bodyParentid[i]!]! += m.bodySubtreemass[i]!;
+
+  spec.actuators.forEach((a, u) => {
+    m.actuatorTrntype[u] = a.trntype;
+    m.actuatorDyntype[u] = a.dyntype;
+    m.actuatorGaintype[u] = a.gaintype;
+    m.actuatorBiastype[u] = a.biastype;
+    m.actuatorTrnid[2 * u] = a.joint;
+    m.actuatorTrnid[2 * u + 1] = -1;
+    m.actuatorCtrllimited[u] = a.ctrllimited ? 1 : 0;
+    m.actuatorForcelimited[u] = a.forcelimited ? 1 : 0;
+    put(m.actuatorCtrlrange, 2 * u, a.ctrlrange, 2);
+    put(m.actuatorForcerange, 2 * u, a.forcerange, 2);
+    put(m.actuatorGear, 6 * u, a.gear, 6);
+    put(m.actuatorGainprm, 10 * u, a.gainprm, 10);
+    put(m.actuatorBiasprm, 10 * u, a.biasprm, 10);
+    m.actuatorName.push(a.name);
+  });
+
+  spec.equalities.forEach((e, k) => {
+    m.eqType[k] = e.type;
+    m.eqObj1id[k] = e.obj1;
+    m.eqObj2id[k] = e.obj2;
+    m.eqActive0[k] = e.active ? 1 : 0;
+    put(m.eqSolref, 2 * k, e.solref, 2);
+    put(m.eqSolimp, 5 * k, e.solimp, 5);
+    put(m.eqData, 11 * k, e.data, 11);
+  });
+
+  // MuJoCo keeps excludes sorted by signature (the collision filter searches them)
+  const signatures = spec.excludes.map(([a, b]) => (Math.min(a, b) << 16) + Math.max(a, b));
+  signatures.sort((x, y) => x - y).forEach((sig, k) => (m.excludeSignature[k] = sig));
+
+  spec.keys.forEach((key, k) => {
+    m.keyTime[k] = key.time;
+    put(m.keyQpos, k * nq, key.qpos ?? m.qpos0, nq);
+    if (key.qvel) put(m.keyQvel, k * nv, key.qvel, nv);
+    if (key.ctrl) put(m.keyCtrl, k * nu, key.ctrl, nu);
+    m.keyName.push(key.name);
+    // free-joint quaternions in keyframes are normalised, as MuJoCo does
+    for (let j = 0; j < njnt; j++) {
+      if (m.jntType[j] !== JointType.Free) continue;
+      const a = k * nq + m.jntQposadr[j]! + 3;
+      const q = [m.keyQpos[a]!, m.keyQpos[a + 1]!, m.keyQpos[a + 2]!, m.keyQpos[a + 3]!];
+      const n = Math.hypot(...q);
+      if (n >= 1e-14 && Math.abs(n - 1) > 1e-14) for (let c = 0; c < 4; c++) m.keyQpos[a + c] = q[c]! / n;
+    }
+  });
+
+  return m;
+}
