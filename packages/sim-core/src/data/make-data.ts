@@ -1,0 +1,175 @@
+/**
+ * Allocates a batched Data for a Model (every array on one SharedArrayBuffer, so worker threads can step
+ * disjoint env ranges of it) and resets envs to the model's initial state, as mj_makeData / mj_resetData.
+ */
+import { BiasType, GainType, type Model } from '../model/model.js';
+import { TIMER_SLOTS, type Data, type Precision, type Real } from './data.js';
+import { planOf } from './plan.js';
+
+export interface DataOptions {
+  /** Contacts per env (default: see defaultMaxContacts). */
+  maxContacts?: number;
+  /** Constraint rows per env (default: see defaultMaxEfc). */
+  maxEfc?: number;
+}
+
+type Kind = 'real' | 'f64' | 'i32' | 'u32' | 'u8';
+interface FieldSpec { name: keyof Data; kind: Kind; size: number }
+
+/** Contacts per env when not given: two per geom, at least 8 and at most 64. */
+export function defaultMaxContacts(m: Model): number {
+  return Math.min(64, Math.max(8, 2 * m.ngeom));
+}
+
+/**
+ * Constraint rows per env when not given: every contact as a pyramidal cone of the largest condim, one
+ * limit row per joint (two for a slide or hinge is never needed: only one side can be active), six rows
+ * per equality, and one friction-loss row per dof.
+ */
+export function defaultMaxEfc(m: Model, maxContacts: number): number {
+  let condim = 1;
+  for (let g = 0; g < m.ngeom; g++) condim = Math.max(condim, m.geomCondim[g]!);
+  const rowsPerContact = condim === 1 ? 1 : 2 * (condim - 1);
+  return rowsPerContact * maxContacts + m.njnt + 6 * m.neq + m.nv;
+}
+
+function fieldSpecs(m: Model, C: number, E: number): FieldSpec[] {
+  const { nq, nv, nu, nbody, njnt, ngeom, nsite } = m;
+  const r = (name: keyof Data, size: number): FieldSpec => ({ name, kind: 'real', size });
+  return [
+    { name: 'time', kind: 'f64', size: 1 },
+    r('qpos', nq), r('qvel', nv), r('qacc', nv), r('qaccWarmstart', nv), r('ctrl', nu), r('qfrcApplied', nv),
+    { name: 'dofCtrlMode', kind: 'u8', size: nv },
+    r('dofCtrlPos', nv), r('dofCtrlVel', nv), r('dofCtrlForce', nv), r('dofKp', nv), r('dofKv', nv), r('dofForceRange', 2 * nv),
+    r('xpos', 3 * nbody), r('xquat', 4 * nbody), r('xmat', 9 * nbody), r('xipos', 3 * nbody), r('ximat', 9 * nbody),
+    r('xanchor', 3 * njnt), r('xaxis', 3 * njnt), r('geomXpos', 3 * ngeom), r('geomXmat', 9 * ngeom),
+    r('siteXpos', 3 * nsite), r('siteXmat', 9 * nsite), r('subtreeCom', 3 * nbody), r('cdof', 6 * nv),
+    r('cinert', 10 * nbody), r('crb', 10 * nbody), r('qM', nv * nv), r('qLD', nv * nv), r('qLDiagInv', nv),
+    r('cvel', 6 * nbody), r('cdofDot', 6 * nv),
+    r('actuatorLength', nu), r('actuatorVelocity', nu), r('actuatorForce', nu),
+    r('qfrcBias', nv), r('qfrcPassive', nv), r('qfrcActuator', nv), r('qfrcSmooth', nv), r('qaccSmooth', nv), r('qDeriv', nv),
+    { name: 'ncon', kind: 'i32', size: 1 },
+    r('contactPos', 3 * C), r('contactFrame', 9 * C), r('contactDist', C), r('contactIncludemargin', C),
+    r('contactFriction', 5 * C), r('contactSolref', 2 * C), r('contactSolimp', 5 * C),
+    { name: 'contactGeom', kind: 'i32', size: 2 * C },
+    { name: 'nefc', kind: 'i32', size: 1 },
+    { name: 'efcType', kind: 'i32', size: E }, { name: 'efcId', kind: 'i32', size: E },
+    r('efcJ', E * nv), r('efcPos', E), r('efcMargin', E), r('efcD', E), r('efcR', E), r('efcAref', E), r('efcFrictionloss', E),
+    r('efcForce', E), { name: 'efcState', kind: 'i32', size: E },
+    r('qfrcConstraint', nv),
+    { name: 'timers', kind: 'f64', size: TIMER_SLOTS },
+    { name: 'errFlags', kind: 'u32', size: 1 },
+  ];
+}
+
+const specCache = new WeakMap<Data, FieldSpec[]>();
+
+function bytesPer(kind: Kind, precision: Precision): number {
+  if (kind === 'real') return precision === '32' ? 4 : 8;
+  return kind === 'f64' ? 8 : kind === 'u8' ? 1 : 4;
+}
+
+/**
+ * A Data for `nEnvs` envs (0 = unbatched, stored as one env) in f32 or f64, every env at qpos0 with zero
+ * velocity, and the Genesis dof gains taken from position-like actuators (see data.ts).
+ */
+export function makeData(m: Model, nEnvs: number, precision: Precision, opts: DataOptions = {}): Data {
+  if (!Number.isInteger(nEnvs) || nEnvs < 0) throw new Error(`makeData: nEnvs must be a non-negative integer, got ${nEnvs}`);
+  if (precision !== '32' && precision !== '64') throw new Error(`makeData: precision must be '32' or '64', got ${String(precision)}`);
+  planOf(m); // validates the model's transmissions once, before anything runs
+  const n = Math.max(1, nEnvs);
+  const maxContacts = opts.maxContacts ?? defaultMaxContacts(m);
+  const maxEfc = opts.maxEfc ?? defaultMaxEfc(m, maxContacts);
+  const specs = fieldSpecs(m, maxContacts, maxEfc);
+
+  let bytes = 0;
+  const offsets: number[] = [];
+  for (const s of specs) {
+    bytes = Math.ceil(bytes / 64) * 64; // cache-line aligned: two fields never share a line
+    offsets.push(bytes);
+    bytes += s.size * n * bytesPer(s.kind, precision);
+  }
+  const buffer = new SharedArrayBuffer(Math.max(8, bytes));
+  const d: Record<string, unknown> = { nEnvs: n, batched: nEnvs > 0, precision, maxContacts, maxEfc };
+  specs.forEach((s, i) => {
+    const len = s.size * n;
+    const off = offsets[i]!;
+    switch (s.kind) {
+      case 'real': d[s.name] = precision === '32' ? new Float32Array(buffer, off, len) : new Float64Array(buffer, off, len); break;
+      case 'f64': d[s.name] = new Float64Array(buffer, off, len); break;
+      case 'i32': d[s.name] = new Int32Array(buffer, off, len); break;
+      case 'u32': d[s.name] = new Uint32Array(buffer, off, len); break;
+      case 'u8': d[s.name] = new Uint8Array(buffer, off, len); break;
+    }
+  });
+  const data = d as unknown as Data;
+  specCache.set(data, specs);
+  initDofGains(m, data);
+  resetData(m, data);
+  return data;
+}
+
+/**
+ * Genesis' per-dof PD gains at build: from a position-like actuator on the dof (gain kp, bias [0, -kp, -kv]),
+ * mapped through its gear to joint space; 0 without one (the API may set URDF defaults afterwards).
+ */
+function initDofGains(m: Model, d: Data): void {
+  const n = d.nEnvs;
+  const plan = planOf(m);
+  for (let i = 0; i < m.nv; i++) {
+    let kp = 0, kv = 0, lo = -Infinity, hi = Infinity;
+    const u = plan.dofActuator[i]!;
+    if (u >= 0 && m.actuatorGaintype[u] === GainType.Fixed && m.actuatorBiastype[u] === BiasType.Affine &&
+        m.actuatorGainprm[10 * u] === -m.actuatorBiasprm[10 * u + 1]!) {
+      const g = m.actuatorGear[6 * u]!;
+      kp = m.actuatorGainprm[10 * u]! * g * g;
+      kv = -m.actuatorBiasprm[10 * u + 2]! * g * g;
+      if (m.actuatorForcelimited[u]) {
+        const a = m.actuatorForcerange[2 * u]! * g, b = m.actuatorForcerange[2 * u + 1]! * g;
+        lo = Math.min(a, b); hi = Math.max(a, b);
+      }
+    }
+    d.dofKp.fill(kp, i * n, (i + 1) * n);
+    d.dofKv.fill(kv, i * n, (i + 1) * n);
+    d.dofForceRange.fill(lo, 2 * i * n, (2 * i + 1) * n);
+    d.dofForceRange.fill(hi, (2 * i + 1) * n, (2 * i + 2) * n);
+  }
+}
+
+/** Fields a reset keeps: the dof gains are settings (setDofsKp/Kv), not state. */
+const KEEP_ON_RESET = new Set<keyof Data>(['dofKp', 'dofKv', 'dofForceRange']);
+
+/**
+ * Resets envs (all when `envs` is omitted) as mj_resetData: qpos = qpos0, time and every other state and
+ * derived quantity zero, controls zero and every dof back to DofCtrlMode.None (0). Dof gains are kept.
+ */
+export function resetData(m: Model, d: Data, envs?: ArrayLike<number>): void {
+  const n = d.nEnvs;
+  const specs = specCache.get(d) ?? fieldSpecs(m, d.maxContacts, d.maxEfc);
+  const all = envs === undefined;
+  const count = all ? n : envs.length;
+  for (let t = 0; t < count; t++) {
+    const e = all ? t : envs[t]!;
+    if (!Number.isInteger(e) || e < 0 || e >= n) throw new Error(`resetData: env index ${e} out of range [0, ${n})`);
+  }
+  for (const s of specs) {
+    if (KEEP_ON_RESET.has(s.name)) continue;
+    const a = d[s.name] as Real | Int32Array | Uint32Array | Uint8Array;
+    if (all) { a.fill(0); continue; }
+    for (let k = 0; k < s.size; k++) for (let t = 0; t < count; t++) a[k * n + envs[t]!] = 0;
+  }
+  for (let k = 0; k < m.nq; k++) {
+    const v = m.qpos0[k]!;
+    if (all) d.qpos.fill(v, k * n, (k + 1) * n);
+    else for (let t = 0; t < count; t++) d.qpos[k * n + envs[t]!] = v;
+  }
+}
+
+/** Bytes of state one env holds in `d` (every array, divided by nEnvs). */
+export function bytesPerEnv(d: Data): number {
+  let bytes = 0;
+  for (const v of Object.values(d as unknown as Record<string, unknown>)) {
+    if (ArrayBuffer.isView(v)) bytes += v.byteLength;
+  }
+  return bytes / d.nEnvs;
+}

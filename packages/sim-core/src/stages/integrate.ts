@@ -1,0 +1,126 @@
+/**
+ * Stage `integrate` (MuJoCo mj_Euler / mj_implicit(fast) + mj_advance):
+ * - Euler: qvel += h * qacc, semi-implicit; when any dof has damping (and eulerdamp is on) the damping is
+ *   integrated implicitly: qacc' = (M + h*diag(damping))^-1 (qfrcSmooth + qfrcConstraint).
+ * - implicitfast: qacc' = (M - h*qDeriv)^-1 (qfrcSmooth + qfrcConstraint), qDeriv from the actuation stage
+ *   (actuator and damping velocity derivatives, no Coriolis term).
+ * Then qpos integrates with the new qvel (free/ball rotations as quaternions, angular velocity in the
+ * local frame), time += h and qaccWarmstart = qacc (the solver's, as MuJoCo keeps it).
+ * Sets Data.errFlags bit 0 on NaN/Inf and bit 1 on |value| > 1e10 (MuJoCo's mjMAXVAL) in qpos, qvel or qacc.
+ */
+import type { Data, Real } from '../data/data.js';
+import { Integrator, JointType, type Model } from '../model/model.js';
+import { planOf } from '../data/plan.js';
+import { scratchOf } from '../data/scratch.js';
+import { factorLDL, solveLDL } from './factor_m.js';
+
+const MINVAL = 1e-15;
+const MAXVAL = 1e10;
+const ERR_NAN = 1;
+const ERR_BLOWUP = 2;
+
+export function integrate(m: Model, d: Data, e0: number, e1: number): void {
+  const n = d.nEnvs, nv = m.nv;
+  const h = m.opt.timestep;
+  const integrator = m.opt.integrator;
+  const plan = planOf(m);
+  const s = scratchOf(m, d);
+  const { qvel, qacc, qM, qfrcSmooth, qfrcConstraint, qDeriv } = d;
+
+  let acc: Real | Float64Array = qacc;
+  const implicitFast = integrator === Integrator.ImplicitFast;
+  if (integrator !== Integrator.Euler && !implicitFast) {
+    throw new Error(`integrate: integrator ${integrator} is not supported (use Euler or implicitfast)`);
+  }
+  const eulerDamp = integrator === Integrator.Euler && !m.opt.disableEulerdamp && plan.anyDamping;
+  if (eulerDamp || implicitFast) {
+    const { qH, qHDiagInv, vecNv: x, invd } = s;
+    const { rowadr, rownnz, colind } = plan;
+    for (let i = 0; i < nv; i++) {
+      for (let c = rowadr[i]!, end = c + rownnz[i]!; c < end; c++) {
+        const o = (i * nv + colind[c]!) * n;
+        for (let e = e0; e < e1; e++) qH[o + e] = qM[o + e]!;
+      }
+      const ii = (i * nv + i) * n, o = i * n;
+      if (eulerDamp) {
+        const hb = h * m.dofDamping[i]!;
+        for (let e = e0; e < e1; e++) qH[ii + e] = qH[ii + e]! + hb;
+      } else {
+        for (let e = e0; e < e1; e++) qH[ii + e] = qH[ii + e]! - h * qDeriv[o + e]!;
+      }
+      for (let e = e0; e < e1; e++) x[o + e] = qfrcSmooth[o + e]! + qfrcConstraint[o + e]!;
+    }
+    factorLDL(plan, nv, n, qH, qHDiagInv, invd, e0, e1);
+    solveLDL(plan, nv, n, qH, qHDiagInv, x, e0, e1);
+    acc = x;
+  }
+
+  for (let i = 0; i < nv; i++) {
+    const o = i * n;
+    for (let e = e0; e < e1; e++) qvel[o + e] = qvel[o + e]! + h * acc[o + e]!;
+  }
+  integratePos(m, d.qpos, qvel, n, h, e0, e1);
+
+  const { time, qaccWarmstart, errFlags, qpos } = d;
+  for (let e = e0; e < e1; e++) time[e] = time[e]! + h;
+  for (let i = 0; i < nv; i++) {
+    const o = i * n;
+    for (let e = e0; e < e1; e++) qaccWarmstart[o + e] = qacc[o + e]!;
+  }
+  checkBad(qpos, m.nq, n, errFlags, e0, e1);
+  checkBad(qvel, nv, n, errFlags, e0, e1);
+  checkBad(qacc, nv, n, errFlags, e0, e1);
+}
+
+function checkBad(a: Real, size: number, n: number, flags: Uint32Array, e0: number, e1: number): void {
+  for (let k = 0; k < size; k++) {
+    const o = k * n;
+    for (let e = e0; e < e1; e++) {
+      const v = a[o + e]!;
+      if (v >= -MAXVAL && v <= MAXVAL) continue;
+      flags[e] = flags[e]! | (v !== v || v === Infinity || v === -Infinity ? ERR_NAN : ERR_BLOWUP);
+    }
+  }
+}
+
+/** mj_integratePos: qpos <- qpos (+) h * qvel for envs [e0, e1) of SoA arrays with n envs. */
+export function integratePos(m: Model, qpos: Real, qvel: Real, n: number, h: number, e0: number, e1: number): void {
+  for (let j = 0; j < m.njnt; j++) {
+    let pa = m.jntQposadr[j]!, da = m.jntDofadr[j]!;
+    const type = m.jntType[j]!;
+    if (type === JointType.Hinge || type === JointType.Slide) {
+      const qo = pa * n, vo = da * n;
+      for (let e = e0; e < e1; e++) qpos[qo + e] = qpos[qo + e]! + h * qvel[vo + e]!;
+      continue;
+    }
+    if (type === JointType.Free) {
+      for (let k = 0; k < 3; k++) {
+        const qo = (pa + k) * n, vo = (da + k) * n;
+        for (let e = e0; e < e1; e++) qpos[qo + e] = qpos[qo + e]! + h * qvel[vo + e]!;
+      }
+      pa += 3; da += 3;
+    }
+    // mju_quatIntegrate: q <- normalize(q) * axisAngle(w/|w|, h|w|)
+    const Q = pa * n, V = da * n;
+    for (let e = e0; e < e1; e++) {
+      let ax = qvel[V + e]!, ay = qvel[V + n + e]!, az = qvel[V + 2 * n + e]!;
+      const nrm = Math.sqrt(ax * ax + ay * ay + az * az);
+      if (nrm < MINVAL) { ax = 1; ay = 0; az = 0; }
+      else { const s = 1 / nrm; ax *= s; ay *= s; az *= s; }
+      const angle = h * nrm;
+      let rw = 1, rx = 0, ry = 0, rz = 0;
+      if (angle !== 0) {
+        const s = Math.sin(angle * 0.5);
+        rw = Math.cos(angle * 0.5); rx = ax * s; ry = ay * s; rz = az * s;
+      }
+      let qw = qpos[Q + e]!, qx = qpos[Q + n + e]!, qy = qpos[Q + 2 * n + e]!, qz = qpos[Q + 3 * n + e]!;
+      const qn = Math.sqrt(qw * qw + qx * qx + qy * qy + qz * qz);
+      if (qn < MINVAL) { qw = 1; qx = 0; qy = 0; qz = 0; }
+      else if (Math.abs(qn - 1) > MINVAL) { const s = 1 / qn; qw *= s; qx *= s; qy *= s; qz *= s; }
+      qpos[Q + e] = qw * rw - qx * rx - qy * ry - qz * rz;
+      qpos[Q + n + e] = qw * rx + qx * rw + qy * rz - qz * ry;
+      qpos[Q + 2 * n + e] = qw * ry - qx * rz + qy * rw + qz * rx;
+      qpos[Q + 3 * n + e] = qw * rz + qx * ry - qy * rx + qz * rw;
+    }
+  }
+}

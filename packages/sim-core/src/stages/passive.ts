@@ -1,0 +1,59 @@
+/**
+ * Stage `passive` (MuJoCo mj_passive, springs and dampers): joint springs pull toward qpos_spring
+ * (-stiffness * (qpos - qpos_spring); for ball and free rotations the quaternion difference as a rotation
+ * vector), dof dampers give -damping * qvel. qfrcPassive is their sum.
+ */
+import type { Data } from '../data/data.js';
+import { JointType, type Model } from '../model/model.js';
+
+const MINVAL = 1e-15;
+
+export function passive(m: Model, d: Data, e0: number, e1: number): void {
+  const n = d.nEnvs;
+  const { qpos, qvel, qfrcPassive: f } = d;
+
+  for (let i = 0; i < m.nv; i++) {
+    const o = i * n;
+    const damping = m.dofDamping[i]!;
+    if (damping !== 0) for (let e = e0; e < e1; e++) f[o + e] = -damping * qvel[o + e]!;
+    else for (let e = e0; e < e1; e++) f[o + e] = 0;
+  }
+
+  for (let j = 0; j < m.njnt; j++) {
+    const k = m.jntStiffness[j]!;
+    if (k === 0) continue;
+    let pa = m.jntQposadr[j]!, da = m.jntDofadr[j]!;
+    const type = m.jntType[j]!;
+    if (type === JointType.Hinge || type === JointType.Slide || type === JointType.Free) {
+      const cnt = type === JointType.Free ? 3 : 1;
+      for (let c = 0; c < cnt; c++) {
+        const s = m.qposSpring[pa + c]!;
+        const qo = (pa + c) * n, fo = (da + c) * n;
+        for (let e = e0; e < e1; e++) f[fo + e] = f[fo + e]! - k * (qpos[qo + e]! - s);
+      }
+      if (type !== JointType.Free) continue;
+      pa += 3; da += 3;
+    }
+    // rotation: dif = subQuat(normalize(qpos), qpos_spring), force = -k * dif
+    const sw = m.qposSpring[pa]!, sx = -m.qposSpring[pa + 1]!, sy = -m.qposSpring[pa + 2]!, sz = -m.qposSpring[pa + 3]!;
+    for (let e = e0; e < e1; e++) {
+      let qw = qpos[pa * n + e]!, qx = qpos[(pa + 1) * n + e]!, qy = qpos[(pa + 2) * n + e]!, qz = qpos[(pa + 3) * n + e]!;
+      const nrm = Math.sqrt(qw * qw + qx * qx + qy * qy + qz * qz);
+      if (nrm < MINVAL) { qw = 1; qx = 0; qy = 0; qz = 0; }
+      else if (Math.abs(nrm - 1) > MINVAL) { const s = 1 / nrm; qw *= s; qx *= s; qy *= s; qz *= s; }
+      // qdif = conj(spring) * q
+      const dw = sw * qw - sx * qx - sy * qy - sz * qz;
+      let dx = sw * qx + sx * qw + sy * qz - sz * qy;
+      let dy = sw * qy - sx * qz + sy * qw + sz * qx;
+      let dz = sw * qz + sx * qy - sy * qx + sz * qw;
+      const sinHalf = Math.sqrt(dx * dx + dy * dy + dz * dz);
+      if (sinHalf < MINVAL) { dx = 1; dy = 0; dz = 0; }
+      else { const s = 1 / sinHalf; dx *= s; dy *= s; dz *= s; }
+      let angle = 2 * Math.atan2(sinHalf, dw);
+      if (angle > Math.PI) angle -= 2 * Math.PI;
+      f[da * n + e] = f[da * n + e]! - k * dx * angle;
+      f[(da + 1) * n + e] = f[(da + 1) * n + e]! - k * dy * angle;
+      f[(da + 2) * n + e] = f[(da + 2) * n + e]! - k * dz * angle;
+    }
+  }
+}
