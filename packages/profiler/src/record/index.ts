@@ -1,1 +1,14 @@
-export {};
+// The recorder: torch.profiler's API over WebGPU.
+export { ProfilerAction, schedule, type ScheduleFn, type ScheduleOptions } from './schedule.js';
+export {
+  profile, Profiler, ProfilerActivity, type ProfileOptions, type StructuralTracer, type TraceReadyHandler,
+} from './profiler.js';
+export { recordFunction, type RecordScope } from './record-function.js';
+export { keyAverages, KeyAverages, formatTime, type KeyAverage, type TableOptions } from './key-averages.js';
+export { instrumentDevice, DeviceInstrumentation, type DeviceInstrumentationStats } from './instrument.js';
+export { createGpu, requestProfiledDevice, DISABLE_QUANTIZATION_TOGGLE } from './gpu.js';
+export { tensorboardTraceHandler, perfettoTraceHandler, defaultWorkerName, type TensorboardHandlerOptions } from './handlers.js';
+export { estimateClockAlignment, gpuToHost, type ClockAlignment, type ClockSample, type ClockAlignmentOptions } from './clock-align.js';
+export { FakeClock, systemClock, type HostClock } from './host-clock.js';
+export { percentile } from './stats.js';
+export { WARNING_TYPE } from './warn.js';

@@ -1,0 +1,423 @@
+/// <reference types="@webgpu/types" />
+/**
+ * profile(): torch.profiler.profile over WebGPU. The state machine (which schedule transition prepares, starts,
+ * stops and hands over a trace) follows torch/profiler/profiler.py action for action; see REFERENCE §2.
+ *
+ * JavaScript cannot read GPU timestamps synchronously, so the step() that leaves a RECORD_AND_SAVE step switches
+ * cycles at once (later work lands in the right cycle whether or not the caller awaits) and returns a promise
+ * that resolves after onTraceReady has run on the finished trace. `await prof.step()` gives torch's ordering.
+ */
+import type { Args, TraceModel } from '../model/trace.js';
+import { Cycle } from './cycle.js';
+import { systemClock, type HostClock } from './host-clock.js';
+import { devicesFor, instrumentDeviceFor, memoryCounterName } from './instrument-device.js';
+import { keyAverages, type KeyAverages } from './key-averages.js';
+import { activeRecorder, setActiveRecorder, type Recorder, type SpanToken } from './recorder.js';
+import { alwaysRecord, ProfilerAction, type ScheduleFn } from './schedule.js';
+import { percentile } from './stats.js';
+import { warn } from './warn.js';
+
+export type ProfilerActivity = 'cpu' | 'gpu';
+export const ProfilerActivity = { CPU: 'cpu', GPU: 'gpu' } as const;
+
+export type TraceReadyHandler = (prof: Profiler) => void | Promise<void>;
+
+export interface ProfileOptions {
+  activities?: ProfilerActivity[];
+  /** Without one every step records and no ProfilerStep spans are made (torch's default). */
+  schedule?: ScheduleFn;
+  onTraceReady?: TraceReadyHandler;
+  /** Counter track of live GPUBuffer bytes on instrumented devices. */
+  profileMemory?: boolean;
+  /** Adds the JS stack (args.stack) to recordFunction and tracer spans. */
+  withStack?: boolean;
+  /** Accepted for torch compatibility; WebGPU passes have no tensor shapes (workgroup counts are always recorded). */
+  recordShapes?: boolean;
+  /** Wait for the GPU queue at the start of every step (the seed's qd.sync()); await step() for it to serialise. */
+  syncEachStep?: boolean;
+  /** A device to instrument for this profiler (same as instrumentDevice(device, prof)). */
+  device?: GPUDevice;
+  /** While started, Ctrl-C stops the profiler, hands over what was recorded, then exits with code 130. */
+  handleSigint?: boolean;
+  traceName?: string;
+  /** Host clock; tests pass a fake one. */
+  clock?: HostClock;
+}
+
+/** The structural tracer sim-core's SimTracer seam takes. */
+export interface StructuralTracer {
+  begin(name: string, category: string, args?: Args): void;
+  end(): void;
+}
+
+class OpenSpan implements SpanToken {
+  closed = false;
+  constructor(
+    private readonly prof: Profiler,
+    readonly cycle: Cycle,
+    readonly slice: ReturnType<Cycle['openSlice']>,
+  ) {}
+  end(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.prof.openSpans.delete(this);
+    if (this.cycle.recording) this.cycle.closeSlice(this.slice, this.prof.clock.nowNs());
+  }
+}
+
+export class Profiler implements Recorder, AsyncDisposable {
+  readonly clock: HostClock;
+  readonly cpuActivity: boolean;
+  readonly gpuActivity: boolean;
+  readonly profileMemory: boolean;
+  readonly withStack: boolean;
+  readonly syncEachStep: boolean;
+  stepNumber = 0;
+  currentAction: ProfilerAction = ProfilerAction.NONE;
+  /** The cycle being prepared (warmup) or recorded. */
+  cycle: Cycle | null = null;
+  runInfo: Args = {};
+  /** Files written by the handlers for the last trace handed over (a CLI prints them). */
+  lastTracePaths: string[] = [];
+  /** Every file the handlers wrote since this profiler was made. */
+  readonly tracePaths: string[] = [];
+  readonly openSpans = new Set<OpenSpan>();
+  readonly tracer: StructuralTracer;
+
+  private readonly scheduleFn: ScheduleFn;
+  private readonly recordSteps: boolean;
+  private readonly options: ProfileOptions;
+  private started = false;
+  private stepSpan: SpanToken | null = null;
+  private lastStepHostNs = 0;
+  private stepsTimed = 0;
+  private stepsTimeNs = 0;
+  private lastTrace: TraceModel | null = null;
+  private delivering: TraceModel | null = null;
+  private delivery: Promise<void> = Promise.resolve();
+  private readonly tracerStack: (SpanToken | null)[] = [];
+  private timerLabels: string[] | undefined;
+  private sigintHandler: (() => void) | null = null;
+
+  constructor(options: ProfileOptions = {}) {
+    this.options = options;
+    const activities = options.activities ?? ['cpu', 'gpu'];
+    for (const a of activities) if (a !== 'cpu' && a !== 'gpu') throw new Error(`profile: unknown activity '${String(a)}' (use 'cpu' and/or 'gpu')`);
+    this.cpuActivity = activities.includes('cpu');
+    this.gpuActivity = activities.includes('gpu');
+    this.profileMemory = !!options.profileMemory;
+    this.withStack = !!options.withStack;
+    this.syncEachStep = !!options.syncEachStep;
+    this.clock = options.clock ?? systemClock;
+    this.scheduleFn = options.schedule ?? alwaysRecord;
+    this.recordSteps = options.schedule !== undefined;
+    this.currentAction = this.scheduleFn(this.stepNumber);
+    if (options.device) instrumentDeviceFor(options.device, this);
+    const stack = this.tracerStack;
+    this.tracer = {
+      begin: (name, category, args) => { stack.push(this.cycle?.recording ? this.beginSpan(name, category, args) : null); },
+      end: () => { stack.pop()?.end(); },
+    };
+  }
+
+  /** The trace being handed to onTraceReady; else the one recording; else the last one recorded. */
+  get trace(): TraceModel {
+    const t = this.delivering ?? (this.cycle?.recording ? this.cycle.trace : this.lastTrace);
+    if (!t) throw new Error('profiler: no trace yet (nothing has been recorded)');
+    return t;
+  }
+
+  get isRecording(): boolean {
+    return !!this.cycle?.recording;
+  }
+
+  keyAverages(): KeyAverages {
+    return keyAverages(this.trace);
+  }
+
+  /** Facts about the run (nEnvs, backend, ...): trace metadata.run, and nEnvs on every GPU span and in FPS. */
+  setRunInfo(info: Args): void {
+    Object.assign(this.runInfo, info);
+    if (this.cycle) Object.assign(this.cycle.trace.metadata.run, info);
+  }
+
+  start(): Promise<void> {
+    if (this.started) return Promise.resolve();
+    const other = activeRecorder();
+    if (other && other !== this) throw new Error('profile: another profiler is already running; stop it first');
+    this.started = true;
+    setActiveRecorder(this);
+    if (this.options.handleSigint) this.installSigint();
+    const ready = this.transit(ProfilerAction.NONE, this.currentAction);
+    this.openStepSpan();
+    return this.afterTransition(ready);
+  }
+
+  /** Call at the end of every iteration. */
+  step(): Promise<void> {
+    if (!this.started) return Promise.resolve();
+    this.closeStepSpan();
+    const prev = this.currentAction;
+    this.stepNumber += 1;
+    this.currentAction = this.scheduleFn(this.stepNumber);
+    const ready = this.transit(prev, this.currentAction);
+    this.openStepSpan();
+    return this.afterTransition(ready);
+  }
+
+  async stop(): Promise<void> {
+    if (this.started) {
+      this.closeStepSpan();
+      const ready = this.transit(this.currentAction, null);
+      this.started = false;
+      if (activeRecorder() === this) setActiveRecorder(null);
+      this.removeSigint();
+      if (ready) await ready;
+    }
+    await this.delivery;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.stop();
+  }
+
+  /** Waits for every instrumented queue, and records the sync as instants on the CPU and GPU tracks. */
+  async sync(label = 'sync'): Promise<void> {
+    const t0 = this.clock.nowNs();
+    let drained = t0;
+    for (const d of devicesFor(this)) drained = Math.max(drained, await d.syncMarker(label, this));
+    const c = this.cycle;
+    if (c?.recording) {
+      if (this.cpuActivity) c.completeSlice('sync', 'cuda_sync', t0, drained, { label });
+      c.instant(label, 'sync', drained);
+      c.bumpRun('syncMarkers');
+    }
+  }
+
+  /** Per-env solver timers of the current step: values[slot * nEnvs + env], one slot per label. */
+  recordEnvTimers(labels: readonly string[], nEnvs: number, values: ArrayLike<number>): void {
+    if (!Number.isInteger(nEnvs) || nEnvs <= 0) throw new Error(`recordEnvTimers: nEnvs must be a positive integer, got ${nEnvs}`);
+    if (values.length !== labels.length * nEnvs) {
+      throw new Error(`recordEnvTimers: values has ${values.length} entries, expected labels.length * nEnvs = ${labels.length} * ${nEnvs}`);
+    }
+    const c = this.cycle;
+    if (!c?.recording) return;
+    const now = this.clock.nowNs();
+    c.trace.envTimers.push({ step: this.stepNumber, ts: c.ts(now), nEnvs, values: Float64Array.from(values) });
+    c.trace.metadata.timerLabels = [...labels];
+    this.timerLabels = [...labels];
+    const slot = (k: number): Float64Array | null => {
+      if (labels.length <= k) return null;
+      const xs = Float64Array.from({ length: nEnvs }, (_, e) => values[k * nEnvs + e]!).filter((x) => Number.isFinite(x));
+      return xs.length ? xs.sort() : null;
+    };
+    const solve = slot(0);
+    if (solve) {
+      c.counter('solve_ns_p50', 'ns', now, percentile(solve, 50));
+      c.counter('solve_ns_p95', 'ns', now, percentile(solve, 95));
+    }
+    const iters = slot(1);
+    if (iters) {
+      let sum = 0;
+      for (const x of iters) sum += x;
+      c.counter('solver_iterations_mean', 'count', now, sum / iters.length);
+      c.counter('solver_iterations_p95', 'count', now, percentile(iters, 95));
+    }
+  }
+
+  // ---- Recorder (used by instrumentation, recordFunction and the tracer) ----
+
+  beginSpan(name: string, category: string, args?: Args): SpanToken | null {
+    const c = this.cycle;
+    if (!c || c.mode !== 'record' || !this.cpuActivity) return null;
+    return this.openSpan(c, name, category, args);
+  }
+
+  completeSpan(name: string, category: string, startHostNs: number, endHostNs: number, args?: Args): void {
+    const c = this.cycle;
+    if (!c || c.mode !== 'record' || !this.cpuActivity) return;
+    c.completeSlice(name, category, Math.max(startHostNs, c.baseHostNs), endHostNs, args);
+  }
+
+  private openSpan(c: Cycle, name: string, category: string, args?: Args): SpanToken {
+    if (this.withStack) args = { ...args, stack: callerStack() };
+    const span = new OpenSpan(this, c, c.openSlice(name, category, this.clock.nowNs(), args));
+    this.openSpans.add(span);
+    return span;
+  }
+
+  // ---- the state machine ----
+
+  /** Runs torch's action list for prev -> next (next null: exit). Returns the hand-over promise, if any. */
+  private transit(prev: ProfilerAction, next: ProfilerAction | null): Promise<void> | null {
+    const A = ProfilerAction;
+    const recording = (a: ProfilerAction | null): boolean => a === A.RECORD || a === A.RECORD_AND_SAVE;
+    if (prev === A.NONE) {
+      if (next === A.WARMUP) this.prepareTrace();
+      else if (recording(next)) { this.prepareTrace(); this.startTrace(); }
+      return null;
+    }
+    if (prev === A.WARMUP) {
+      if (next === A.NONE) { warn('Incorrect schedule: WARMUP followed by NONE'); this.discardTrace(); }
+      else if (next === null) this.discardTrace();
+      else if (recording(next)) this.startTrace();
+      return null;
+    }
+    if (prev === A.RECORD) {
+      if (next === A.NONE || next === A.WARMUP) {
+        warn(`Incorrect schedule: RECORD followed by ${next}`);
+        this.stopTrace(false);
+        return null;
+      }
+      if (next === null) return this.stopTrace(true);
+      return null;
+    }
+    // RECORD_AND_SAVE -> anything: stop, hand over, then begin the next cycle if there is one.
+    const ready = this.stopTrace(true);
+    if (next === A.WARMUP) this.prepareTrace();
+    else if (recording(next)) { this.prepareTrace(); this.startTrace(); }
+    return ready;
+  }
+
+  private prepareTrace(): void {
+    const schedule = (this.scheduleFn as ScheduleFn & { options?: Record<string, number> }).options;
+    const run: Args = {
+      ...this.runInfo,
+      activities: [this.cpuActivity ? 'cpu' : '', this.gpuActivity ? 'gpu' : ''].filter(Boolean).join(','),
+      profileMemory: this.profileMemory,
+    };
+    if (schedule) run.schedule = Object.entries(schedule).map(([k, v]) => `${k}=${v}`).join(' ');
+    this.cycle = new Cycle({
+      clock: this.clock,
+      traceName: this.options.traceName ?? 'gsprof',
+      syncEachStep: this.syncEachStep,
+      run,
+      devices: devicesFor(this).map((d) => d.info),
+    });
+  }
+
+  private startTrace(): void {
+    if (!this.cycle) this.prepareTrace();
+    const c = this.cycle!;
+    const now = this.clock.nowNs();
+    c.start(now);
+    c.trace.metadata.run.firstStep = this.stepNumber;
+    if (this.timerLabels) c.trace.metadata.timerLabels = [...this.timerLabels];
+    this.lastStepHostNs = now;
+    this.stepsTimed = 0;
+    this.stepsTimeNs = 0;
+    if (this.profileMemory) for (const d of devicesFor(this)) d.memorySnapshot(this);
+  }
+
+  private discardTrace(): void {
+    this.cycle = null;
+    this.tracerStack.length = 0;
+  }
+
+  /** Stops the cycle; with `handOver`, onTraceReady runs once it is finalised. Returns the delivery promise. */
+  private stopTrace(handOver: boolean): Promise<void> {
+    const c = this.cycle!;
+    const now = this.clock.nowNs();
+    for (const span of [...this.openSpans]) {
+      if (span.cycle !== c) continue;
+      span.slice.args = { ...span.slice.args, unfinished: true };
+      span.end();
+    }
+    const run = c.trace.metadata.run;
+    run.recordedSteps = this.stepsTimed;
+    if (this.stepsTimed > 0) run.fps = (this.stepsTimed * nEnvsOf(this.runInfo) * 1e9) / this.stepsTimeNs;
+    if (this.profileMemory) for (const d of devicesFor(this)) c.counter(memoryCounterName(d.info.index), 'bytes', now, d.liveBufferBytes);
+    c.stop(now);
+    this.cycle = null;
+    this.lastTrace = c.trace;
+    const finalized = c.finalize();
+    const run2 = this.delivery.then(async () => {
+      const trace = await finalized;
+      if (!handOver || !this.options.onTraceReady) return;
+      this.delivering = trace;
+      this.lastTracePaths = [];
+      try {
+        await this.options.onTraceReady(this);
+      } finally {
+        this.delivering = null;
+      }
+    });
+    // A failing handler rejects the promise returned to the caller, but not the deliveries after it.
+    this.delivery = run2.catch(() => undefined);
+    return run2;
+  }
+
+  private afterTransition(ready: Promise<void> | null): Promise<void> {
+    const syncing = this.syncEachStep && this.cycle ? this.sync('step') : null;
+    if (ready && syncing) return Promise.all([ready, syncing]).then(() => undefined);
+    return ready ?? syncing ?? Promise.resolve();
+  }
+
+  private openStepSpan(): void {
+    const c = this.cycle;
+    if (!c?.recording) { this.stepSpan = null; return; }
+    this.lastStepHostNs = this.clock.nowNs();
+    if (this.recordSteps) {
+      // ProfilerStep spans are recorded whatever the activities, as torch's step record_function is.
+      this.stepSpan = this.openSpan(c, `ProfilerStep#${this.stepNumber}`, 'user_annotation');
+    }
+  }
+
+  private closeStepSpan(): void {
+    const c = this.cycle;
+    const now = this.clock.nowNs();
+    this.stepSpan?.end();
+    this.stepSpan = null;
+    if (!c?.recording) return;
+    // FPS of the step that just ended, as a counter sample at its start (env-steps/s when nEnvs is known).
+    const dur = now - this.lastStepHostNs;
+    if (dur > 0) {
+      c.counter('FPS', 'steps/s', this.lastStepHostNs, (nEnvsOf(this.runInfo) * 1e9) / dur);
+      this.stepsTimed++;
+      this.stepsTimeNs += dur;
+    }
+    this.lastStepHostNs = now;
+  }
+
+  /** Called by handlers: remembers a file written for the trace being handed over. */
+  noteTracePath(path: string): void {
+    this.lastTracePaths.push(path);
+    this.tracePaths.push(path);
+  }
+
+  private installSigint(): void {
+    let interrupted = false;
+    this.sigintHandler = () => {
+      if (interrupted) process.exit(130);
+      interrupted = true;
+      this.stop().then(
+        () => process.exit(130),
+        (err: unknown) => {
+          process.stderr.write(`gsprof: writing the trace after Ctrl-C failed: ${(err as Error)?.message ?? String(err)}\n`);
+          process.exit(130);
+        },
+      );
+    };
+    process.on('SIGINT', this.sigintHandler);
+  }
+
+  private removeSigint(): void {
+    if (this.sigintHandler) process.off('SIGINT', this.sigintHandler);
+    this.sigintHandler = null;
+  }
+}
+
+function nEnvsOf(run: Args): number {
+  const n = run.nEnvs;
+  return typeof n === 'number' && n > 0 ? n : 1;
+}
+
+function callerStack(): string {
+  const lines = (new Error().stack ?? '').split('\n').slice(1);
+  // Drop the profiler's own frames.
+  return lines.filter((l) => !l.includes('/record/profiler.') && !l.includes('/record/record-function.')).map((l) => l.trim()).slice(0, 16).join('\n');
+}
+
+export function profile(options: ProfileOptions = {}): Profiler {
+  return new Profiler(options);
+}
