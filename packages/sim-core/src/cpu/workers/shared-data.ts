@@ -38,8 +38,13 @@ function isTypedArray(v: unknown): v is TypedArray {
   return ArrayBuffer.isView(v) && !(v instanceof DataView);
 }
 
-/** Copies every array of `d` into one SharedArrayBuffer and returns the new Data and its layout. */
+/**
+ * The layout of `d` for workers. makeData already places every array on one SharedArrayBuffer; then nothing
+ * is copied. Otherwise every array is copied into a new shared buffer and the returned Data must be used.
+ */
 export function shareData(d: Data): { data: Data; layout: SharedDataLayout } {
+  const inPlace = describeInPlace(d);
+  if (inPlace) return { data: d, layout: inPlace };
   const entries = Object.entries(d as unknown as Record<string, unknown>);
   let bytes = 0;
   const placed: { key: string; src: TypedArray; offset: number }[] = [];
@@ -65,6 +70,20 @@ export function shareData(d: Data): { data: Data; layout: SharedDataLayout } {
     arrays.push({ key, type, byteOffset: offset, length: src.length });
   }
   return { data: out as unknown as Data, layout: { buffer, arrays, plain } };
+}
+
+function describeInPlace(d: Data): SharedDataLayout | null {
+  let buffer: SharedArrayBuffer | null = null;
+  const arrays: SharedFieldLayout[] = [];
+  const plain: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(d as unknown as Record<string, unknown>)) {
+    if (!isTypedArray(v)) { plain[key] = v; continue; }
+    if (!(v.buffer instanceof SharedArrayBuffer)) return null;
+    if (buffer && v.buffer !== buffer) return null;
+    buffer = v.buffer;
+    arrays.push({ key, type: v.constructor.name as CtorName, byteOffset: v.byteOffset, length: v.length });
+  }
+  return buffer ? { buffer, arrays, plain } : null;
 }
 
 /** Rebuilds the Data in a worker from a layout received by postMessage. */

@@ -1,0 +1,326 @@
+/**
+ * Entity: one robot (or the plane) in a scene, with Genesis' per-dof control and state API.
+ * Indices are entity-local (`dofsIdx` 0..nDofs-1, `qsIdx` 0..nQs-1); envsIdx follows indices.ts.
+ *
+ * Dof positions: a hinge or slide dof's position is its qpos; a free joint's first three dofs are its
+ * position. The rotational dofs of a ball or free joint have no coordinate of their own: their "position"
+ * is the rotation vector (axis * angle) of the joint's quaternion, and they can only be set all three at once.
+ */
+import type { SimInstance, ValueBlock } from '../backend/backend.js';
+import { DofCtrlMode } from '../data/data.js';
+import { JointType, type Model } from '../model/model.js';
+import {
+  parseEnvsIdx, parseIndex, readShape, shapeValues, type IndexInput, type Selection, type ValueInput,
+} from './indices.js';
+import type { Morph } from './morphs.js';
+import { Tensor } from './tensor.js';
+
+/** Where an entity's elements sit in the scene's merged model. */
+export interface EntityLayout {
+  readonly bodyAdr: number; readonly nBody: number;
+  readonly jntAdr: number; readonly nJnt: number;
+  readonly dofAdr: number; readonly nDof: number;
+  readonly qAdr: number; readonly nQ: number;
+  readonly uAdr: number; readonly nU: number;
+}
+
+export type JointKind = 'free' | 'ball' | 'slide' | 'hinge';
+const KIND: Record<number, JointKind> = {
+  [JointType.Free]: 'free', [JointType.Ball]: 'ball', [JointType.Slide]: 'slide', [JointType.Hinge]: 'hinge',
+};
+
+export class Joint {
+  constructor(
+    readonly name: string,
+    readonly type: JointKind,
+    /** Index of the joint in the scene's model. */
+    readonly idx: number,
+    /** Dofs of this joint, entity-local (what the control, set and get methods take as dofsIdx). */
+    readonly dofsIdxLocal: readonly number[],
+    /** Dofs of this joint in the scene's model. */
+    readonly dofsIdx: readonly number[],
+    readonly qsIdxLocal: readonly number[],
+    readonly qsIdx: readonly number[],
+  ) {}
+
+  /** Genesis' single-dof shorthand; -1 for a multi-dof joint. */
+  get dofIdxLocal(): number {
+    return this.dofsIdxLocal.length === 1 ? this.dofsIdxLocal[0]! : -1;
+  }
+}
+
+export interface DofsArgs {
+  dofsIdx?: IndexInput;
+  envsIdx?: IndexInput;
+}
+
+export interface QsArgs {
+  qsIdx?: IndexInput;
+  envsIdx?: IndexInput;
+}
+
+/** How an Entity reaches its scene; Scene implements it. */
+export interface EntityHost {
+  readonly nEnvs: number;
+  readonly isBuilt: boolean;
+  requireSim(): SimInstance;
+}
+
+/** How one dof's position maps to qpos. */
+interface DofPos {
+  /** qpos address for a scalar dof, else -1. */
+  q: number;
+  /** For a rotational dof: qpos address of the joint's quaternion, and which rotation-vector component. */
+  quat: number;
+  axis: number;
+  joint: number;
+}
+
+export class Entity {
+  private layout: EntityLayout | null = null;
+  private model: Model | null = null;
+  private jointList: Joint[] = [];
+  private dofPos: DofPos[] = [];
+
+  constructor(
+    private readonly host: EntityHost,
+    /** Position of the entity in scene.entities. */
+    readonly idx: number,
+    readonly morph: Morph,
+    /** Default PD gains this entity's dofs get at build (Genesis' URDF defaults), or null. */
+    readonly defaultGains: { kp: number; kv: number } | null,
+  ) {}
+
+  /** Called by the scene once the entity's model is known (at addEntity, in the scene's numbering). */
+  attach(model: Model, layout: EntityLayout): void {
+    this.model = model;
+    this.layout = layout;
+    const joints: Joint[] = [];
+    const dofPos: DofPos[] = [];
+    for (let j = layout.jntAdr; j < layout.jntAdr + layout.nJnt; j++) {
+      const type = model.jntType[j]!;
+      const d0 = model.jntDofadr[j]!;
+      const q0 = model.jntQposadr[j]!;
+      const nd = type === JointType.Free ? 6 : type === JointType.Ball ? 3 : 1;
+      const nq = type === JointType.Free ? 7 : type === JointType.Ball ? 4 : 1;
+      const range = (start: number, n: number): number[] => Array.from({ length: n }, (_, i) => start + i);
+      joints.push(new Joint(
+        model.jntName[j] ?? '', KIND[type] ?? 'hinge', j,
+        range(d0 - layout.dofAdr, nd), range(d0, nd), range(q0 - layout.qAdr, nq), range(q0, nq),
+      ));
+      for (let k = 0; k < nd; k++) {
+        if (type === JointType.Free && k < 3) dofPos.push({ q: q0 + k, quat: -1, axis: -1, joint: j });
+        else if (type === JointType.Free) dofPos.push({ q: -1, quat: q0 + 3, axis: k - 3, joint: j });
+        else if (type === JointType.Ball) dofPos.push({ q: -1, quat: q0, axis: k, joint: j });
+        else dofPos.push({ q: q0, quat: -1, axis: -1, joint: j });
+      }
+    }
+    this.jointList = joints;
+    this.dofPos = dofPos;
+  }
+
+  private requireLayout(): EntityLayout {
+    if (!this.layout) throw new Error('This entity has no model yet.');
+    return this.layout;
+  }
+
+  get nDofs(): number { return this.requireLayout().nDof; }
+  get nQs(): number { return this.requireLayout().nQ; }
+  get nLinks(): number { return this.requireLayout().nBody; }
+  /** First dof / qpos of this entity in the scene's model. */
+  get dofStart(): number { return this.requireLayout().dofAdr; }
+  get qStart(): number { return this.requireLayout().qAdr; }
+  get joints(): readonly Joint[] { return this.jointList; }
+
+  getJoint(name: string): Joint {
+    const j = this.jointList.find((x) => x.name === name);
+    if (!j) {
+      const names = this.jointList.map((x) => x.name).filter((n) => n).join(', ');
+      throw new Error(`Joint '${name}' not found in entity ${this.idx} (joints: ${names || 'none'}).`);
+    }
+    return j;
+  }
+
+  // ---- selection helpers
+
+  private selectDofs(args: DofsArgs): { envs: Selection; dofs: Selection; global: Int32Array } {
+    this.host.requireSim();
+    const l = this.requireLayout();
+    const envs = parseEnvsIdx(args.envsIdx, this.host.nEnvs);
+    const dofs = parseIndex(args.dofsIdx, l.nDof, 'dofs_idx', 'n_dofs');
+    return { envs, dofs, global: dofs.idx.map((i) => i + l.dofAdr) };
+  }
+
+  private selectQs(args: QsArgs): { envs: Selection; qs: Selection; global: Int32Array } {
+    this.host.requireSim();
+    const l = this.requireLayout();
+    const envs = parseEnvsIdx(args.envsIdx, this.host.nEnvs);
+    const qs = parseIndex(args.qsIdx, l.nQ, 'qs_idx', 'n_qs');
+    return { envs, qs, global: qs.idx.map((i) => i + l.qAdr) };
+  }
+
+  private control(field: 'dofCtrlPos' | 'dofCtrlVel' | 'dofCtrlForce', mode: DofCtrlMode, values: ValueInput, args: DofsArgs): void {
+    const { envs, dofs, global } = this.selectDofs(args);
+    const block = shapeValues(values, envs, dofs, 'dofs_idx');
+    const sim = this.host.requireSim();
+    sim.writeDofs(field, global, envs.idx, block);
+    if (mode === DofCtrlMode.Position) sim.writeDofs('dofCtrlVel', global, envs.idx, zeros(global.length));
+    sim.writeDofCtrlMode(global, envs.idx, mode);
+  }
+
+  private async readDofs(field: 'qvel' | 'dofKp' | 'dofKv', args: DofsArgs): Promise<Tensor> {
+    const { envs, dofs, global } = this.selectDofs(args);
+    const data = await this.host.requireSim().readDofs(field, global, envs.idx);
+    return new Tensor(data, readShape(envs, dofs));
+  }
+
+  // ---- control (persistent mode per dof and env)
+
+  /** PD control to target positions: kp*(target - q) - kv*qdot, clamped to the dof's force range. */
+  controlDofsPosition(position: ValueInput, args: DofsArgs = {}): void {
+    this.control('dofCtrlPos', DofCtrlMode.Position, position, args);
+  }
+
+  /** Velocity control: kv*(target - qdot), clamped to the dof's force range. */
+  controlDofsVelocity(velocity: ValueInput, args: DofsArgs = {}): void {
+    this.control('dofCtrlVel', DofCtrlMode.Velocity, velocity, args);
+  }
+
+  /** Direct force (torque for a hinge), clamped to the dof's force range. */
+  controlDofsForce(force: ValueInput, args: DofsArgs = {}): void {
+    this.control('dofCtrlForce', DofCtrlMode.Force, force, args);
+  }
+
+  setDofsKp(kp: ValueInput, args: DofsArgs = {}): void {
+    const { envs, dofs, global } = this.selectDofs(args);
+    this.host.requireSim().writeDofs('dofKp', global, envs.idx, shapeValues(kp, envs, dofs, 'dofs_idx'));
+  }
+
+  setDofsKv(kv: ValueInput, args: DofsArgs = {}): void {
+    const { envs, dofs, global } = this.selectDofs(args);
+    this.host.requireSim().writeDofs('dofKv', global, envs.idx, shapeValues(kv, envs, dofs, 'dofs_idx'));
+  }
+
+  setDofsForceRange(lower: ValueInput, upper: ValueInput, args: DofsArgs = {}): void {
+    const { envs, dofs, global } = this.selectDofs(args);
+    const lo = shapeValues(lower, envs, dofs, 'dofs_idx');
+    const hi = shapeValues(upper, envs, dofs, 'dofs_idx');
+    this.host.requireSim().writeDofForceRange(global, envs.idx, lo, hi);
+  }
+
+  getDofsKp(args: DofsArgs = {}): Promise<Tensor> { return this.readDofs('dofKp', args); }
+  getDofsKv(args: DofsArgs = {}): Promise<Tensor> { return this.readDofs('dofKv', args); }
+
+  // ---- state
+
+  /** Sets dof positions (zeroing those dofs' velocities unless zeroVelocity is false). */
+  setDofsPosition(position: ValueInput, args: DofsArgs & { zeroVelocity?: boolean } = {}): void {
+    const { envs, dofs, global } = this.selectDofs(args);
+    const block = shapeValues(position, envs, dofs, 'dofs_idx');
+    const sim = this.host.requireSim();
+    const w = global.length;
+    const scalarCols: number[] = [];
+    const quatJoints = new Map<number, { quat: number; cols: number[] }>();
+    for (let c = 0; c < w; c++) {
+      const p = this.dofPos[dofs.idx[c]!]!;
+      if (p.q >= 0) { scalarCols.push(c); continue; }
+      const g = quatJoints.get(p.joint) ?? { quat: p.quat, cols: [-1, -1, -1] };
+      g.cols[p.axis] = c;
+      quatJoints.set(p.joint, g);
+    }
+    if (scalarCols.length > 0) {
+      const qs = Int32Array.from(scalarCols, (c) => this.dofPos[dofs.idx[c]!]!.q);
+      sim.writeQpos(qs, envs.idx, pickColumns(block, w, scalarCols));
+    }
+    for (const [joint, g] of quatJoints) {
+      if (g.cols.some((c) => c < 0)) {
+        throw new Error(`setDofsPosition: the rotational dofs of joint '${this.model!.jntName[joint]}' must be set all three at once (or use setQpos).`);
+      }
+      const rows = block.rows;
+      const quat = new Float64Array(rows * 4);
+      for (let r = 0; r < rows; r++) {
+        const v = [0, 1, 2].map((a) => block.data[r * w + g.cols[a]!]!);
+        quat.set(quatFromRotvec(v[0]!, v[1]!, v[2]!), r * 4);
+      }
+      const qs = Int32Array.of(g.quat, g.quat + 1, g.quat + 2, g.quat + 3);
+      sim.writeQpos(qs, envs.idx, { data: quat, rows });
+    }
+    if (args.zeroVelocity ?? true) sim.writeDofs('qvel', global, envs.idx, zeros(w));
+  }
+
+  setDofsVelocity(velocity: ValueInput, args: DofsArgs = {}): void {
+    const { envs, dofs, global } = this.selectDofs(args);
+    this.host.requireSim().writeDofs('qvel', global, envs.idx, shapeValues(velocity, envs, dofs, 'dofs_idx'));
+  }
+
+  /** Sets generalized coordinates; by default also zeroes every dof velocity of this entity in those envs. */
+  setQpos(qpos: ValueInput, args: QsArgs & { zeroVelocity?: boolean } = {}): void {
+    const { envs, qs, global } = this.selectQs(args);
+    const sim = this.host.requireSim();
+    sim.writeQpos(global, envs.idx, shapeValues(qpos, envs, qs, 'qs_idx'));
+    if (args.zeroVelocity ?? true) {
+      const l = this.requireLayout();
+      const all = Int32Array.from({ length: l.nDof }, (_, i) => l.dofAdr + i);
+      sim.writeDofs('qvel', all, envs.idx, zeros(l.nDof));
+    }
+  }
+
+  async getDofsPosition(args: DofsArgs = {}): Promise<Tensor> {
+    const { envs, dofs } = this.selectDofs(args);
+    const sim = this.host.requireSim();
+    const w = dofs.idx.length;
+    const nE = envs.idx.length;
+    const out = sim.precision === '32' ? new Float32Array(nE * w) : new Float64Array(nE * w);
+    const scalarCols: number[] = [];
+    const rotCols: number[] = [];
+    for (let c = 0; c < w; c++) (this.dofPos[dofs.idx[c]!]!.q >= 0 ? scalarCols : rotCols).push(c);
+    if (scalarCols.length > 0) {
+      const qs = Int32Array.from(scalarCols, (c) => this.dofPos[dofs.idx[c]!]!.q);
+      const got = await sim.readQpos(qs, envs.idx);
+      for (let t = 0; t < nE; t++) scalarCols.forEach((c, k) => { out[t * w + c] = got[t * qs.length + k]!; });
+    }
+    for (const c of rotCols) {
+      const p = this.dofPos[dofs.idx[c]!]!;
+      const got = await sim.readQpos(Int32Array.of(p.quat, p.quat + 1, p.quat + 2, p.quat + 3), envs.idx);
+      for (let t = 0; t < nE; t++) {
+        out[t * w + c] = rotvecFromQuat(got[t * 4]!, got[t * 4 + 1]!, got[t * 4 + 2]!, got[t * 4 + 3]!)[p.axis]!;
+      }
+    }
+    return new Tensor(out, readShape(envs, dofs));
+  }
+
+  getDofsVelocity(args: DofsArgs = {}): Promise<Tensor> {
+    return this.readDofs('qvel', args);
+  }
+
+  async getQpos(args: QsArgs = {}): Promise<Tensor> {
+    const { envs, qs, global } = this.selectQs(args);
+    const data = await this.host.requireSim().readQpos(global, envs.idx);
+    return new Tensor(data, readShape(envs, qs));
+  }
+}
+
+function zeros(n: number): ValueBlock {
+  return { data: new Float64Array(n), rows: 1 };
+}
+
+function pickColumns(block: ValueBlock, w: number, cols: number[]): ValueBlock {
+  const out = new Float64Array(block.rows * cols.length);
+  for (let r = 0; r < block.rows; r++) cols.forEach((c, k) => { out[r * cols.length + k] = block.data[r * w + c]!; });
+  return { data: out, rows: block.rows };
+}
+
+function quatFromRotvec(x: number, y: number, z: number): [number, number, number, number] {
+  const angle = Math.hypot(x, y, z);
+  if (angle < 1e-15) return [1, 0, 0, 0];
+  const s = Math.sin(angle / 2) / angle;
+  return [Math.cos(angle / 2), x * s, y * s, z * s];
+}
+
+function rotvecFromQuat(w: number, x: number, y: number, z: number): [number, number, number] {
+  if (w < 0) { w = -w; x = -x; y = -y; z = -z; }
+  const sinHalf = Math.hypot(x, y, z);
+  if (sinHalf < 1e-15) return [0, 0, 0];
+  const angle = 2 * Math.atan2(sinHalf, w);
+  return [x / sinHalf * angle, y / sinHalf * angle, z / sinHalf * angle];
+}

@@ -1,0 +1,248 @@
+/**
+ * The CPU backend: the stages as TypeScript over one batched Data in a SharedArrayBuffer. With more than
+ * one thread, the envs are split into contiguous ranges: the main thread steps the first, env workers the
+ * others (src/cpu/workers), all in the same Data. Per-kernel spans come from the main thread's range.
+ */
+import { availableParallelism, cpus } from 'node:os';
+import { stepCpu } from '../cpu/step.js';
+import { EnvWorkerPool } from '../cpu/workers/pool.js';
+import { shareData } from '../cpu/workers/shared-data.js';
+import type { DofCtrlMode, Data, Precision, Real } from '../data/data.js';
+import { bytesPerEnv, makeData, resetData } from '../data/make-data.js';
+import type { Model } from '../model/model.js';
+import {
+  ERR_BLOWUP, ERR_NAN,
+  type Backend, type BackendBuildOptions, type BackendInitOptions, type DeviceDescription, type DofField,
+  type EnvErrors, type SimInstance, type ValueBlock,
+} from './backend.js';
+
+/** Below this many envs one thread is faster than handing out work (measured in bench/sim.ts). */
+export const AUTO_THREADS_MIN_ENVS = 64;
+/** Env ranges start on multiples of this, so two threads never write one cache line of an f64 field. */
+const RANGE_ALIGN = 8;
+
+/** How many threads a scene of nEnvs uses under `cpuThreads`. */
+export function threadsFor(nEnvs: number, cpuThreads: number | 'auto', cores = availableParallelism()): number {
+  const wanted = cpuThreads === 'auto' ? (nEnvs >= AUTO_THREADS_MIN_ENVS ? cores : 1) : cpuThreads;
+  return Math.max(1, Math.min(wanted, Math.ceil(nEnvs / RANGE_ALIGN)));
+}
+
+/** Contiguous env ranges, one per thread, aligned to RANGE_ALIGN. */
+export function splitEnvs(nEnvs: number, threads: number): [number, number][] {
+  const ranges: [number, number][] = [];
+  let e0 = 0;
+  for (let t = 0; t < threads; t++) {
+    const left = threads - t;
+    let size = Math.ceil((nEnvs - e0) / left / RANGE_ALIGN) * RANGE_ALIGN;
+    if (t === threads - 1) size = nEnvs - e0;
+    const e1 = Math.min(nEnvs, e0 + size);
+    if (e1 > e0) ranges.push([e0, e1]);
+    e0 = e1;
+  }
+  return ranges;
+}
+
+export class CpuBackend implements Backend {
+  readonly kind = 'cpu' as const;
+  readonly device: DeviceDescription;
+
+  constructor(private readonly init: BackendInitOptions) {
+    const threads = init.cpuThreads === 'auto' ? availableParallelism() : init.cpuThreads;
+    this.device = Object.freeze({ type: 'cpu', name: cpus()[0]?.model.trim() ?? 'cpu', threads });
+  }
+
+  async build(model: Model, nEnvs: number, precision: Precision, options: BackendBuildOptions): Promise<SimInstance> {
+    const data = makeData(model, nEnvs, precision);
+    const threads = threadsFor(data.nEnvs, this.init.cpuThreads);
+    const sim = new CpuSim(model, data, nEnvs > 0, options, threads);
+    await sim.start();
+    return sim;
+  }
+
+  async destroy(): Promise<void> {}
+}
+
+type Arr = Real | Uint8Array;
+
+class CpuSim implements SimInstance {
+  readonly nEnvs: number;
+  readonly precision: Precision;
+  readonly bytesPerEnv: number;
+  private data: Data;
+  private pool: EnvWorkerPool | null = null;
+  private mainRange: [number, number];
+  private destroyed = false;
+
+  constructor(
+    readonly model: Model,
+    data: Data,
+    readonly batched: boolean,
+    private readonly options: BackendBuildOptions,
+    private readonly threads: number,
+  ) {
+    this.data = data;
+    this.nEnvs = data.nEnvs;
+    this.precision = data.precision;
+    this.bytesPerEnv = bytesPerEnv(data);
+    this.mainRange = [0, this.nEnvs];
+  }
+
+  get description(): string {
+    return `cpu, ${this.pool ? this.pool.size + 1 : 1} thread${this.pool ? 's' : ''}`;
+  }
+
+  get hostData(): Data {
+    return this.data;
+  }
+
+  async start(): Promise<void> {
+    if (this.threads <= 1) return;
+    const { data, layout } = shareData(this.data);
+    this.data = data;
+    const ranges = splitEnvs(this.nEnvs, this.threads);
+    this.mainRange = ranges[0]!;
+    this.pool = await EnvWorkerPool.start({ model: this.model, data: layout, ranges: ranges.slice(1) });
+  }
+
+  private live(): Data {
+    if (this.destroyed) throw new Error('This scene was destroyed.');
+    return this.data;
+  }
+
+  /** One scene step: opt.substeps timesteps (stepCpu is one mj_step) of every env. */
+  step(): void {
+    const d = this.live();
+    const m = this.model;
+    const substeps = m.opt.substeps;
+    const tracer = this.options.tracer();
+    const [e0, e1] = this.mainRange;
+    const pool = this.pool;
+    if (!pool) {
+      for (let s = 0; s < substeps; s++) stepCpu(m, d, e0, e1, tracer);
+      return;
+    }
+    pool.run(substeps);
+    try {
+      for (let s = 0; s < substeps; s++) stepCpu(m, d, e0, e1, tracer);
+    } finally {
+      pool.wait();
+    }
+  }
+
+  async sync(): Promise<void> {
+    this.live();
+  }
+
+  reset(envs: Int32Array): void {
+    resetData(this.model, this.live(), envs);
+  }
+
+  private field(name: DofField | 'qpos' | 'ctrl'): Real {
+    return this.live()[name];
+  }
+
+  private write(a: Arr, idx: Int32Array, envs: Int32Array, values: ValueBlock): void {
+    const n = this.nEnvs;
+    const w = idx.length;
+    const src = values.data;
+    const perEnv = values.rows === 1 ? 0 : w;
+    for (let t = 0; t < envs.length; t++) {
+      const e = envs[t]!;
+      const row = t * perEnv;
+      for (let j = 0; j < w; j++) a[idx[j]! * n + e] = src[row + j]!;
+    }
+  }
+
+  private read(a: Real, idx: Int32Array, envs: Int32Array): Float32Array | Float64Array {
+    const n = this.nEnvs;
+    const w = idx.length;
+    const out = this.precision === '32' ? new Float32Array(envs.length * w) : new Float64Array(envs.length * w);
+    for (let t = 0; t < envs.length; t++) {
+      const e = envs[t]!;
+      for (let j = 0; j < w; j++) out[t * w + j] = a[idx[j]! * n + e]!;
+    }
+    return out;
+  }
+
+  writeDofs(field: DofField, dofs: Int32Array, envs: Int32Array, values: ValueBlock): void {
+    this.write(this.field(field), dofs, envs, values);
+  }
+
+  async readDofs(field: DofField, dofs: Int32Array, envs: Int32Array): Promise<Float32Array | Float64Array> {
+    return this.read(this.field(field), dofs, envs);
+  }
+
+  writeDofCtrlMode(dofs: Int32Array, envs: Int32Array, mode: DofCtrlMode): void {
+    const a = this.live().dofCtrlMode;
+    const n = this.nEnvs;
+    for (let j = 0; j < dofs.length; j++) for (let t = 0; t < envs.length; t++) a[dofs[j]! * n + envs[t]!] = mode;
+  }
+
+  writeDofForceRange(dofs: Int32Array, envs: Int32Array, lower: ValueBlock, upper: ValueBlock): void {
+    const range = this.live().dofForceRange;
+    // dofForceRange holds lower at slot 2*i and upper at 2*i+1, each nEnvs long.
+    const lo = Int32Array.from(dofs, (i) => 2 * i);
+    const hi = Int32Array.from(dofs, (i) => 2 * i + 1);
+    this.write(range, lo, envs, lower);
+    this.write(range, hi, envs, upper);
+  }
+
+  writeQpos(qs: Int32Array, envs: Int32Array, values: ValueBlock): void {
+    this.write(this.field('qpos'), qs, envs, values);
+  }
+
+  async readQpos(qs: Int32Array, envs: Int32Array): Promise<Float32Array | Float64Array> {
+    return this.read(this.field('qpos'), qs, envs);
+  }
+
+  writeCtrl(actuators: Int32Array, envs: Int32Array, values: ValueBlock): void {
+    this.write(this.field('ctrl'), actuators, envs, values);
+  }
+
+  async readCtrl(actuators: Int32Array, envs: Int32Array): Promise<Float32Array | Float64Array> {
+    return this.read(this.field('ctrl'), actuators, envs);
+  }
+
+  timers(): Float64Array {
+    return this.live().timers.slice();
+  }
+
+  pollErrors(): EnvErrors {
+    const d = this.live();
+    const n = this.nEnvs;
+    const flags = Uint32Array.from(d.errFlags);
+    const limit = this.options.blowUpThreshold;
+    const scan = (a: Real, size: number): void => {
+      for (let k = 0; k < size; k++) {
+        const base = k * n;
+        for (let e = 0; e < n; e++) {
+          const v = a[base + e]!;
+          if (v - v !== 0) flags[e]! |= ERR_NAN;
+          else if (v > limit || v < -limit) flags[e]! |= ERR_BLOWUP;
+        }
+      }
+    };
+    scan(d.qpos, this.model.nq);
+    scan(d.qvel, this.model.nv);
+    let count = 0;
+    for (let e = 0; e < n; e++) if (flags[e] !== 0) count++;
+    const envs = new Int32Array(count);
+    const out = new Uint32Array(count);
+    for (let e = 0, i = 0; e < n; e++) {
+      if (flags[e] !== 0) { envs[i] = e; out[i] = flags[e]!; i++; }
+    }
+    return { envs, flags: out };
+  }
+
+  clearErrors(envs: Int32Array): void {
+    const f = this.live().errFlags;
+    for (const e of envs) f[e] = 0;
+  }
+
+  async destroy(): Promise<void> {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    await this.pool?.close();
+    this.pool = null;
+  }
+}
