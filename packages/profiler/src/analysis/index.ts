@@ -1,1 +1,7 @@
-export {};
+export * from './kernelSummary.js';
+export * from './gaps.js';
+export * from './timers.js';
+export * from './diff.js';
+export * from './compare.js';
+export * from './baseline.js';
+export * as traceStats from './stats.js';

@@ -1,1 +1,3 @@
-export {};
+export { TraceFormatError } from './errors.js';
+export { importTraceInto, type ImportOptions } from './importTrace.js';
+export type { TraceFormat } from './source.js';

@@ -1,0 +1,213 @@
+/**
+ * GPU idle-time analysis (HTA's idle time breakdown and launch delay, over Perfetto-named tables).
+ * Busy time per queue/stream is the union of its GPU op intervals; each gap between busy islands is
+ *   host wait   when the launch of the op after the gap began after the gap began (the CPU was late),
+ *   kernel wait when shorter than 30 µs (launch overhead between back-to-back ops),
+ *   other       otherwise.
+ * Launch delay = GPU start - end of the CPU launch call, clipped at 0.
+ */
+import type { TraceDb } from '../sql/traceDb.js';
+import { GPU_OP_CATEGORY_SQL, GPU_TRACKS_SQL, TRACK_NAME_SQL, num } from './common.js';
+
+export interface GapsOptions {
+  /** Gaps shorter than this (ns) with no host wait are kernel wait. Default 30 µs. */
+  kernelWaitNs?: number;
+  /** How many of the longest idle intervals to list. Default 10. */
+  topIntervals?: number;
+  /** CPU slices listed per idle interval. Default 5. */
+  cpuPerInterval?: number;
+  /** Below this idle fraction the run is GPU-bound. Default 0.2. */
+  gpuBoundIdleFraction?: number;
+  /** At or above this share of idle time being host wait the run is CPU-bound. Default 0.5. */
+  cpuBoundHostWaitShare?: number;
+}
+
+export interface QueueIdle {
+  trackId: number;
+  trackName: string;
+  ops: number;
+  spanNs: number;
+  busyNs: number;
+  idleNs: number;
+  idleFraction: number;
+  gaps: number;
+  hostWaitNs: number;
+  kernelWaitNs: number;
+  otherNs: number;
+}
+
+export interface LaunchDelayStats {
+  trackId: number;
+  trackName: string;
+  launches: number;
+  meanNs: number;
+  p50Ns: number;
+  p95Ns: number;
+  maxNs: number;
+  /** Delay > 100 µs. */
+  outliers: number;
+  /** Launch calls longer than 50 µs. */
+  longLaunchCalls: number;
+}
+
+export interface CpuOverlap { name: string; category: string | null; trackName: string; overlapNs: number; depth: number }
+
+export interface IdleInterval {
+  trackId: number;
+  trackName: string;
+  /** ns since the start of the trace. */
+  startNs: number;
+  endNs: number;
+  durNs: number;
+  kind: 'host wait' | 'kernel wait' | 'other';
+  nextOp: string | null;
+  cpu: CpuOverlap[];
+}
+
+export type GapVerdict = 'GPU-bound' | 'CPU-bound' | 'mixed' | 'no GPU work';
+
+export interface GapsResult {
+  queues: QueueIdle[];
+  launchDelay: LaunchDelayStats[];
+  topIdle: IdleInterval[];
+  overall: {
+    /** Union of all GPU ops across queues, and the span they cover. */
+    busyNs: number;
+    spanNs: number;
+    idleNs: number;
+    idleFraction: number;
+    hostWaitNs: number;
+    kernelWaitNs: number;
+    otherNs: number;
+    /** hostWait / (hostWait + kernelWait + other) over all queues. */
+    hostWaitShare: number;
+  };
+  verdict: GapVerdict;
+  reason: string;
+}
+
+/** Islands of busy time per track, then the gaps between them with their classification. */
+function gapsSql(kernelWaitNs: number, partition: 'track' | 'all'): string {
+  const part = partition === 'track' ? 'PARTITION BY track_id' : '';
+  const trackCol = partition === 'track' ? 'track_id' : '-1 AS track_id';
+  return `
+    ops AS (SELECT id, ${trackCol}, ts, ts + dur AS e FROM slice WHERE category IN ${GPU_OP_CATEGORY_SQL} AND dur >= 0),
+    marked AS (SELECT *, max(e) OVER (${part} ORDER BY ts, id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end FROM ops),
+    isl AS (SELECT *, sum(CASE WHEN prev_end IS NULL OR ts > prev_end THEN 1 ELSE 0 END) OVER (${part} ORDER BY ts, id) AS island FROM marked),
+    busy AS (SELECT track_id, island, min(ts) AS s, max(e) AS e, arg_min(id, ts) AS first_id, count(*) AS n FROM isl GROUP BY track_id, island),
+    gap AS (
+      SELECT track_id, e AS gap_start, lead(s) OVER w AS gap_end, lead(first_id) OVER w AS next_id
+      FROM busy WINDOW w AS (${part} ORDER BY s)),
+    classified AS (
+      SELECT g.track_id, g.gap_start, g.gap_end, g.gap_end - g.gap_start AS len, g.next_id,
+             CASE WHEN l.ts IS NOT NULL AND l.ts > g.gap_start THEN 'host wait'
+                  WHEN g.gap_end - g.gap_start < ${kernelWaitNs} THEN 'kernel wait' ELSE 'other' END AS kind
+      FROM gap g LEFT JOIN gpu_launch gl ON gl.gpu_slice_id = g.next_id LEFT JOIN slice l ON l.id = gl.launch_slice_id
+      WHERE g.gap_end IS NOT NULL AND g.gap_end > g.gap_start)`;
+}
+
+export async function gaps(db: TraceDb, opts: GapsOptions = {}): Promise<GapsResult> {
+  const kernelWaitNs = opts.kernelWaitNs ?? 30_000;
+  const topN = opts.topIntervals ?? 10;
+  const cpuN = opts.cpuPerInterval ?? 5;
+
+  const queueRows = await db.rows<Record<string, unknown>>(`
+    WITH ${gapsSql(kernelWaitNs, 'track')},
+    per_busy AS (SELECT track_id, sum(e - s) AS busy, max(e) - min(s) AS span, sum(n) AS ops FROM busy GROUP BY track_id),
+    per_gap AS (
+      SELECT track_id, count(*) AS gaps,
+             coalesce(sum(len) FILTER (WHERE kind = 'host wait'), 0) AS host,
+             coalesce(sum(len) FILTER (WHERE kind = 'kernel wait'), 0) AS kern,
+             coalesce(sum(len) FILTER (WHERE kind = 'other'), 0) AS other
+      FROM classified GROUP BY track_id),
+    names AS (${TRACK_NAME_SQL})
+    SELECT b.track_id, names.track_name, b.ops, b.span, b.busy, coalesce(g.gaps, 0) AS gaps,
+           coalesce(g.host, 0) AS host, coalesce(g.kern, 0) AS kern, coalesce(g.other, 0) AS other
+    FROM per_busy b LEFT JOIN per_gap g USING (track_id) LEFT JOIN names USING (track_id)
+    ORDER BY b.busy DESC, b.track_id`);
+  const queues: QueueIdle[] = queueRows.map((r) => {
+    const span = num(r.span);
+    const busy = num(r.busy);
+    return { trackId: num(r.track_id), trackName: String(r.track_name), ops: num(r.ops), spanNs: span, busyNs: busy,
+      idleNs: span - busy, idleFraction: span > 0 ? (span - busy) / span : 0, gaps: num(r.gaps),
+      hostWaitNs: num(r.host), kernelWaitNs: num(r.kern), otherNs: num(r.other) };
+  });
+
+  const [all] = await db.rows<Record<string, unknown>>(`
+    WITH ${gapsSql(kernelWaitNs, 'all')}
+    SELECT coalesce(sum(e - s), 0) AS busy, coalesce(max(e) - min(s), 0) AS span FROM busy`);
+
+  const delayRows = await db.rows<Record<string, unknown>>(`
+    WITH d AS (
+      SELECT g.track_id, greatest(0, g.ts - (l.ts + l.dur)) AS delay, l.dur AS launch_dur
+      FROM gpu_launch gl JOIN slice g ON g.id = gl.gpu_slice_id JOIN slice l ON l.id = gl.launch_slice_id
+      WHERE g.dur >= 0 AND l.dur >= 0),
+    names AS (${TRACK_NAME_SQL})
+    SELECT d.track_id, names.track_name, count(*) AS n, avg(delay) AS mean, quantile_cont(delay, 0.5) AS p50,
+           quantile_cont(delay, 0.95) AS p95, max(delay) AS mx,
+           count(*) FILTER (WHERE delay > 100000) AS outliers, count(*) FILTER (WHERE launch_dur > 50000) AS long_calls
+    FROM d LEFT JOIN names USING (track_id) GROUP BY d.track_id, names.track_name ORDER BY d.track_id`);
+  const launchDelay: LaunchDelayStats[] = delayRows.map((r) => ({
+    trackId: num(r.track_id), trackName: String(r.track_name), launches: num(r.n), meanNs: num(r.mean),
+    p50Ns: num(r.p50), p95Ns: num(r.p95), maxNs: num(r.mx), outliers: num(r.outliers), longLaunchCalls: num(r.long_calls),
+  }));
+
+  const topRows = await db.rows<Record<string, unknown>>(`
+    WITH ${gapsSql(kernelWaitNs, 'track')},
+    t0 AS (SELECT min(ts) AS t0 FROM slice),
+    top AS (SELECT * FROM classified ORDER BY len DESC, track_id, gap_start LIMIT ${topN}),
+    names AS (${TRACK_NAME_SQL}),
+    cpu AS (
+      SELECT top.track_id AS gap_track, top.gap_start, s.name, s.category, s.depth, n.track_name,
+             least(s.ts + s.dur, top.gap_end) - greatest(s.ts, top.gap_start) AS overlap,
+             row_number() OVER (PARTITION BY top.track_id, top.gap_start
+                                ORDER BY least(s.ts + s.dur, top.gap_end) - greatest(s.ts, top.gap_start) DESC, s.depth DESC, s.id) AS rk
+      FROM top JOIN slice s ON s.ts < top.gap_end AND s.ts + s.dur > top.gap_start
+      LEFT JOIN names n ON n.track_id = s.track_id
+      WHERE s.dur > 0 AND s.track_id NOT IN ${GPU_TRACKS_SQL})
+    SELECT top.track_id, tn.track_name, top.gap_start - t0.t0 AS start_rel, top.gap_end - t0.t0 AS end_rel, top.len,
+           top.kind, nx.name AS next_name, cpu.name AS cpu_name, cpu.category AS cpu_cat, cpu.track_name AS cpu_track,
+           cpu.overlap, cpu.depth AS cpu_depth, cpu.rk
+    FROM top CROSS JOIN t0 LEFT JOIN names tn ON tn.track_id = top.track_id LEFT JOIN slice nx ON nx.id = top.next_id
+    LEFT JOIN cpu ON cpu.gap_track = top.track_id AND cpu.gap_start = top.gap_start AND cpu.rk <= ${cpuN}
+    ORDER BY top.len DESC, top.track_id, top.gap_start, cpu.rk`);
+  const topIdle: IdleInterval[] = [];
+  for (const r of topRows) {
+    const key = `${num(r.track_id)}:${num(r.start_rel)}`;
+    let it = topIdle[topIdle.length - 1];
+    if (!it || `${it.trackId}:${it.startNs}` !== key) {
+      it = { trackId: num(r.track_id), trackName: String(r.track_name), startNs: num(r.start_rel), endNs: num(r.end_rel),
+        durNs: num(r.len), kind: r.kind as IdleInterval['kind'], nextOp: r.next_name === null ? null : String(r.next_name), cpu: [] };
+      topIdle.push(it);
+    }
+    if (r.cpu_name !== null && r.cpu_name !== undefined) {
+      it.cpu.push({ name: String(r.cpu_name), category: r.cpu_cat === null ? null : String(r.cpu_cat),
+        trackName: String(r.cpu_track), overlapNs: num(r.overlap), depth: num(r.cpu_depth) });
+    }
+  }
+
+  const busyNs = num(all?.busy ?? 0);
+  const spanNs = num(all?.span ?? 0);
+  const hostWaitNs = queues.reduce((s, q) => s + q.hostWaitNs, 0);
+  const kernelWait = queues.reduce((s, q) => s + q.kernelWaitNs, 0);
+  const otherNs = queues.reduce((s, q) => s + q.otherNs, 0);
+  const classifiedIdle = hostWaitNs + kernelWait + otherNs;
+  const overall = { busyNs, spanNs, idleNs: spanNs - busyNs, idleFraction: spanNs > 0 ? (spanNs - busyNs) / spanNs : 0,
+    hostWaitNs, kernelWaitNs: kernelWait, otherNs, hostWaitShare: classifiedIdle > 0 ? hostWaitNs / classifiedIdle : 0 };
+  const { verdict, reason } = judge(overall, opts);
+  return { queues, launchDelay, topIdle, overall, verdict, reason };
+}
+
+function judge(o: GapsResult['overall'], opts: GapsOptions): { verdict: GapVerdict; reason: string } {
+  const idleMax = opts.gpuBoundIdleFraction ?? 0.2;
+  const hostShare = opts.cpuBoundHostWaitShare ?? 0.5;
+  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+  if (o.spanNs === 0) return { verdict: 'no GPU work', reason: 'the trace has no GPU ops (category kernel / gpu_memcpy / gpu_memset)' };
+  if (o.idleFraction < idleMax) {
+    return { verdict: 'GPU-bound', reason: `GPU idle ${pct(o.idleFraction)} of its span (< ${pct(idleMax)})` };
+  }
+  if (o.hostWaitShare >= hostShare) {
+    return { verdict: 'CPU-bound', reason: `GPU idle ${pct(o.idleFraction)} of its span; host wait is ${pct(o.hostWaitShare)} of the idle time (>= ${pct(hostShare)})` };
+  }
+  return { verdict: 'mixed', reason: `GPU idle ${pct(o.idleFraction)} of its span; host wait ${pct(o.hostWaitShare)} of the idle time, kernel wait ${pct(o.kernelWaitNs / Math.max(1, o.hostWaitNs + o.kernelWaitNs + o.otherNs))}` };
+}

@@ -1,0 +1,104 @@
+/**
+ * Kernel summary in the shape of `nsys stats` cuda_gpu_kern_sum, per GPU track (queue/stream, or the host
+ * thread for the CPU backend), plus step statistics and compile time.
+ */
+import type { TraceDb } from '../sql/traceDb.js';
+import { KERNEL_WHERE, STEP_WHERE, TRACK_NAME_SQL, nEnvsOf, num } from './common.js';
+
+export interface KernelRow {
+  /** Share of this track's kernel time, percent. */
+  timePercent: number;
+  totalTimeNs: number;
+  instances: number;
+  avgNs: number;
+  medNs: number;
+  minNs: number;
+  maxNs: number;
+  stdDevNs: number;
+  name: string;
+}
+
+export interface KernelTrackSummary {
+  trackId: number;
+  trackName: string;
+  pid: number | null;
+  tid: number | null;
+  totalTimeNs: number;
+  kernels: KernelRow[];
+}
+
+export interface StepStats {
+  count: number;
+  meanNs: number;
+  medianNs: number;
+  p95Ns: number;
+  minNs: number;
+  maxNs: number;
+  /** Steps per second over the span from the first step's start to the last step's end. */
+  fps: number;
+  nEnvs: number | null;
+  /** fps * nEnvs when the trace records the number of environments. */
+  envStepsPerSec: number | null;
+}
+
+export interface KernelSummary {
+  tracks: KernelTrackSummary[];
+  steps: StepStats | null;
+  /** Sum of 'compile' slices (shader/pipeline compilation). */
+  compileNs: number;
+  compileCount: number;
+}
+
+export const KERNEL_SUM_COLUMNS = ['Time (%)', 'Total Time (ns)', 'Instances', 'Avg (ns)', 'Med (ns)', 'Min (ns)',
+  'Max (ns)', 'StdDev (ns)', 'Name'] as const;
+
+export async function kernelSummary(db: TraceDb): Promise<KernelSummary> {
+  const rows = await db.rows<Record<string, unknown>>(`
+    WITH k AS (SELECT track_id, name, dur FROM slice WHERE ${KERNEL_WHERE}),
+    per AS (
+      SELECT track_id, name, sum(dur) AS total, count(*) AS n, avg(dur) AS avg, median(dur) AS med,
+             min(dur) AS mn, max(dur) AS mx, coalesce(stddev_samp(dur), 0) AS sd
+      FROM k GROUP BY track_id, name),
+    tot AS (SELECT track_id, sum(total) AS track_total FROM per GROUP BY track_id),
+    names AS (${TRACK_NAME_SQL})
+    SELECT per.*, tot.track_total, names.track_name, names.pid, names.tid
+    FROM per JOIN tot USING (track_id) LEFT JOIN names USING (track_id)
+    ORDER BY tot.track_total DESC, track_id, per.total DESC, per.name`);
+  const tracks: KernelTrackSummary[] = [];
+  for (const r of rows) {
+    const trackId = num(r.track_id);
+    let t = tracks[tracks.length - 1];
+    if (!t || t.trackId !== trackId) {
+      t = { trackId, trackName: String(r.track_name ?? `track ${trackId}`), pid: r.pid === null ? null : num(r.pid),
+        tid: r.tid === null ? null : num(r.tid), totalTimeNs: num(r.track_total), kernels: [] };
+      tracks.push(t);
+    }
+    const total = num(r.total);
+    t.kernels.push({
+      timePercent: t.totalTimeNs > 0 ? (100 * total) / t.totalTimeNs : 0,
+      totalTimeNs: total, instances: num(r.n), avgNs: num(r.avg), medNs: num(r.med), minNs: num(r.mn),
+      maxNs: num(r.mx), stdDevNs: num(r.sd), name: String(r.name),
+    });
+  }
+  return { tracks, steps: await stepStats(db), ...(await compileTime(db)) };
+}
+
+export async function stepStats(db: TraceDb): Promise<StepStats | null> {
+  const [r] = await db.rows<Record<string, unknown>>(`
+    SELECT count(*) AS n, avg(dur) AS mean, quantile_cont(dur, 0.5) AS med, quantile_cont(dur, 0.95) AS p95,
+           min(dur) AS mn, max(dur) AS mx, max(ts + dur) - min(ts) AS span
+    FROM slice WHERE ${STEP_WHERE}`);
+  if (!r || num(r.n) === 0) return null;
+  const count = num(r.n);
+  const span = num(r.span);
+  const fps = span > 0 ? count / (span / 1e9) : 0;
+  const nEnvs = await nEnvsOf(db);
+  return { count, meanNs: num(r.mean), medianNs: num(r.med), p95Ns: num(r.p95), minNs: num(r.mn), maxNs: num(r.mx),
+    fps, nEnvs, envStepsPerSec: nEnvs === null ? null : fps * nEnvs };
+}
+
+async function compileTime(db: TraceDb): Promise<{ compileNs: number; compileCount: number }> {
+  const [r] = await db.rows<Record<string, unknown>>(
+    `SELECT coalesce(sum(dur), 0) AS total, count(*) AS n FROM slice WHERE category = 'compile' AND dur >= 0`);
+  return { compileNs: num(r?.total ?? 0), compileCount: num(r?.n ?? 0) };
+}

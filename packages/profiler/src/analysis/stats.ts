@@ -1,0 +1,144 @@
+/** Small statistics used by the analyses and the regression check (no dependencies). */
+
+export function mean(xs: readonly number[]): number {
+  if (xs.length === 0) return NaN;
+  let s = 0;
+  for (const x of xs) s += x;
+  return s / xs.length;
+}
+
+/** Linear-interpolated quantile (numpy's default, DuckDB's quantile_cont), q in [0, 1]. */
+export function quantile(xs: readonly number[], q: number): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const pos = (s.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return s[lo]! + (s[hi]! - s[lo]!) * (pos - lo);
+}
+
+export const median = (xs: readonly number[]): number => quantile(xs, 0.5);
+
+/** Sample standard deviation (n - 1). */
+export function stddev(xs: readonly number[]): number {
+  if (xs.length < 2) return 0;
+  const m = mean(xs);
+  let s = 0;
+  for (const x of xs) s += (x - m) ** 2;
+  return Math.sqrt(s / (xs.length - 1));
+}
+
+/** Standard normal CDF (Abramowitz-Stegun 7.1.26 via erfc, |error| < 1.5e-7). */
+export function normalCdf(z: number): number {
+  const x = Math.abs(z) / Math.SQRT2;
+  const t = 1 / (1 + 0.3275911 * x);
+  const erfc = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    * Math.exp(-x * x);
+  return z >= 0 ? 1 - erfc / 2 : erfc / 2;
+}
+
+/**
+ * Two-sided Mann-Whitney U test, normal approximation with tie and continuity corrections.
+ * Returns p = 1 when either sample is empty or all values tie.
+ */
+export function mannWhitneyU(a: readonly number[], b: readonly number[]): { u: number; p: number } {
+  const n1 = a.length;
+  const n2 = b.length;
+  if (n1 === 0 || n2 === 0) return { u: 0, p: 1 };
+  const all = [...a.map((v) => ({ v, g: 0 })), ...b.map((v) => ({ v, g: 1 }))].sort((x, y) => x.v - y.v);
+  const n = all.length;
+  let rankSumA = 0;
+  let tieTerm = 0;
+  for (let i = 0; i < n;) {
+    let j = i;
+    while (j + 1 < n && all[j + 1]!.v === all[i]!.v) j++;
+    const rank = (i + j) / 2 + 1;
+    const t = j - i + 1;
+    tieTerm += t ** 3 - t;
+    for (let k = i; k <= j; k++) if (all[k]!.g === 0) rankSumA += rank;
+    i = j + 1;
+  }
+  const u1 = rankSumA - (n1 * (n1 + 1)) / 2;
+  const mu = (n1 * n2) / 2;
+  const sigma2 = ((n1 * n2) / 12) * (n + 1 - tieTerm / (n * (n - 1)));
+  if (sigma2 <= 0) return { u: u1, p: 1 };
+  const z = (Math.abs(u1 - mu) - 0.5) / Math.sqrt(sigma2);
+  return { u: u1, p: Math.min(1, 2 * (1 - normalCdf(Math.max(0, z)))) };
+}
+
+/** log Gamma (Lanczos, g = 7). */
+function logGamma(x: number): number {
+  const c = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61503916999185,
+    12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
+  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
+  x -= 1;
+  let a = c[0]!;
+  const t = x + 7.5;
+  for (let i = 1; i < 9; i++) a += c[i]! / (x + i);
+  return 0.5 * Math.log(2 * Math.PI) + (x + 0.5) * Math.log(t) - t + Math.log(a);
+}
+
+/** Regularized incomplete beta I_x(a, b) by Lentz's continued fraction. */
+export function incompleteBeta(x: number, a: number, b: number): number {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  if (x > (a + 1) / (a + b + 2)) return 1 - incompleteBeta(1 - x, b, a);
+  const front = Math.exp(Math.log(x) * a + Math.log(1 - x) * b - (logGamma(a) + logGamma(b) - logGamma(a + b))) / a;
+  const tiny = 1e-300;
+  let f = 1;
+  let c = 1;
+  let d = 0;
+  for (let i = 0; i <= 400; i++) {
+    const m = Math.floor(i / 2);
+    let num: number;
+    if (i === 0) num = 1;
+    else if (i % 2 === 0) num = (m * (b - m) * x) / ((a + 2 * m - 1) * (a + 2 * m));
+    else num = -((a + m) * (a + b + m) * x) / ((a + 2 * m) * (a + 2 * m + 1));
+    d = 1 + num * d;
+    if (Math.abs(d) < tiny) d = tiny;
+    d = 1 / d;
+    c = 1 + num / c;
+    if (Math.abs(c) < tiny) c = tiny;
+    const cd = c * d;
+    f *= cd;
+    if (Math.abs(1 - cd) < 1e-12) break;
+  }
+  return front * (f - 1);
+}
+
+/** Two-sided p-value of Student's t with `df` degrees of freedom. */
+export function studentTwoSidedP(t: number, df: number): number {
+  if (!Number.isFinite(t)) return 0;
+  return incompleteBeta(df / (df + t * t), df / 2, 0.5);
+}
+
+/** Inverse of the two-sided p: the t with P(|T| > t) = p, by bisection. */
+export function studentCritical(p: number, df: number): number {
+  let lo = 0;
+  let hi = 1e4;
+  for (let i = 0; i < 200; i++) {
+    const mid = (lo + hi) / 2;
+    if (studentTwoSidedP(mid, df) > p) lo = mid; else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+/** Welch's unequal-variance t-test, two-sided. */
+export function welchTTest(a: readonly number[], b: readonly number[]): { t: number; df: number; p: number } {
+  if (a.length < 2 || b.length < 2) return { t: 0, df: 0, p: 1 };
+  const va = stddev(a) ** 2 / a.length;
+  const vb = stddev(b) ** 2 / b.length;
+  const diff = mean(b) - mean(a);
+  if (va + vb === 0) return { t: diff === 0 ? 0 : Infinity, df: a.length + b.length - 2, p: diff === 0 ? 1 : 0 };
+  const t = diff / Math.sqrt(va + vb);
+  const df = (va + vb) ** 2 / (va ** 2 / (a.length - 1) + vb ** 2 / (b.length - 1));
+  return { t, df, p: studentTwoSidedP(t, df) };
+}
+
+/** Confidence interval of the mean (Student t), level e.g. 0.99. */
+export function meanConfidenceInterval(xs: readonly number[], level: number): [number, number] {
+  const m = mean(xs);
+  if (xs.length < 2) return [m, m];
+  const half = studentCritical(1 - level, xs.length - 1) * stddev(xs) / Math.sqrt(xs.length);
+  return [m - half, m + half];
+}

@@ -1,0 +1,383 @@
+/**
+ * Chrome trace JSON importer with PyTorch/Kineto conventions: relative µs ts plus baseTimeNanoseconds or
+ * absolute epoch µs (kept exact to the ns by reading the ts token text), string pids/tids, ac2g flows (s/f with
+ * bp "e"), v2 flows (bind_id), M naming events, deviceProperties and distributedInfo as metadata.
+ */
+import { TraceFormatError } from './errors.js';
+import { ChromeJsonScanner, JsonScanError } from './jsonScanner.js';
+import { recordGsprofMetadata } from './metadata.js';
+import type { TraceSink } from './sink.js';
+import {
+  BIND_DIRECT, BIND_ENCLOSING, BIND_NEXT, FLOW_END, FLOW_START, FLOW_STEP,
+} from '../sql/schema.js';
+
+interface OpenSlice { id: number; ts: number; name: string | null; category: string | null; argSet: number | null }
+
+type Json = Record<string, unknown>;
+
+const SUPPORTED = new Set(['B', 'E', 'X', 'i', 'I', 'n', 'C', 's', 't', 'f', 'M']);
+
+export async function importChrome(path: string, chunks: AsyncIterable<Buffer>, sink: TraceSink): Promise<void> {
+  const imp = new ChromeImporter(path, sink);
+  const scanner = new ChromeJsonScanner({
+    event: (buf, start, end, line, offset) => imp.event(buf, start, end, line, offset),
+    topLevel: (key, raw, line) => imp.topLevel(key, raw, line),
+  });
+  try {
+    for await (const chunk of chunks) scanner.push(chunk);
+    scanner.end();
+  } catch (err) {
+    if (err instanceof JsonScanError) throw new TraceFormatError(path, `line ${err.line} (byte ${err.offset})`, err.message);
+    throw err;
+  }
+  imp.finish();
+}
+
+class ChromeImporter {
+  private readonly processes = new Map<string, number>();
+  private readonly threadTracks = new Map<string, number>();
+  private readonly processTracks = new Map<number, number>();
+  private readonly counterTracks = new Map<string, number>();
+  private readonly stacks = new Map<number, OpenSlice[]>();
+  private globalTrack: number | null = null;
+  /** Integer µs of relative time 0; ts are kept as ns relative to it. */
+  private originUs: number | null = null;
+  private nextSynthetic = 1 << 30;
+  private events = 0;
+
+  constructor(readonly path: string, readonly sink: TraceSink) {}
+
+  event(buf: Buffer, start: number, end: number, line: number, offset: number): void {
+    const text = buf.toString('utf8', start, end);
+    let e: Json;
+    try {
+      e = JSON.parse(text) as Json;
+    } catch (err) {
+      throw new TraceFormatError(this.path, `line ${line} (byte ${offset})`, `malformed event: ${(err as Error).message}`);
+    }
+    if (text.includes('"__proto__"') && hasProtoKey(e)) {
+      throw new TraceFormatError(this.path, `line ${line} (byte ${offset})`, 'forbidden key "__proto__" in event');
+    }
+    this.events++;
+    try {
+      this.handle(e, buf, start, end);
+    } catch (err) {
+      if (err instanceof TraceFormatError) throw err;
+      throw new TraceFormatError(this.path, `line ${line} (byte ${offset})`, (err as Error).message.split('\n')[0]!);
+    }
+  }
+
+  private handle(e: Json, buf: Buffer, start: number, end: number): void {
+    const ph = typeof e.ph === 'string' ? e.ph : '';
+    if (!SUPPORTED.has(ph)) {
+      this.sink.stat('json_dropped_events');
+      this.sink.stat(`json_dropped_phase_${ph.replace(/[^A-Za-z]/g, '?') || 'none'}`);
+      return;
+    }
+    if (ph === 'M') { this.metadataEvent(e); return; }
+    const ts = this.tsOf(e, buf, start, end);
+    const name = typeof e.name === 'string' ? e.name : e.name === undefined ? null : String(e.name);
+    const category = typeof e.cat === 'string' ? e.cat : null;
+    const pid = e.pid;
+    const tid = e.tid ?? pid;
+
+    switch (ph) {
+      case 'X': {
+        const track = this.threadTrack(pid, tid);
+        const id = this.sink.newSliceId();
+        const dur = this.durOf(e, buf, start, end);
+        const argSet = this.args(e);
+        this.v2Flow(e, id, ts, track);
+        this.sink.slice(id, ts, dur, track, category, name, argSet);
+        return;
+      }
+      case 'B': {
+        const track = this.threadTrack(pid, tid);
+        const id = this.sink.newSliceId();
+        let st = this.stacks.get(track);
+        if (!st) { st = []; this.stacks.set(track, st); }
+        st.push({ id, ts, name, category, argSet: this.args(e) });
+        this.v2Flow(e, id, ts, track);
+        return;
+      }
+      case 'E': {
+        const track = this.threadTrack(pid, tid);
+        const open = this.stacks.get(track)?.pop();
+        if (!open) { this.sink.stat('json_end_without_begin'); return; }
+        let argSet = open.argSet;
+        if (hasArgs(e)) { argSet ??= this.sink.newArgSet(); this.sink.argTree(argSet, 'args', e.args); }
+        this.sink.slice(open.id, open.ts, Math.max(0, ts - open.ts), track, open.category, open.name, argSet);
+        return;
+      }
+      case 'i': case 'I': case 'n': {
+        const scope = e.s;
+        const track = scope === 'g' ? this.global() : scope === 'p' ? this.processTrack(pid) : this.threadTrack(pid, tid);
+        const id = this.sink.newSliceId();
+        this.sink.slice(id, ts, 0, track, category, name, this.args(e));
+        if (name === 'gsprof.metadata') {
+          const json = (e.args as Json | undefined)?.json;
+          if (typeof json === 'string') recordGsprofMetadata(this.sink, json);
+        }
+        return;
+      }
+      case 'C': {
+        const upid = this.process(pid);
+        const args = e.args;
+        if (!args || typeof args !== 'object') return;
+        for (const key of Object.keys(args)) {
+          const v = (args as Json)[key];
+          const num = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
+          if (!Number.isFinite(num)) { this.sink.stat('json_counter_non_numeric'); continue; }
+          const trackName = `${name ?? ''}${e.id !== undefined ? ` id: ${String(e.id)}` : ''} ${key}`;
+          const k = `${upid}\u0000${trackName}`;
+          let track = this.counterTracks.get(k);
+          if (track === undefined) {
+            track = this.sink.addTrack({ type: 'counter', name: trackName, upid, parentId: this.processTrack(pid) });
+            this.counterTracks.set(k, track);
+          }
+          this.sink.counter(ts, track, num);
+        }
+        return;
+      }
+      case 's': case 't': case 'f': {
+        const track = this.threadTrack(pid, tid);
+        const id = e.id ?? (e.id2 as Json | undefined)?.global ?? (e.id2 as Json | undefined)?.local;
+        if (id === undefined) { this.sink.stat('json_flow_without_id'); return; }
+        const key = `j\u0000${category ?? ''}\u0000${name ?? ''}\u0000${String(id)}`;
+        const kind = ph === 's' ? FLOW_START : ph === 't' ? FLOW_STEP : FLOW_END;
+        const bind = ph === 'f' && e.bp !== 'e' ? BIND_NEXT : BIND_ENCLOSING;
+        this.sink.flowEvent(key, kind, ts, track, bind, null);
+        return;
+      }
+    }
+  }
+
+  /** Flow v2: `bind_id` with flow_out / flow_in on the slice itself. */
+  private v2Flow(e: Json, sliceId: number, ts: number, track: number): void {
+    if (e.bind_id === undefined) return;
+    const out = e.flow_out === true;
+    const inn = e.flow_in === true;
+    if (!out && !inn) return;
+    const kind = out && inn ? FLOW_STEP : out ? FLOW_START : FLOW_END;
+    this.sink.flowEvent(`v2\u0000${String(e.bind_id)}`, kind, ts, track, BIND_DIRECT, sliceId);
+  }
+
+  private metadataEvent(e: Json): void {
+    const args = (e.args ?? {}) as Json;
+    const value = typeof args.name === 'string' ? args.name : null;
+    if (e.name === 'process_name' && value !== null) this.sink.setProcessName(this.process(e.pid), value);
+    else if (e.name === 'thread_name' && value !== null) {
+      const track = this.threadTrack(e.pid, e.tid);
+      const utid = this.sink.track(track)?.utid;
+      if (utid !== null && utid !== undefined) this.sink.setThreadName(utid, value);
+    } else if (e.name === 'process_labels' && typeof args.labels === 'string') {
+      const upid = this.process(e.pid);
+      if (this.sink.processName(upid) === null) this.sink.setProcessName(upid, args.labels);
+      this.sink.metadata(`process_labels.${String(e.pid)}`, args.labels);
+    }
+  }
+
+  private args(e: Json): number | null {
+    if (!hasArgs(e)) return null;
+    const set = this.sink.newArgSet();
+    this.sink.argTree(set, 'args', e.args);
+    return set;
+  }
+
+  // ---- time -----------------------------------------------------------------------------------------------
+
+  /** ts in ns relative to the origin, parsed from the token text so 16+ digit µs values stay exact. */
+  private tsOf(e: Json, buf: Buffer, start: number, end: number): number {
+    if (e.ts === undefined) return 0;
+    const raw = tokenText(buf, start, end, 'ts') ?? String(e.ts);
+    const { intUs, fracNs } = splitMicros(raw, e.ts);
+    if (this.originUs === null) {
+      this.originUs = intUs;
+      this.sink.origin = BigInt(intUs) * 1000n;
+    }
+    return (intUs - this.originUs) * 1000 + fracNs;
+  }
+
+  private durOf(e: Json, buf: Buffer, start: number, end: number): number {
+    if (e.dur === undefined) return 0;
+    const raw = tokenText(buf, start, end, 'dur') ?? String(e.dur);
+    const { intUs, fracNs } = splitMicros(raw, e.dur);
+    return Math.max(0, intUs * 1000 + fracNs);
+  }
+
+  // ---- processes, threads, tracks -------------------------------------------------------------------------
+
+  private idOf(v: unknown): { num: number; label: string | null } {
+    if (typeof v === 'number' && Number.isFinite(v)) return { num: Math.trunc(v), label: null };
+    if (typeof v === 'string') {
+      const s = v.trim();
+      if (/^-?\d+$/.test(s) && Number.isSafeInteger(Number(s))) return { num: Number(s), label: null };
+      if (/^0x[0-9a-f]+$/i.test(s) && Number.isSafeInteger(Number(s))) return { num: Number(s), label: null };
+      return { num: this.nextSynthetic++, label: s };
+    }
+    return { num: 0, label: null };
+  }
+
+  private process(pid: unknown): number {
+    const key = String(pid);
+    let upid = this.processes.get(key);
+    if (upid === undefined) {
+      const { num, label } = this.idOf(pid);
+      upid = this.sink.addProcess(num, label);
+      this.processes.set(key, upid);
+    }
+    return upid;
+  }
+
+  private threadTrack(pid: unknown, tid: unknown): number {
+    const key = `${String(pid)}\u0000${String(tid)}`;
+    let track = this.threadTracks.get(key);
+    if (track === undefined) {
+      const upid = this.process(pid);
+      const { num, label } = this.idOf(tid);
+      const utid = this.sink.addThread(num, upid, label);
+      track = this.sink.addTrack({ type: 'thread', utid, upid });
+      this.threadTracks.set(key, track);
+    }
+    return track;
+  }
+
+  private processTrack(pid: unknown): number {
+    const upid = this.process(pid);
+    let track = this.processTracks.get(upid);
+    if (track === undefined) {
+      track = this.sink.addTrack({ type: 'process', upid });
+      this.processTracks.set(upid, track);
+    }
+    return track;
+  }
+
+  private global(): number {
+    this.globalTrack ??= this.sink.addTrack({ type: 'global', name: 'Global instants' });
+    return this.globalTrack;
+  }
+
+  // ---- top level ------------------------------------------------------------------------------------------
+
+  topLevel(key: string, raw: string | null, line: number): void {
+    if (raw === null) { this.sink.stat('json_toplevel_value_too_large'); return; }
+    if (key === '__proto__') throw new TraceFormatError(this.path, `line ${line}`, 'forbidden top-level key "__proto__"');
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch (err) {
+      throw new TraceFormatError(this.path, `line ${line}`, `malformed value of "${key}": ${(err as Error).message}`);
+    }
+    if (key === 'baseTimeNanoseconds') {
+      const t = raw.trim();
+      if (/^\d+$/.test(t)) { this.sink.baseOffsetNs = BigInt(t); this.sink.metadata(key, null, BigInt(t)); }
+      else if (typeof value === 'number') { this.sink.baseOffsetNs = BigInt(Math.round(value)); this.sink.metadata(key, t); }
+      return;
+    }
+    if (key === 'gsprofMetadata') { recordGsprofMetadata(this.sink, raw); return; }
+    if (typeof value === 'string') this.sink.metadata(key, value);
+    else if (typeof value === 'number' && Number.isSafeInteger(value)) this.sink.metadata(key, null, value);
+    else if (typeof value === 'boolean') this.sink.metadata(key, null, value ? 1 : 0);
+    else {
+      if (value !== null && typeof value === 'object' && hasProtoKey(value)) {
+        throw new TraceFormatError(this.path, `line ${line}`, `forbidden key "__proto__" in "${key}"`);
+      }
+      this.sink.metadata(key, JSON.stringify(value));
+      if (key === 'deviceProperties' && Array.isArray(value)) this.sink.metadata('deviceCount', null, value.length);
+      if (key === 'distributedInfo' && value && typeof value === 'object') {
+        for (const [k, v] of Object.entries(value)) {
+          if (typeof v === 'number' && Number.isSafeInteger(v)) this.sink.metadata(`distributedInfo.${k}`, null, v);
+          else if (typeof v === 'string') this.sink.metadata(`distributedInfo.${k}`, v);
+        }
+      }
+    }
+  }
+
+  finish(): void {
+    for (const [track, st] of this.stacks) {
+      for (const open of st) {
+        this.sink.slice(open.id, open.ts, -1, track, open.category, open.name, open.argSet);
+        this.sink.stat('json_begin_without_end');
+      }
+    }
+    this.sink.metadata('trace_format', 'chrome_json');
+    this.sink.metadata('event_count', null, this.events);
+  }
+}
+
+function hasArgs(e: Json): boolean {
+  const a = e.args;
+  if (a === undefined || a === null) return false;
+  if (typeof a !== 'object') return true;
+  for (const _ in a) return true;
+  return false;
+}
+
+function hasProtoKey(v: unknown, depth = 0): boolean {
+  if (v === null || typeof v !== 'object' || depth > 64) return false;
+  if (Object.prototype.hasOwnProperty.call(v, '__proto__')) return true;
+  for (const k of Object.keys(v)) if (hasProtoKey((v as Json)[k], depth + 1)) return true;
+  return false;
+}
+
+/**
+ * Text of the number token for a top-level key of the event object at buf[start, end), or null if the key is
+ * absent, not at depth 1 or not a plain number token.
+ */
+function tokenText(buf: Buffer, start: number, end: number, key: string): string | null {
+  let depth = 0;
+  let i = start;
+  while (i < end) {
+    const c = buf[i]!;
+    if (c === 0x22) {
+      // A string: find its end; at depth 1 followed by ':' it is a key.
+      let j = i + 1;
+      for (;;) {
+        const q = buf.indexOf(0x22, j);
+        if (q < 0 || q >= end) return null;
+        let n = 0;
+        for (let k = q - 1; k > i && buf[k] === 0x5c; k--) n++;
+        j = q + 1;
+        if ((n & 1) === 0) break;
+      }
+      if (depth === 1 && j - i - 2 === key.length && buf.toString('latin1', i + 1, j - 1) === key) {
+        let k = j;
+        while (k < end && (buf[k] === 0x20 || buf[k] === 0x0a || buf[k] === 0x0d || buf[k] === 0x09)) k++;
+        if (buf[k] === 0x3a) {
+          k++;
+          while (k < end && (buf[k] === 0x20 || buf[k] === 0x0a || buf[k] === 0x0d || buf[k] === 0x09)) k++;
+          let m = k;
+          while (m < end) {
+            const d = buf[m]!;
+            if ((d >= 0x30 && d <= 0x39) || d === 0x2d || d === 0x2b || d === 0x2e || d === 0x65 || d === 0x45) m++;
+            else break;
+          }
+          return m > k ? buf.toString('latin1', k, m) : null;
+        }
+      }
+      i = j;
+      continue;
+    }
+    if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) depth--;
+    i++;
+  }
+  return null;
+}
+
+/** Splits a µs number token into integer µs and the remaining ns (rounded), exactly for plain decimals. */
+function splitMicros(raw: string, parsed: unknown): { intUs: number; fracNs: number } {
+  const m = /^(-?)(\d+)(?:\.(\d*))?$/.exec(raw);
+  if (m && m[2]!.length <= 15) {
+    const neg = m[1] === '-';
+    const intAbs = Number(m[2]);
+    const frac = (m[3] ?? '');
+    let fracNs = Number((frac + '000').slice(0, 3));
+    if (frac.length > 3 && frac.charCodeAt(3) >= 0x35) fracNs += 1;
+    return neg ? { intUs: -intAbs - (fracNs > 0 ? 1 : 0), fracNs: fracNs > 0 ? 1000 - fracNs : 0 } : { intUs: intAbs, fracNs };
+  }
+  const v = typeof parsed === 'number' ? parsed : Number(raw);
+  if (!Number.isFinite(v)) throw new Error(`timestamp ${JSON.stringify(raw)} is not a number`);
+  const intUs = Math.floor(v);
+  return { intUs, fracNs: Math.round((v - intUs) * 1000) };
+}

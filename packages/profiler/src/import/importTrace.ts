@@ -1,0 +1,29 @@
+/** Detects the format of a trace file and streams it into the trace tables of a DuckDB connection. */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { importChrome } from './chrome.js';
+import { TraceFormatError } from './errors.js';
+import { importPerfetto } from './perfetto.js';
+import { TraceSink } from './sink.js';
+import { openTraceSource, type TraceFormat } from './source.js';
+
+export interface ImportOptions {
+  /** Perfetto: load up to the last whole packet of a truncated file instead of failing. */
+  allowTruncated?: boolean;
+}
+
+export async function importTraceInto(path: string, conn: DuckDBConnection, opts: ImportOptions = {}): Promise<TraceFormat> {
+  const source = await openTraceSource(path);
+  const sink = await TraceSink.create(conn);
+  try {
+    if (source.format === 'json') await importChrome(path, source.chunks, sink);
+    else await importPerfetto(path, source.chunks, sink, { allowTruncated: opts.allowTruncated ?? false });
+    sink.metadata('trace_format', source.format === 'json' ? 'chrome_json' : 'perfetto_proto');
+    if (source.gzipped) sink.metadata('gzipped', null, 1);
+    await sink.finalize();
+  } catch (err) {
+    if (err instanceof TraceFormatError) throw err;
+    const msg = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+    throw new TraceFormatError(path, 'import', msg);
+  }
+  return source.format;
+}

@@ -1,0 +1,572 @@
+/**
+ * Perfetto protobuf importer (TrackEvent traces: ours and SDK-written). Streams `Trace { repeated TracePacket
+ * packet = 1 }` packet by packet; per-sequence incremental state holds interned names and packet defaults.
+ * Field numbers: REFERENCE §4 and Perfetto's trace_packet/track_event protos.
+ */
+import { TraceFormatError } from './errors.js';
+import { recordGsprofMetadata } from './metadata.js';
+import { ProtoError, ProtoReader } from './protoReader.js';
+import type { ArgScalar, TraceSink } from './sink.js';
+import { BIND_DIRECT, FLOW_END, FLOW_STEP } from '../sql/schema.js';
+
+type Key = number | string;
+
+interface SeqState {
+  valid: boolean;
+  names: Map<number, string>;
+  cats: Map<number, string>;
+  annNames: Map<number, string>;
+  annStrings: Map<number, string>;
+  defaultTrack: Key | null;
+  extraCounters: Key[];
+  extraDoubleCounters: Key[];
+}
+
+interface TrackReg {
+  trackId: number;
+  isCounter: boolean;
+  incremental: boolean;
+  multiplier: number;
+  lastValue: number;
+  /** Sequence whose incremental-state reset zeroes an incremental counter. */
+  seq: number;
+  hadEvent: boolean;
+  parentUuid: Key | null;
+  utid: number | null;
+  upid: number | null;
+}
+
+interface OpenSlice { id: number; ts: number; argSet: number | null; name: string | null; category: string | null }
+
+export interface PerfettoImportOptions {
+  /** Load up to the last whole packet when the file ends mid-packet (Perfetto's behaviour); default: error. */
+  allowTruncated?: boolean;
+}
+
+const UNIT_NAMES: Record<number, string> = { 1: 'ns', 2: 'count', 3: 'bytes' };
+
+export async function importPerfetto(path: string, chunks: AsyncIterable<Buffer>, sink: TraceSink,
+  opts: PerfettoImportOptions = {}): Promise<void> {
+  const imp = new PerfettoImporter(path, sink);
+  let pending: Buffer | null = null;
+  let base = 0; // file offset of pending[0]
+  let packets = 0;
+  for await (const chunk of chunks) {
+    let buf: Buffer = pending && pending.length > 0 ? Buffer.concat([pending, chunk]) : chunk;
+    let pos = 0;
+    for (;;) {
+      // Whole field: tag, (length), payload. Stop when the rest of this field is not in the buffer yet.
+      const r = new ProtoReader(buf, pos, buf.length);
+      let payloadStart: number;
+      let payloadEnd: number;
+      try {
+        if (!r.next()) break;
+        if (r.wire === 2) {
+          r.readVarint();
+          const n = r.number();
+          payloadStart = r.pos;
+          payloadEnd = r.pos + n;
+          if (payloadEnd > buf.length) break;
+        } else {
+          r.skip();
+          pos = r.pos;
+          continue;
+        }
+      } catch (err) {
+        if (err instanceof ProtoError && /truncated/.test(err.message)) break;
+        throw toFormatError(path, base, err);
+      }
+      if (r.field === 1) {
+        try {
+          imp.packet(buf, payloadStart, payloadEnd, base);
+        } catch (err) {
+          throw toFormatError(path, base, err, `in packet ${packets} at byte ${base + pos}`);
+        }
+        packets++;
+      }
+      pos = payloadEnd;
+    }
+    pending = buf.subarray(pos);
+    base += pos;
+    buf = pending;
+  }
+  if (pending && pending.length > 0) {
+    if (!opts.allowTruncated) {
+      throw new TraceFormatError(path, `byte ${base}`, `truncated: the file ends inside a packet (${pending.length} bytes left)`);
+    }
+    sink.stat('truncated_bytes', pending.length);
+  }
+  if (packets === 0) throw new TraceFormatError(path, 'byte 0', 'no trace packets found');
+  imp.finish();
+}
+
+function toFormatError(path: string, base: number, err: unknown, context?: string): TraceFormatError {
+  if (err instanceof TraceFormatError) return err;
+  if (err instanceof ProtoError) return new TraceFormatError(path, `byte ${base + err.pos}`, `${err.message}${context ? ` (${context})` : ''}`);
+  const msg = err instanceof Error ? err.message : String(err);
+  return new TraceFormatError(path, context ?? `byte ${base}`, msg.split('\n')[0]!);
+}
+
+class PerfettoImporter {
+  private readonly seqs = new Map<number, SeqState>();
+  private readonly tracks = new Map<Key, TrackReg>();
+  private readonly pidToUpid = new Map<number, number>();
+  private readonly processUuids = new Map<Key, number>();
+  private readonly threadUuids = new Map<Key, number>();
+  private readonly stacks = new Map<number, OpenSlice[]>();
+  private readonly asyncTracks = new Map<string, number>();
+  private defaultTrack: number | null = null;
+  private lastTs = 0;
+  /** Set while writing the args of a 'gsprof.metadata' instant, whose 'json' annotation is our run metadata. */
+  private capturingMetadata = false;
+
+  constructor(readonly path: string, readonly sink: TraceSink) {}
+
+  private seq(id: number): SeqState {
+    let s = this.seqs.get(id);
+    if (!s) {
+      s = { valid: false, names: new Map(), cats: new Map(), annNames: new Map(), annStrings: new Map(),
+        defaultTrack: null, extraCounters: [], extraDoubleCounters: [] };
+      this.seqs.set(id, s);
+    }
+    return s;
+  }
+
+  packet(buf: Uint8Array, start: number, end: number, _base: number): void {
+    const r = new ProtoReader(buf, start, end);
+    let tsLo = -1;
+    let tsHi = 0;
+    let seqId = 0;
+    let flags = 0;
+    let cleared = false;
+    let interned: ProtoReader | null = null;
+    let event: ProtoReader | null = null;
+    let descriptor: ProtoReader | null = null;
+    let defaults: ProtoReader | null = null;
+    while (r.next()) {
+      switch (r.field) {
+        case 8: r.readVarint(); tsLo = r.lo; tsHi = r.hi; break;
+        case 10: seqId = r.varint(); break;
+        case 12: interned = r.sub(); break;
+        case 13: flags = r.varint(); break;
+        case 41: cleared = r.varint() !== 0; break;
+        case 11: event = r.sub(); break;
+        case 60: descriptor = r.sub(); break;
+        case 59: defaults = r.sub(); break;
+        default: r.skip();
+      }
+    }
+    let ts = this.lastTs;
+    if (tsLo >= 0) {
+      ts = this.sink.rel((BigInt(tsHi) << 32n) | BigInt(tsLo));
+      this.lastTs = ts;
+    }
+    const seq = this.seq(seqId);
+    if (cleared || (flags & 1)) this.clearIncrementalState(seqId, seq);
+    if ((flags & 2) && !seq.valid) {
+      this.sink.stat('tokenizer_skipped_packets');
+      return;
+    }
+    if (interned) this.interned(seq, interned);
+    if (defaults) this.defaults(seq, defaults);
+    if (descriptor) this.trackDescriptor(descriptor, seqId);
+    if (event) this.trackEvent(seq, event, ts);
+  }
+
+  private clearIncrementalState(seqId: number, seq: SeqState): void {
+    seq.valid = true;
+    seq.names.clear(); seq.cats.clear(); seq.annNames.clear(); seq.annStrings.clear();
+    seq.defaultTrack = null; seq.extraCounters = []; seq.extraDoubleCounters = [];
+    for (const t of this.tracks.values()) if (t.incremental && t.seq === seqId) t.lastValue = 0;
+  }
+
+  private interned(seq: SeqState, r: ProtoReader): void {
+    while (r.next()) {
+      const target = r.field === 1 ? seq.cats : r.field === 2 ? seq.names : r.field === 3 ? seq.annNames
+        : r.field === 29 ? seq.annStrings : null;
+      if (!target || r.wire !== 2) { r.skip(); continue; }
+      const e = r.sub();
+      let iid = 0;
+      let name = '';
+      while (e.next()) {
+        if (e.field === 1) iid = e.varint();
+        else if (e.field === 2 && e.wire === 2) name = e.string();
+        else e.skip();
+      }
+      target.set(iid, name);
+    }
+  }
+
+  private defaults(seq: SeqState, r: ProtoReader): void {
+    while (r.next()) {
+      if (r.field !== 11 || r.wire !== 2) { r.skip(); continue; }
+      const d = r.sub();
+      const extra: Key[] = [];
+      const extraD: Key[] = [];
+      while (d.next()) {
+        if (d.field === 11) { d.readVarint(); seq.defaultTrack = d.key(); }
+        else if (d.field === 31) d.repeated(false, () => extra.push(d.key()));
+        else if (d.field === 45) d.repeated(false, () => extraD.push(d.key()));
+        else d.skip();
+      }
+      seq.extraCounters = extra;
+      seq.extraDoubleCounters = extraD;
+    }
+  }
+
+  private trackDescriptor(r: ProtoReader, seqId: number): void {
+    let uuid: Key | null = null;
+    let name: string | null = null;
+    let parent: Key | null = null;
+    let proc: { pid: number; name: string | null } | null = null;
+    let thread: { pid: number; tid: number; name: string | null } | null = null;
+    let counter: { unit: string | null; incremental: boolean; multiplier: number } | null = null;
+    while (r.next()) {
+      switch (r.field) {
+        case 1: r.readVarint(); uuid = r.key(); break;
+        case 2: name = r.string(); break;
+        case 5: r.readVarint(); parent = r.key(); break;
+        case 3: {
+          const p = r.sub();
+          proc = { pid: 0, name: null };
+          while (p.next()) {
+            if (p.field === 1) { p.readVarint(); proc.pid = p.signed(); }
+            else if (p.field === 6) proc.name = p.string();
+            else p.skip();
+          }
+          break;
+        }
+        case 4: {
+          const t = r.sub();
+          thread = { pid: 0, tid: 0, name: null };
+          while (t.next()) {
+            if (t.field === 1) { t.readVarint(); thread.pid = t.signed(); }
+            else if (t.field === 2) { t.readVarint(); thread.tid = t.signed(); }
+            else if (t.field === 5) thread.name = t.string();
+            else t.skip();
+          }
+          break;
+        }
+        case 8: {
+          const c = r.sub();
+          counter = { unit: null, incremental: false, multiplier: 1 };
+          while (c.next()) {
+            if (c.field === 3) counter.unit = UNIT_NAMES[c.varint()] ?? counter.unit;
+            else if (c.field === 6) counter.unit = c.string();
+            else if (c.field === 4) { c.readVarint(); counter.multiplier = c.signed() || 1; }
+            else if (c.field === 5) counter.incremental = c.varint() !== 0;
+            else c.skip();
+          }
+          break;
+        }
+        default: r.skip();
+      }
+    }
+    if (uuid === null) { this.sink.stat('track_descriptor_without_uuid'); return; }
+    const existing = this.tracks.get(uuid);
+    if (existing) {
+      // A re-emitted descriptor renames the track only until its first event (Perfetto's default merging).
+      const newName = name ?? thread?.name ?? proc?.name ?? null;
+      if (!existing.hadEvent && newName !== null) this.sink.updateTrack(existing.trackId, { name: newName });
+      if (thread?.name && existing.utid !== null) this.sink.setThreadName(existing.utid, thread.name);
+      if (proc?.name && existing.upid !== null && existing.utid === null) this.sink.setProcessName(existing.upid, proc.name);
+      return;
+    }
+    const parentReg = parent !== null ? this.tracks.get(parent) : undefined;
+    let reg: TrackReg;
+    if (proc) {
+      const upid = this.sink.addProcess(proc.pid, proc.name);
+      this.processUuids.set(uuid, upid);
+      this.pidToUpid.set(proc.pid, upid);
+      const trackId = this.sink.addTrack({ type: 'process', name, upid });
+      reg = this.reg(trackId, seqId, parent, null, upid);
+    } else if (thread) {
+      let upid = this.pidToUpid.get(thread.pid);
+      if (upid === undefined) { upid = this.sink.addProcess(thread.pid); this.pidToUpid.set(thread.pid, upid); }
+      const utid = this.sink.addThread(thread.tid, upid, thread.name);
+      this.threadUuids.set(uuid, utid);
+      const trackId = this.sink.addTrack({ type: 'thread', name, utid, upid });
+      reg = this.reg(trackId, seqId, parent, utid, upid);
+    } else if (counter) {
+      const trackId = this.sink.addTrack({ type: 'counter', name, unit: counter.unit,
+        parentId: parentReg?.trackId ?? null, utid: parentReg?.utid ?? null, upid: parentReg?.upid ?? null });
+      reg = this.reg(trackId, seqId, parent, parentReg?.utid ?? null, parentReg?.upid ?? null);
+      reg.isCounter = true;
+      reg.incremental = counter.incremental;
+      reg.multiplier = counter.multiplier;
+    } else {
+      const type = parentReg ? 'async' : 'global';
+      const trackId = this.sink.addTrack({ type, name, parentId: parentReg?.trackId ?? null,
+        utid: parentReg?.utid ?? null, upid: parentReg?.upid ?? null });
+      reg = this.reg(trackId, seqId, parent, parentReg?.utid ?? null, parentReg?.upid ?? null);
+    }
+    this.tracks.set(uuid, reg);
+  }
+
+  private reg(trackId: number, seq: number, parentUuid: Key | null, utid: number | null, upid: number | null): TrackReg {
+    return { trackId, isCounter: false, incremental: false, multiplier: 1, lastValue: 0, seq, hadEvent: false,
+      parentUuid, utid, upid };
+  }
+
+  private fallbackTrack(): number {
+    if (this.defaultTrack === null) this.defaultTrack = this.sink.addTrack({ type: 'global', name: 'Default Track' });
+    return this.defaultTrack;
+  }
+
+  private trackEvent(seq: SeqState, r: ProtoReader, ts: number): void {
+    let type = 0;
+    let trackUuid: Key | null = null;
+    let hasTrackField = false;
+    let name: string | null = null;
+    let category: string | null = null;
+    const cats: string[] = [];
+    const annotations: ProtoReader[] = [];
+    let intValue: number | null = null;
+    let doubleValue: number | null = null;
+    const flows: Key[] = [];
+    const terminating: Key[] = [];
+    let extraUuids: Key[] | null = null;
+    let extraDoubleUuids: Key[] | null = null;
+    const extraValues: number[] = [];
+    const extraDoubleValues: number[] = [];
+    let legacy: { phase: number; durUs: number; id: string | null } | null = null;
+    let correlation: number | null = null;
+    while (r.next()) {
+      switch (r.field) {
+        case 9: type = r.varint(); break;
+        case 11: r.readVarint(); trackUuid = r.key(); hasTrackField = true; break;
+        case 23: name = r.string(); break;
+        case 10: name = seq.names.get(r.varint()) ?? null; break;
+        case 22: cats.push(r.string()); break;
+        case 3: r.repeated(false, () => { const c = seq.cats.get(r.number()); if (c !== undefined) cats.push(c); }); break;
+        case 4: if (r.wire === 2) annotations.push(r.sub()); else r.skip(); break;
+        case 30: r.readVarint(); intValue = r.signed(); break;
+        case 44: if (r.wire === 1) doubleValue = r.double(); else r.skip(); break;
+        case 47: case 36: r.repeated(r.field === 47, () => flows.push(r.key())); break;
+        case 48: case 42: r.repeated(r.field === 48, () => terminating.push(r.key())); break;
+        case 31: extraUuids ??= []; { const l = extraUuids; r.repeated(false, () => l.push(r.key())); } break;
+        case 45: extraDoubleUuids ??= []; { const l = extraDoubleUuids; r.repeated(false, () => l.push(r.key())); } break;
+        case 12: r.repeated(false, () => extraValues.push(r.signed())); break;
+        case 46: this.doubles(r, extraDoubleValues); break;
+        case 52: r.readVarint(); correlation = r.number(); break;
+        case 6: legacy = this.legacyEvent(r.sub(), seq, (n) => { name ??= n; }); break;
+        default: r.skip();
+      }
+    }
+    category = cats.length > 0 ? cats.join(',') : null;
+
+    let trackId: number;
+    let reg: TrackReg | undefined;
+    const uuid = hasTrackField ? trackUuid : seq.defaultTrack;
+    if (uuid !== null && uuid !== 0) {
+      reg = this.tracks.get(uuid);
+      if (!reg) { this.sink.stat('track_event_unknown_track'); return; }
+      trackId = reg.trackId;
+    } else {
+      trackId = this.fallbackTrack();
+    }
+
+    // Extra counter values ride along with any event type.
+    this.extraCounters(extraUuids ?? seq.extraCounters, extraValues, ts);
+    this.extraCounters(extraDoubleUuids ?? seq.extraDoubleCounters, extraDoubleValues, ts);
+
+    if (type === 0 && legacy) {
+      const ph = String.fromCharCode(legacy.phase);
+      if (ph === 'B') type = 1;
+      else if (ph === 'E') type = 2;
+      else if (ph === 'I' || ph === 'i' || ph === 'R') type = 3;
+      else if (ph === 'X') type = 5;
+      else if (ph === 'b' || ph === 'e' || ph === 'n') {
+        const key = `${legacy.id ?? ''}:${category ?? ''}`;
+        let t = this.asyncTracks.get(key);
+        if (t === undefined) {
+          t = this.sink.addTrack({ type: 'async', name, upid: reg?.upid ?? null });
+          this.asyncTracks.set(key, t);
+        }
+        trackId = t;
+        reg = undefined;
+        type = ph === 'b' ? 1 : ph === 'e' ? 2 : 3;
+      } else { this.sink.stat('legacy_event_unsupported_phase'); return; }
+    }
+    if (reg) {
+      if (!reg.hadEvent && this.sink.track(trackId)?.name === null && name !== null && !reg.isCounter) {
+        this.sink.updateTrack(trackId, { name });
+      }
+      reg.hadEvent = true;
+    }
+
+    if (type === 4) {
+      if (!reg?.isCounter) { this.sink.stat('counter_event_on_non_counter_track'); return; }
+      const raw = doubleValue ?? intValue ?? 0;
+      this.counterValue(reg, raw, ts);
+      return;
+    }
+    if (reg?.isCounter) { this.sink.stat('slice_event_on_counter_track'); return; }
+
+    if (type === 1 || type === 3 || type === 5) {
+      const id = this.sink.newSliceId();
+      const argSet = annotations.length > 0 || correlation !== null ? this.sink.newArgSet() : null;
+      if (argSet !== null) {
+        this.capturingMetadata = name === 'gsprof.metadata';
+        for (const a of annotations) this.annotation(seq, a, 'debug', argSet, 0);
+        this.capturingMetadata = false;
+        if (correlation !== null) this.sink.arg(argSet, 'correlation_id', correlation);
+      }
+      this.flows(flows, terminating, ts, trackId, id);
+      if (type === 3) this.sink.slice(id, ts, 0, trackId, category, name, argSet);
+      else if (type === 5) this.sink.slice(id, ts, (legacy?.durUs ?? 0) * 1000, trackId, category, name, argSet);
+      else {
+        let st = this.stacks.get(trackId);
+        if (!st) { st = []; this.stacks.set(trackId, st); }
+        // The row is written when the slice ends; keep its name and category until then.
+        st.push({ id, ts, argSet, name, category });
+      }
+      return;
+    }
+    if (type === 2) {
+      const st = this.stacks.get(trackId);
+      const open = st?.pop();
+      if (!open) { this.sink.stat('slice_end_without_begin'); return; }
+      let argSet = open.argSet;
+      if (annotations.length > 0) {
+        argSet ??= this.sink.newArgSet();
+        for (const a of annotations) this.annotation(seq, a, 'debug', argSet, 0);
+      }
+      this.flows(flows, terminating, ts, trackId, open.id);
+      this.sink.slice(open.id, open.ts, Math.max(0, ts - open.ts), trackId, open.category, open.name, argSet);
+      return;
+    }
+    this.sink.stat('track_event_without_type');
+  }
+
+  private doubles(r: ProtoReader, out: number[]): void {
+    if (r.wire === 1) { out.push(r.double()); return; }
+    if (r.wire !== 2) { r.skip(); return; }
+    const n = r.length();
+    const end = r.pos + n;
+    if (n % 8 !== 0) throw new ProtoError(r.pos, 'packed doubles length is not a multiple of 8');
+    while (r.pos < end) out.push(r.double());
+  }
+
+  private legacyEvent(r: ProtoReader, seq: SeqState, setName: (n: string) => void):
+    { phase: number; durUs: number; id: string | null } {
+    let phase = 0;
+    let durUs = 0;
+    let id: string | null = null;
+    while (r.next()) {
+      switch (r.field) {
+        case 1: { const n = seq.names.get(r.varint()); if (n !== undefined) setName(n); break; }
+        case 2: phase = r.varint(); break;
+        case 3: r.readVarint(); durUs = r.signed(); break;
+        case 6: r.readVarint(); id = `u${r.key()}`; break;
+        case 10: r.readVarint(); id = `l${r.key()}`; break;
+        case 11: r.readVarint(); id = `g${r.key()}`; break;
+        default: r.skip();
+      }
+    }
+    return { phase, durUs, id };
+  }
+
+  private flows(flows: Key[], terminating: Key[], ts: number, trackId: number, sliceId: number): void {
+    for (const f of flows) this.sink.flowEvent(`p${f}`, FLOW_STEP, ts, trackId, BIND_DIRECT, sliceId);
+    for (const f of terminating) this.sink.flowEvent(`p${f}`, FLOW_END, ts, trackId, BIND_DIRECT, sliceId);
+  }
+
+  private extraCounters(uuids: Key[], values: number[], ts: number): void {
+    for (let i = 0; i < values.length; i++) {
+      const u = uuids[i];
+      const reg = u === undefined ? undefined : this.tracks.get(u);
+      if (!reg?.isCounter) { this.sink.stat('extra_counter_without_track'); continue; }
+      this.counterValue(reg, values[i]!, ts);
+    }
+  }
+
+  private counterValue(reg: TrackReg, raw: number, ts: number): void {
+    let v = raw * reg.multiplier;
+    if (reg.incremental) { reg.lastValue += v; v = reg.lastValue; }
+    reg.hadEvent = true;
+    this.sink.counter(ts, reg.trackId, v);
+  }
+
+  /** One DebugAnnotation (or a dict entry / array element) as args under `prefix`. */
+  private annotation(seq: SeqState, r: ProtoReader, prefix: string, argSet: number, depth: number, named = true): void {
+    let name: string | null = null;
+    let value: ArgScalar | undefined;
+    const children: ProtoReader[] = [];
+    const elements: ProtoReader[] = [];
+    let nested: ProtoReader | null = null;
+    let json: string | null = null;
+    while (r.next()) {
+      switch (r.field) {
+        case 10: name = r.string(); break;
+        case 1: name = seq.annNames.get(r.varint()) ?? null; break;
+        case 2: value = r.varint() !== 0; break;
+        case 3: r.readVarint(); value = r.hi < 0x200000 ? r.number() : r.bigint(); break;
+        case 4: r.readVarint(); value = Math.abs(r.signed()) <= Number.MAX_SAFE_INTEGER ? r.signed() : BigInt.asIntN(64, r.bigint()); break;
+        case 5: value = r.wire === 1 ? r.double() : (r.skip(), undefined); break;
+        case 6: value = r.string(); break;
+        case 17: value = seq.annStrings.get(r.varint()) ?? null; break;
+        case 7: r.readVarint(); value = `0x${r.bigint().toString(16)}`; break;
+        case 8: nested = r.sub(); break;
+        case 9: json = r.string(); break;
+        case 11: children.push(r.sub()); break;
+        case 12: elements.push(r.sub()); break;
+        default: r.skip();
+      }
+    }
+    const key = named ? `${prefix}.${name ?? '<unnamed>'}` : prefix;
+    if (depth > 32) { this.sink.stat('debug_annotation_too_deep'); return; }
+    if (value !== undefined) this.sink.arg(argSet, key, value);
+    if (this.capturingMetadata && depth === 0 && name === 'json' && typeof value === 'string') {
+      recordGsprofMetadata(this.sink, value);
+    }
+    if (json !== null) {
+      let parsed: unknown;
+      try { parsed = JSON.parse(json); } catch { parsed = json; }
+      this.sink.argTree(argSet, key, parsed);
+    }
+    if (nested) this.nestedValue(nested, key, argSet, depth + 1);
+    for (const c of children) this.annotation(seq, c, key, argSet, depth + 1);
+    elements.forEach((e, i) => this.annotation(seq, e, `${key}[${i}]`, argSet, depth + 1, false));
+  }
+
+  private nestedValue(r: ProtoReader, key: string, argSet: number, depth: number): void {
+    if (depth > 32) { this.sink.stat('debug_annotation_too_deep'); return; }
+    const keys: string[] = [];
+    const dictValues: ProtoReader[] = [];
+    const arrayValues: ProtoReader[] = [];
+    let value: ArgScalar | undefined;
+    while (r.next()) {
+      switch (r.field) {
+        case 2: keys.push(r.string()); break;
+        case 3: dictValues.push(r.sub()); break;
+        case 4: arrayValues.push(r.sub()); break;
+        case 5: r.readVarint(); value = r.signed(); break;
+        case 6: value = r.wire === 1 ? r.double() : (r.skip(), undefined); break;
+        case 7: value = r.varint() !== 0; break;
+        case 8: value = r.string(); break;
+        default: r.skip();
+      }
+    }
+    if (value !== undefined) this.sink.arg(argSet, key, value);
+    dictValues.forEach((v, i) => this.nestedValue(v, `${key}.${keys[i] ?? i}`, argSet, depth + 1));
+    arrayValues.forEach((v, i) => this.nestedValue(v, `${key}[${i}]`, argSet, depth + 1));
+  }
+
+  finish(): void {
+    for (const [trackId, st] of this.stacks) {
+      for (const open of st) {
+        this.sink.slice(open.id, open.ts, -1, trackId, open.category, open.name, open.argSet);
+        this.sink.stat('slice_without_end');
+      }
+    }
+    // Resolve parents declared after their children.
+    for (const reg of this.tracks.values()) {
+      if (reg.parentUuid === null) continue;
+      const parent = this.tracks.get(reg.parentUuid);
+      const t = this.sink.track(reg.trackId);
+      if (parent && t && t.parentId === null) this.sink.updateTrack(reg.trackId, { parentId: parent.trackId });
+    }
+  }
+}
+

@@ -1,0 +1,95 @@
+/**
+ * Opens a trace file as a stream of byte chunks, gunzipping when the file starts with the gzip magic bytes,
+ * and tells JSON from protobuf by the first meaningful byte. Nothing here holds more than one chunk.
+ */
+import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { createGunzip } from 'node:zlib';
+import { TraceFormatError } from './errors.js';
+
+export type TraceFormat = 'json' | 'proto';
+
+export interface TraceSource {
+  format: TraceFormat;
+  gzipped: boolean;
+  chunks: AsyncIterable<Buffer>;
+}
+
+const CHUNK = 1 << 20;
+
+async function readHead(path: string, n: number): Promise<Buffer> {
+  let fh;
+  try {
+    fh = await open(path, 'r');
+  } catch (err) {
+    throw new TraceFormatError(path, 'open', (err as Error).message.split('\n')[0]!);
+  }
+  try {
+    const buf = Buffer.alloc(n);
+    const { bytesRead } = await fh.read(buf, 0, n, 0);
+    return buf.subarray(0, bytesRead);
+  } finally {
+    await fh.close();
+  }
+}
+
+async function* fileChunks(path: string, gzipped: boolean): AsyncGenerator<Buffer> {
+  const file = createReadStream(path, { highWaterMark: CHUNK });
+  if (!gzipped) {
+    for await (const c of file) yield c as Buffer;
+    return;
+  }
+  const gunzip = createGunzip({ chunkSize: CHUNK });
+  file.on('error', (e) => gunzip.destroy(e));
+  file.pipe(gunzip);
+  try {
+    for await (const c of gunzip) yield c as Buffer;
+  } catch (err) {
+    file.destroy();
+    throw new TraceFormatError(path, `compressed byte ${gunzip.bytesWritten}`,
+      `bad gzip data: ${(err as Error).message.split('\n')[0]}`);
+  }
+}
+
+function firstMeaningful(buf: Buffer): number | undefined {
+  for (let i = 0; i < buf.length; i++) {
+    const b = buf[i]!;
+    if (b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09) continue;
+    if (b === 0xef && buf[i + 1] === 0xbb && buf[i + 2] === 0xbf) { i += 2; continue; }
+    return b;
+  }
+  return undefined;
+}
+
+export async function openTraceSource(path: string): Promise<TraceSource> {
+  const head = await readHead(path, 2);
+  const gzipped = head.length === 2 && head[0] === 0x1f && head[1] === 0x8b;
+  const it = fileChunks(path, gzipped)[Symbol.asyncIterator]();
+  // Peek until the first meaningful byte decides the format; a protobuf trace starts with tag 0x0a (packet).
+  const peeked: Buffer[] = [];
+  let first: number | undefined;
+  for (;;) {
+    const r = await it.next();
+    if (r.done) break;
+    peeked.push(r.value);
+    first = firstMeaningful(r.value);
+    if (first !== undefined) break;
+    if (peeked.reduce((n, b) => n + b.length, 0) > CHUNK) break;
+  }
+  if (first === undefined) {
+    if (peeked.length === 0 || peeked.every((b) => b.length === 0)) throw new TraceFormatError(path, 'byte 0', 'empty file');
+    throw new TraceFormatError(path, 'byte 0', 'only whitespace, no trace data');
+  }
+  const format: TraceFormat = first === 0x7b || first === 0x5b ? 'json' : 'proto';
+  const chunks: AsyncIterable<Buffer> = {
+    async *[Symbol.asyncIterator]() {
+      for (const p of peeked) yield p;
+      for (;;) {
+        const r = await it.next();
+        if (r.done) return;
+        yield r.value;
+      }
+    },
+  };
+  return { format, gzipped, chunks };
+}

@@ -1,0 +1,92 @@
+/**
+ * The trace tables, named and shaped like Perfetto trace processor's so that its users' queries run as written.
+ * Importers fill staging tables (times in ns relative to an origin, as DOUBLE, which is exact below 2^53 ns);
+ * `finalizeTables` turns them into the public tables with absolute BIGINT ns and computed nesting.
+ */
+
+export const STAGING_DDL = `
+CREATE TABLE _slice_raw (id BIGINT, ts DOUBLE, dur DOUBLE, track_id INTEGER, category VARCHAR, name VARCHAR, arg_set_id BIGINT);
+CREATE TABLE _counter_raw (id BIGINT, ts DOUBLE, track_id INTEGER, value DOUBLE);
+CREATE TABLE _flow_event (flow_key VARCHAR, seq BIGINT, kind TINYINT, ts DOUBLE, track_id INTEGER, bind TINYINT, slice_id BIGINT);
+CREATE TABLE args (arg_set_id BIGINT, flat_key VARCHAR, key VARCHAR, int_value BIGINT, string_value VARCHAR, real_value DOUBLE, value_type VARCHAR);
+CREATE TABLE process (upid INTEGER, pid BIGINT, name VARCHAR);
+CREATE TABLE thread (utid INTEGER, tid BIGINT, name VARCHAR, upid INTEGER);
+CREATE TABLE track (id INTEGER, name VARCHAR, type VARCHAR, parent_id INTEGER, utid INTEGER, upid INTEGER, unit VARCHAR);
+CREATE TABLE metadata (name VARCHAR, str_value VARCHAR, int_value BIGINT);
+`;
+
+/** Flow event kinds: a chain starts, passes through, or ends at the bound slice. */
+export const FLOW_START = 0;
+export const FLOW_STEP = 1;
+export const FLOW_END = 2;
+/** How a flow event finds its slice: the deepest slice open at ts, the next slice to begin, or a known id. */
+export const BIND_ENCLOSING = 0;
+export const BIND_NEXT = 1;
+export const BIND_DIRECT = 2;
+
+/** Categories of work that runs on a GPU queue/stream (Kineto's names; our WebGPU passes use 'kernel'). */
+export const GPU_OP_CATEGORIES = ['kernel', 'gpu_memcpy', 'gpu_memset'] as const;
+export const GPU_OP_CATEGORY_SQL = `('kernel','gpu_memcpy','gpu_memset')`;
+/** CPU-side calls that launch GPU work: CUDA/HIP runtime and driver calls, and our queue.submit. */
+export const LAUNCH_CATEGORY_SQL = `('cuda_runtime','cuda_driver')`;
+
+export function publicViewsDdl(offsetNs: bigint): string {
+  const off = offsetNs.toString();
+  return `
+CREATE TABLE slice AS
+  SELECT r.id, CAST(r.ts AS BIGINT) + ${off} AS ts, CAST(r.dur AS BIGINT) AS dur, r.track_id, r.category, r.name,
+         n.depth, n.parent_id, r.arg_set_id
+  FROM _slice_raw r LEFT JOIN _nest n ON n.id = r.id
+  ORDER BY r.id;
+CREATE TABLE counter AS
+  SELECT id, CAST(ts AS BIGINT) + ${off} AS ts, track_id, value FROM _counter_raw ORDER BY id;
+CREATE VIEW thread_track AS SELECT id, name, type, parent_id, utid FROM track WHERE utid IS NOT NULL AND type <> 'counter';
+CREATE VIEW process_track AS SELECT id, name, type, parent_id, upid FROM track WHERE upid IS NOT NULL AND utid IS NULL AND type <> 'counter';
+CREATE VIEW counter_track AS SELECT id, name, unit, type, parent_id, utid, upid FROM track WHERE type = 'counter';
+CREATE VIEW thread_slice AS
+  SELECT s.*, tt.utid FROM slice s JOIN thread_track tt ON s.track_id = tt.id;
+CREATE MACRO extract_arg(set_id, arg_key) AS (
+  SELECT coalesce(a.string_value, CAST(a.int_value AS VARCHAR), CAST(a.real_value AS VARCHAR))
+  FROM args a WHERE a.arg_set_id = set_id AND a.key = arg_key LIMIT 1);
+`;
+}
+
+/**
+ * Flow edges from the bound flow events: consecutive events of one chain (ordered by time, then file order)
+ * are linked unless the first ends a chain or the second starts a new one.
+ */
+export const FLOW_DDL = `
+CREATE TABLE flow AS
+  WITH ordered AS (
+    SELECT flow_key, kind, slice_id,
+           lead(slice_id) OVER w AS next_slice, lead(kind) OVER w AS next_kind
+    FROM _flow_bound WINDOW w AS (PARTITION BY flow_key ORDER BY ts, seq))
+  SELECT CAST(row_number() OVER (ORDER BY slice_id, next_slice) - 1 AS BIGINT) AS id,
+         slice_id AS slice_out, next_slice AS slice_in, CAST(NULL AS BIGINT) AS arg_set_id
+  FROM ordered
+  WHERE next_slice IS NOT NULL AND kind <> ${FLOW_END} AND next_kind <> ${FLOW_START} AND slice_id <> next_slice;
+`;
+
+/**
+ * Which CPU slice launched each GPU op: a flow from a launch call (Kineto ac2g, our submit->pass arrows), else
+ * Kineto's shared `correlation` arg between a runtime/driver call and the GPU op.
+ */
+export const LAUNCH_DDL = `
+CREATE TABLE gpu_launch AS
+  WITH gpu AS (SELECT id, arg_set_id FROM slice WHERE category IN ${GPU_OP_CATEGORY_SQL}),
+  by_flow AS (
+    SELECT f.slice_in AS gpu_slice_id, min(f.slice_out) AS launch_slice_id
+    FROM flow f JOIN gpu ON gpu.id = f.slice_in JOIN slice c ON c.id = f.slice_out
+    WHERE c.category IS NULL OR c.category NOT IN ${GPU_OP_CATEGORY_SQL}
+    GROUP BY f.slice_in),
+  corr AS (
+    SELECT a.arg_set_id, a.int_value AS corr FROM args a WHERE a.key = 'args.correlation' AND a.int_value IS NOT NULL),
+  by_corr AS (
+    SELECT g.id AS gpu_slice_id, min(c.id) AS launch_slice_id
+    FROM gpu g JOIN corr gc ON gc.arg_set_id = g.arg_set_id
+    JOIN corr cc ON cc.corr = gc.corr AND cc.arg_set_id <> gc.arg_set_id
+    JOIN slice c ON c.arg_set_id = cc.arg_set_id AND c.category IN ${LAUNCH_CATEGORY_SQL}
+    WHERE g.id NOT IN (SELECT gpu_slice_id FROM by_flow)
+    GROUP BY g.id)
+  SELECT * FROM by_flow UNION ALL SELECT * FROM by_corr;
+`;
