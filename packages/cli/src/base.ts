@@ -29,6 +29,17 @@ export abstract class GsprofCommand extends Command {
     if (!this.jsonEnabled()) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
   }
 
+  protected override async init(): Promise<void> {
+    await super.init();
+    // Library warnings (process.emitWarning, e.g. the profiler's "Incorrect schedule") print as gsprof lines
+    // instead of Node's "(node:1234) ProfilerWarning: ..." banner; under --json they stay on stderr too.
+    process.removeAllListeners('warning');
+    process.on('warning', (w: Error) => {
+      if (w.name === 'ExperimentalWarning' || w.name === 'DeprecationWarning') return;
+      process.stderr.write(`gsprof: warning: ${w.message}\n`);
+    });
+  }
+
   protected override logJson(json: unknown): void {
     process.stdout.write(`${toJson(json)}\n`);
   }

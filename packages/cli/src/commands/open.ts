@@ -5,11 +5,8 @@ import { DEFAULT_PORT } from '../serve/serve-once.js';
 export default class Open extends GsprofCommand {
   static override summary = 'Open a trace in ui.perfetto.dev (serves the one file on loopback until it is fetched).';
   static override description = [
-    'Follows Perfetto\'s open_trace_in_ui convention: the file is served on http://127.0.0.1:9001/<file> with',
-    '`Access-Control-Allow-Origin: https://ui.perfetto.dev`, every other path gets 404, and the deep link is printed',
-    '(and opened in a browser when one is available). The command exits once the trace has been served, or on Ctrl-C.',
-    'Nothing is uploaded: the Perfetto UI runs in your browser and reads the file from your machine.',
-  ].join('\n');
+    'Follows Perfetto\'s open_trace_in_ui convention: the file is served on http://127.0.0.1:9001/<file> with `Access-Control-Allow-Origin: https://ui.perfetto.dev`, every other path gets 404, and the deep link is printed (and opened in a browser when one is available). The command exits once the trace has been served, or on Ctrl-C. Nothing is uploaded: the Perfetto UI runs in your browser and reads the file from your machine.',
+  ].join('\n\n');
   static override examples = [
     '<%= config.bin %> open out/gsprof.pftrace',
     '<%= config.bin %> open benchmark/host_1234.1700000000000000000.pt.trace.json --no-browser',

@@ -1,0 +1,38 @@
+import { Flags } from '@oclif/core';
+import { GsprofCommand } from '../base.js';
+
+export default class Bench extends GsprofCommand {
+  static override summary = 'Scaling sweep: env-steps/s against nEnvs, as a table and a terminal chart.';
+  static override description = [
+    'Runs the example once per nEnvs (each in a fresh process, so every point compiles and allocates on its own), warms up, then times --steps steps to a final sync. The sweep stops at the first nEnvs that fails (out of memory or beyond the device\'s buffer limits) and says why. No profiler is attached: these are the numbers to compare with Genesis\' FPS headlines.',
+  ].join('\n\n');
+  static override examples = [
+    '<%= config.bin %> bench --example franka --backend gpu --n-envs 1..32768',
+    '<%= config.bin %> bench --example anymal_c --backend cpu --n-envs 64,256,1024 --steps 50',
+  ];
+  static override enableJsonFlag = true;
+  static override flags = {
+    example: Flags.string({ description: 'built-in scenario', options: ['franka', 'anymal_c', 'timers'], default: 'franka' }),
+    backend: Flags.string({ description: 'simulation backend', options: ['auto', 'cpu', 'gpu'], default: 'auto' }),
+    'n-envs': Flags.string({ description: 'sweep: from..to (doubling) or a comma list', default: '1..4096' }),
+    steps: Flags.integer({ description: 'timed steps per point', min: 1, default: 100 }),
+    warmup: Flags.integer({ description: 'untimed steps per point (the first compiles)', min: 1, default: 10 }),
+    'performance-mode': Flags.boolean({ description: 'bake shapes into the kernels', default: false }),
+  };
+
+  async run(): Promise<unknown> {
+    const { flags } = await this.parse(Bench);
+    const { parseSweep } = await import('../render/ranges.js');
+    const sweep = parseSweep(flags['n-envs']);
+    const { runBench } = await import('../record/bench.js');
+    const { thousands } = await import('../render/format.js');
+    const result = await runBench({
+      example: flags.example, backend: flags.backend as 'auto' | 'cpu' | 'gpu', steps: flags.steps, warmup: flags.warmup,
+      performanceMode: flags['performance-mode'], sweep,
+      onPoint: (p) => { if (!this.jsonEnabled()) process.stderr.write(`nEnvs ${p.nEnvs}: ${thousands(p.envStepsPerSecond, 0)} env-steps/s\n`); },
+    });
+    const { renderBench } = await import('../views/bench.js');
+    this.print(renderBench(result, { color: this.color, example: flags.example }));
+    return result;
+  }
+}

@@ -1,0 +1,26 @@
+import { Args } from '@oclif/core';
+import { GsprofCommand } from '../base.js';
+
+export default class Convert extends GsprofCommand {
+  static override summary = 'Convert a trace between Perfetto protobuf (.pftrace) and Chrome JSON (.json, .json.gz).';
+  static override description = [
+    'Imports the input (any format gsprof reads) and exports it in the format the output\'s extension names: .pftrace for Perfetto, .json or .json.gz for Chrome/Kineto JSON. Slices, counters, flows, args and the run metadata carry over; names, counts and durations are kept exactly.',
+  ].join('\n\n');
+  static override examples = [
+    '<%= config.bin %> convert out/run.pftrace out/run.json',
+    '<%= config.bin %> convert trace.pt.trace.json.gz trace.pftrace',
+  ];
+  static override enableJsonFlag = true;
+  static override args = {
+    input: Args.string({ description: 'trace to read', required: true }),
+    output: Args.string({ description: 'file to write (.pftrace, .json or .json.gz)', required: true }),
+  };
+
+  async run(): Promise<unknown> {
+    const { args } = await this.parse(Convert);
+    const { convertTrace } = await import('../views/convert.js');
+    const result = await convertTrace(args.input, args.output);
+    this.print(`wrote ${args.output} (${result.format}; ${result.slices} slices, ${result.counters} counter samples, ${result.flows} flows)`);
+    return result;
+  }
+}

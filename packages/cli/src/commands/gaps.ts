@@ -1,0 +1,26 @@
+import { Args, Flags } from '@oclif/core';
+import { GsprofCommand } from '../base.js';
+
+export default class Gaps extends GsprofCommand {
+  static override summary = 'Where the GPU sat idle: host wait, kernel wait and other, the top gaps, and a verdict.';
+  static override description = [
+    'Over each GPU queue or stream: busy and idle time, idle split the way Holistic Trace Analysis does (host wait: the next launch began after the previous kernel ended, i.e. the CPU was late; kernel wait: gaps under 30 µs; other), launch delay (GPU start - end of the submit), the longest gaps with the CPU work that overlapped them, and a verdict: GPU-bound, CPU-bound or mixed.',
+  ].join('\n\n');
+  static override examples = [
+    '<%= config.bin %> gaps out/run.pftrace',
+    '<%= config.bin %> gaps out/run.pftrace --top 20 --json',
+  ];
+  static override enableJsonFlag = true;
+  static override args = { trace: Args.string({ description: 'trace file', required: true }) };
+  static override flags = {
+    top: Flags.integer({ description: 'how many of the longest gaps to list', min: 0, default: 10 }),
+  };
+
+  async run(): Promise<unknown> {
+    const { args, flags } = await this.parse(Gaps);
+    const { gapsReport } = await import('../views/gaps.js');
+    const view = await gapsReport(args.trace, { color: this.color, top: flags.top });
+    this.print(view.text);
+    return view.data;
+  }
+}

@@ -1,0 +1,106 @@
+import { Flags } from '@oclif/core';
+import { GsprofCommand } from '../base.js';
+import { CliError } from '../errors.js';
+
+/** Sizes that finish in seconds on a CPU; the seed scripts' sizes are one flag away. */
+const RECORD_DEFAULTS = { nEnvs: 1024, steps: 200 } as const;
+
+export default class Record extends GsprofCommand {
+  static override summary = 'Record a built-in scenario, or any Node WebGPU program, into Perfetto/Chrome traces.';
+  static override description = [
+    'With --example, builds the scenario with @gsprof/sim-core, prints Genesis-style FPS lines while it steps, and records every kernel (GPU timestamps on the gpu backend, CPU spans on the cpu backend), the steps, the compile spans and the per-env solver timers under a torch.profiler schedule. It ends with the kernel summary and the paths written.',
+    'After `--`, runs that command instead: a Node program that uses WebGPU through the `webgpu` package is loaded with an instrumentation module (`node --import`) that instruments every device it creates. Its steps are its explicit `globalThis.gsprof?.step()` marks if it makes any, else its queue submits. The trace is written when the program exits, or on Ctrl-C.',
+    'With no schedule flag, the first steps (up to 10) warm up and all the others are recorded once. The timers example mirrors Genesis\' timers.py (ANYmal, 128 envs, 500 steps, dt 0.02 x 2 substeps, 1 solver iteration) and plots its three panels at the end, unless --profiling.',
+  ].join('\n\n');
+  static override examples = [
+    { description: 'Record 200 steps of 64 Franka envs on the default backend', command: '<%= config.bin %> record --example franka --n-envs 64 --steps 200' },
+    { description: 'GPU, baked shapes, a cold kernel cache, and a sync before every step', command: '<%= config.bin %> record --example franka --backend gpu --performance-mode --fresh-cache --sync' },
+    { description: 'torch-style schedule: skip 20 steps, then 5 warmup + 10 active, twice', command: '<%= config.bin %> record --example anymal_c --skip-first 20 --warmup 5 --active 10 --repeat 2' },
+    { description: 'The seed\'s timers.py (per-env solver timers, three panels)', command: '<%= config.bin %> record --example timers --backend cpu' },
+    { description: 'Write a baseline for `gsprof compare`', command: '<%= config.bin %> record --example franka --n-envs 64 --steps 200 --baseline-out traces/baselines/franka-cpu.json' },
+    { description: 'Profile an unmodified WebGPU program', command: '<%= config.bin %> record --active 10 -- node examples/profiling/webgpu-compute.mjs --frames 20' },
+  ];
+  static override strict = false;
+  static override enableJsonFlag = true;
+  static override flags = {
+    example: Flags.string({ description: 'built-in scenario', options: ['franka', 'anymal_c', 'timers'], default: 'franka' }),
+    backend: Flags.string({ description: 'simulation backend (auto: WebGPU when an adapter exists, else CPU)', options: ['auto', 'cpu', 'gpu'], default: 'auto' }),
+    'n-envs': Flags.integer({ description: 'parallel environments, 0 = unbatched (default: 1024; timers 128 as the seed; the seed\'s speed benchmarks use 30000)', min: 0 }),
+    steps: Flags.integer({ description: 'steps to run (default: 200; timers 500 as the seed)', min: 1 }),
+    dt: Flags.string({ description: 'time step in seconds (default: the example\'s)' }),
+    'performance-mode': Flags.boolean({ description: 'bake shapes into the kernels (faster steps, recompiles per scene)', default: false }),
+    seed: Flags.integer({ description: 'random seed (timers noise)', default: 0 }),
+    'noise-mode': Flags.integer({ description: 'timers example: 0 no noise, 1 shared noise, 2 per-env noise', options: ['0', '1', '2'] as never, min: 0, max: 2, default: 2 }),
+    profiling: Flags.boolean({ description: 'timers example: record a trace (wait 0, warmup 0, active 1) instead of plotting the timers', default: false }),
+    wait: Flags.integer({ description: 'schedule: steps ignored at the start of each cycle', min: 0, helpGroup: 'SCHEDULE' }),
+    warmup: Flags.integer({ description: 'schedule: steps recorded then discarded', min: 0, helpGroup: 'SCHEDULE' }),
+    active: Flags.integer({ description: 'schedule: steps recorded per cycle', min: 1, helpGroup: 'SCHEDULE' }),
+    repeat: Flags.integer({ description: 'schedule: cycles (0 = until the run ends)', min: 0, helpGroup: 'SCHEDULE' }),
+    'skip-first': Flags.integer({ description: 'schedule: steps skipped once before the first cycle', min: 0, helpGroup: 'SCHEDULE' }),
+    sync: Flags.boolean({ description: 'wait for the GPU before every step (aligns timelines; can halve throughput)', default: false }),
+    'fresh-cache': Flags.boolean({ description: 'use a throwaway kernel cache for this run (cold compile, persistent cache untouched)', default: false }),
+    out: Flags.string({ description: 'folder for the traces', default: 'out' }),
+    format: Flags.string({ description: 'trace format(s) to write', options: ['perfetto', 'json', 'both'], default: 'both' }),
+    'baseline-out': Flags.string({ description: 'also write the compare baseline (JSON) to this file' }),
+    fps: Flags.boolean({ description: 'print the FPS lines (--no-fps: quiet)', default: true, allowNo: true }),
+  };
+
+  async run(): Promise<unknown> {
+    const { flags, argv } = await this.parse(Record);
+    const command = (argv as string[]).filter((a) => a !== '--');
+    const { scheduleFromFlags } = await import('../record/schedule-flags.js');
+    const scheduleFlags = { wait: flags.wait, warmup: flags.warmup, active: flags.active, repeat: flags.repeat, skipFirst: flags['skip-first'] };
+    const format = flags.format as 'perfetto' | 'json' | 'both';
+    const { liveProgressEnabled } = await import('../render/color.js');
+
+    if (command.length > 0) {
+      const { recordProgram } = await import('../record/run-program.js');
+      const result = await recordProgram({
+        command, schedule: scheduleFromFlags(scheduleFlags, undefined), sync: flags.sync, outDir: flags.out, format, freshCache: flags['fresh-cache'],
+      });
+      const { reportRecording } = await import('../views/record-report.js');
+      const report = await reportRecording(result.traces, { color: this.color, json: this.jsonEnabled(), baselineOut: flags['baseline-out'] });
+      this.print(`${command.join(' ')}: ${result.steps} steps (${result.stepMode}), ${result.devices} device(s) instrumented`);
+      this.print(report.text);
+      if (result.traces.length === 0) throw new CliError('record', `${command[0]} wrote no trace (did it create a WebGPU device through the 'webgpu' package and take a step?)`);
+      if (result.signal === null && result.exitCode !== 0) process.exitCode = result.exitCode ?? 1;
+      return { ...result, summary: report.data };
+    }
+
+    let dt: number | undefined;
+    if (flags.dt !== undefined) {
+      dt = Number(flags.dt);
+      if (!Number.isFinite(dt) || dt <= 0) throw new CliError('--dt', `'${flags.dt}' is not a positive number of seconds`);
+    }
+    const profiling = flags.example === 'timers' && flags.profiling;
+    const { recordExample } = await import('../record/run-example.js');
+    const result = await recordExample({
+      example: flags.example,
+      backend: flags.backend as 'auto' | 'cpu' | 'gpu',
+      ...(flags['n-envs'] !== undefined ? { nEnvs: flags['n-envs'] } : flags.example === 'timers' ? {} : { nEnvs: RECORD_DEFAULTS.nEnvs }),
+      ...(flags.steps !== undefined ? { steps: flags.steps } : flags.example === 'timers' ? {} : { steps: RECORD_DEFAULTS.steps }),
+      ...(dt !== undefined ? { dt } : {}),
+      performanceMode: flags['performance-mode'],
+      showFPS: flags.fps && !this.jsonEnabled(),
+      seed: flags.seed,
+      noiseMode: flags['noise-mode'] as 0 | 1 | 2,
+      // timers.py --profiling: torch.profiler(schedule(wait=0, warmup=0, active=1)) writing to ./benchmark.
+      schedule: (steps) => (profiling ? { wait: 0, warmup: 0, active: 1, repeat: 0, skipFirst: 0 } : scheduleFromFlags(scheduleFlags, steps)),
+      sync: flags.sync,
+      freshCache: flags['fresh-cache'],
+      outDir: profiling && flags.out === 'out' ? 'benchmark' : flags.out,
+      format: profiling && flags.format === 'both' ? 'json' : format,
+      liveProgress: liveProgressEnabled() && !this.jsonEnabled(),
+      envTimers: true,
+    });
+    const { reportRecording } = await import('../views/record-report.js');
+    const report = await reportRecording(result.traces, {
+      color: this.color, json: this.jsonEnabled(), baselineOut: flags['baseline-out'], timersPanels: flags.example === 'timers' && !profiling,
+    });
+    const { thousands } = await import('../render/format.js');
+    this.print(`${result.example} on ${result.backend}: ${result.steps} steps x ${result.nEnvs} envs in ${result.wallSeconds.toFixed(2)} s (${thousands(result.envStepsPerSecond, 0)} env-steps/s)`);
+    this.print(report.text);
+    const { scenario: _scenario, ...data } = result;
+    return { ...data, summary: report.data };
+  }
+}

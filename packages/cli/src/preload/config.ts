@@ -1,0 +1,24 @@
+/** What `gsprof record -- <command>` tells the preload inside the child, through one environment variable. */
+import type { ScheduleArgs } from '../record/schedule-flags.js';
+import type { TraceFormat } from '../record/run-example.js';
+
+export const PRELOAD_ENV = 'GSPROF_PRELOAD';
+
+export interface PreloadConfig {
+  outDir: string;
+  format: TraceFormat;
+  schedule: ScheduleArgs;
+  sync: boolean;
+  workerName: string;
+  /** JSON file the preload writes on exit: steps seen, step mode, devices instrumented. */
+  resultFile: string;
+}
+
+export function encodeConfig(config: PreloadConfig): string {
+  return JSON.stringify(config);
+}
+
+export function decodeConfig(text: string | undefined): PreloadConfig | null {
+  if (!text) return null;
+  return JSON.parse(text) as PreloadConfig;
+}

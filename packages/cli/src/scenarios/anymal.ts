@@ -1,0 +1,31 @@
+/** examples/speed_benchmark/anymal_c.py: plane + ANYmal C at z 0.8, kp 1000 on the 12 leg joints, zero targets. */
+import { loadSimCore, type EntityLike } from './sim-api.js';
+import type { Scenario, ScenarioOptions } from './types.js';
+
+export const ANYMAL_FILE = 'urdf/anymal_c/urdf/anymal_c.urdf';
+export const ANYMAL_LEG_JOINTS = [
+  'LF_HAA', 'LF_HFE', 'LF_KFE', 'RF_HAA', 'RF_HFE', 'RF_KFE',
+  'LH_HAA', 'LH_HFE', 'LH_KFE', 'RH_HAA', 'RH_HFE', 'RH_KFE',
+] as const;
+
+export function legDofs(robot: EntityLike): number[] {
+  return ANYMAL_LEG_JOINTS.map((name) => {
+    const idx = robot.getJoint(name).dofsIdxLocal;
+    return typeof idx === 'number' ? idx : (idx[0] as number);
+  });
+}
+
+export async function buildAnymal(options: ScenarioOptions): Promise<Scenario> {
+  const gs = await loadSimCore();
+  await gs.init({ backend: options.backend, performanceMode: options.performanceMode, ...(options.seed !== undefined ? { seed: options.seed } : {}), loggingLevel: 'warning' });
+  const dt = options.dt ?? 0.01;
+  const scene = new gs.Scene({ rigidOptions: { dt, constraintSolver: 'newton' }, profilingOptions: { showFPS: options.showFPS } });
+  scene.addEntity(gs.morphs.Plane());
+  const robot = scene.addEntity(gs.morphs.URDF({ file: ANYMAL_FILE, pos: [0, 0, 0.8] }));
+  const nEnvs = options.nEnvs ?? 30000;
+  await scene.build({ nEnvs, envSpacing: [1, 1] });
+  const dofs = legDofs(robot);
+  robot.setDofsKp?.(new Float64Array(dofs.length).fill(1000), { dofsIdx: dofs });
+  robot.controlDofsPosition(new Float64Array(dofs.length), { dofsIdx: dofs });
+  return { name: 'anymal_c', gs, scene, nEnvs, defaultSteps: 1000, facts: { example: 'anymal_c', dt, nEnvs, performanceMode: options.performanceMode } };
+}
