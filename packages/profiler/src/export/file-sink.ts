@@ -92,6 +92,19 @@ export class FileSink {
     return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
   }
 
+  /** Resolves once every byte written so far is in the file (gzip: a sync-flushed, decodable prefix). */
+  async flush(): Promise<void> {
+    if (this.failure) throw this.failure;
+    if (this.gzip) {
+      const gzip = this.gzip;
+      await new Promise<void>((resolve) => gzip.flush(() => resolve()));
+    }
+    // Writes complete in order, so the callback of an empty write means all earlier bytes reached the file.
+    await new Promise<void>((resolve, reject) => {
+      this.file.write(Buffer.alloc(0), (e) => (e ? reject(this.failure ?? e) : resolve()));
+    });
+  }
+
   /** Flushes everything to disk and renames the temporary file to its final name. */
   async close(): Promise<void> {
     if (this.failure) throw this.failure;

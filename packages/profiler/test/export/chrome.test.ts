@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import * as TraceEngine from '@paulirish/trace_engine';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { formatMicros, writeChromeTrace } from '../../src/export/index.js';
+import { chromeMicros as formatMicros, writeChromeTrace } from '../../src/export/index.js';
 import { BASE_TIME_NS, GPU_PID, HOST_PID, KERNELS, overlappingTrace, sampleTrace, TRACK } from './fixtures.js';
 
 interface ChromeEvent {

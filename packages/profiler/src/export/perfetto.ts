@@ -1,0 +1,407 @@
+// TraceModel -> Perfetto protobuf (.pftrace), streamed. A file is a bare sequence of `Trace.packet` fields
+// (tag 0x0A, length, TracePacket), so whole packets go out in ~256 KiB chunks and a file cut anywhere still
+// loads up to its last whole packet. All packets belong to one sequence: the first sets "incremental state
+// cleared" and carries the interned names; every later event packet refers to names by iid.
+import protobuf from 'protobufjs';
+import type { Args, EnvTimerSample, TraceMetadata, TraceModel, TraceTrack, TrackKind } from '../model/trace.js';
+import {
+  ENV_TIMERS_CATEGORY, ENV_TIMERS_EVENT, METADATA_ARG, METADATA_CATEGORY, METADATA_EVENT,
+  envTimerArgs, hostThreadTrack, laneName, metadataJson,
+} from './common.js';
+import { FileSink } from './file-sink.js';
+import { layoutSlices, sortedByTs, tracksById } from './layout.js';
+import { loadPerfettoSchema } from './schema.js';
+
+export const SEQ_INCREMENTAL_STATE_CLEARED = 1;
+export const SEQ_NEEDS_INCREMENTAL_STATE = 2;
+export const TYPE_SLICE_BEGIN = 1;
+export const TYPE_SLICE_END = 2;
+export const TYPE_INSTANT = 3;
+export const TYPE_COUNTER = 4;
+
+const COUNTER_UNITS: Record<string, number> = { ns: 1, count: 2, bytes: 3 };
+const TWO_32 = 4294967296;
+
+export interface PerfettoStreamWriterOptions {
+  /** Host wall clock (epoch ns) of relative time 0; packet timestamps are baseTimeNs + ts. */
+  baseTimeNs: bigint;
+  /** trusted_packet_sequence_id of this writer's packets (default 1). */
+  sequenceId?: number;
+  /** Bytes of encoded packets gathered before they are handed to the file (default 256 KiB). */
+  chunkBytes?: number;
+}
+
+interface DeclaredTrack {
+  uuid: number;
+  kind: TrackKind;
+  name: string;
+}
+
+interface InternTable {
+  ids: Map<string, number>;
+  fresh: Array<{ iid: number; name: string }>;
+}
+
+const newTable = (): InternTable => ({ ids: new Map(), fresh: [] });
+
+function intern(table: InternTable, name: string): number {
+  let iid = table.ids.get(name);
+  if (iid === undefined) {
+    iid = table.ids.size + 1;
+    table.ids.set(name, iid);
+    table.fresh.push({ iid, name });
+  }
+  return iid;
+}
+
+/** A small deterministic hash, to keep track uuids of different traces apart when files are merged. */
+function uuidSeed(base: bigint, sequenceId: number): number {
+  let h = 2166136261;
+  for (const ch of `${base}:${sequenceId}`) h = Math.imul(h ^ ch.charCodeAt(0), 16777619) >>> 0;
+  return (h & 0xfffff) + 1;
+}
+
+/**
+ * Writes one Perfetto packet sequence to `${path}.partial` and renames it on close. Tracks and processes must be
+ * added before events use them. Events may be written as they happen (begin/end) or as complete slices; on one
+ * track, begins and ends must nest (Perfetto sorts packets by timestamp when it loads them).
+ * Synchronous methods only buffer; await `drain()` when `needsDrain` is true to keep memory bounded.
+ */
+export class PerfettoStreamWriter {
+  private readonly schema = loadPerfettoSchema();
+  private readonly sink: FileSink;
+  private readonly sequenceId: number;
+  private readonly chunkBytes: number;
+  private readonly baseHi: number;
+  private readonly baseLo: number;
+  private readonly uuidHigh: number;
+  private nextUuid = 1;
+  private writer = protobuf.Writer.create();
+  private packetCount = 0;
+  private readonly names = newTable();
+  private readonly categories = newTable();
+  private readonly annotationNames = newTable();
+  private readonly tracks = new Map<number, DeclaredTrack>();
+  private readonly processes = new Map<number, number>();
+
+  private constructor(sink: FileSink, options: PerfettoStreamWriterOptions) {
+    this.sink = sink;
+    this.sequenceId = options.sequenceId ?? 1;
+    this.chunkBytes = options.chunkBytes ?? 256 * 1024;
+    if (options.baseTimeNs < 0n) throw new Error(`perfetto: baseTimeNs must not be negative (${options.baseTimeNs})`);
+    this.baseHi = Number(options.baseTimeNs / 4294967296n);
+    this.baseLo = Number(options.baseTimeNs % 4294967296n);
+    this.uuidHigh = uuidSeed(options.baseTimeNs, this.sequenceId) * TWO_32;
+  }
+
+  static async open(path: string, options: PerfettoStreamWriterOptions): Promise<PerfettoStreamWriter> {
+    return new PerfettoStreamWriter(await FileSink.open(path), options);
+  }
+
+  /** Registers names up front so that the first packet carries them (later packets intern only new ones). */
+  preIntern(names: Iterable<string>, categories: Iterable<string> = [], annotationNames: Iterable<string> = []): void {
+    for (const n of names) intern(this.names, n);
+    for (const c of categories) intern(this.categories, c);
+    for (const a of annotationNames) intern(this.annotationNames, a);
+  }
+
+  get packetsWritten(): number {
+    return this.packetCount;
+  }
+
+  get needsDrain(): boolean {
+    return this.sink.needsDrain;
+  }
+
+  drain(): Promise<void> {
+    return this.sink.drain();
+  }
+
+  /** Moves the packets gathered so far to the file sink (copy, then reuse the encoder's buffer). */
+  private handOver(): void {
+    if (this.writer.pos === 0) return;
+    this.sink.write(this.writer.finish());
+    this.writer.reset();
+  }
+
+  /** Writes every whole packet so far to the partial file (so a crash after this loses nothing before it). */
+  async flush(): Promise<void> {
+    this.handOver();
+    await this.sink.flush();
+  }
+
+  async close(): Promise<void> {
+    this.handOver();
+    await this.sink.close();
+  }
+
+  /** Stops and deletes the temporary file. */
+  async abort(): Promise<void> {
+    await this.sink.abort();
+  }
+
+  /** Declares a process track (ProcessDescriptor); returns its uuid. Idempotent per pid. */
+  addProcess(pid: number, name: string): number {
+    let uuid = this.processes.get(pid);
+    if (uuid === undefined) {
+      uuid = this.uuidHigh + this.nextUuid++;
+      this.processes.set(pid, uuid);
+      this.writePacket({ trackDescriptor: { uuid, process: { pid, processName: name } } });
+    }
+    return uuid;
+  }
+
+  /**
+   * Declares a track under the key `track.id`: a thread (ThreadDescriptor), a GPU queue (a named track whose
+   * parent is its process) or a counter (CounterDescriptor with unit ns/count/bytes or unit_name).
+   * With `lane` > 0 it declares overflow lane `lane` of the track under the key `key` instead (see layout.ts).
+   */
+  addTrack(track: TraceTrack, lane = 0, key = track.id): void {
+    if (this.tracks.has(key)) throw new Error(`perfetto: track ${key} ('${track.name}') is declared twice`);
+    const parentUuid = this.addProcess(track.pid, `process ${track.pid}`);
+    const uuid = this.uuidHigh + this.nextUuid++;
+    const name = laneName(track, lane);
+    let descriptor: Record<string, unknown>;
+    if (track.kind === 'counter') {
+      const unit = COUNTER_UNITS[track.unit ?? ''];
+      const counter = unit !== undefined ? { unit } : track.unit ? { unitName: track.unit } : {};
+      descriptor = { uuid, parentUuid, name, counter };
+    } else if (track.kind === 'thread' && lane === 0) {
+      descriptor = { uuid, thread: { pid: track.pid, tid: track.tid ?? track.id, threadName: name } };
+    } else {
+      descriptor = { uuid, parentUuid, name };
+    }
+    this.tracks.set(key, { uuid, kind: track.kind, name });
+    this.writePacket({ trackDescriptor: descriptor });
+  }
+
+  private track(key: number, what: string): DeclaredTrack {
+    const t = this.tracks.get(key);
+    if (!t) throw new Error(`perfetto: ${what} on track ${key}, which was not declared with addTrack`);
+    if (t.kind === 'counter') throw new Error(`perfetto: ${what} on counter track ${key} ('${t.name}')`);
+    return t;
+  }
+
+  begin(track: number, name: string, category: string, ts: number, args?: Args, flowIds?: number[], terminatingFlowIds?: number[]): void {
+    const event: Record<string, unknown> = {
+      type: TYPE_SLICE_BEGIN, trackUuid: this.track(track, `slice '${name}'`).uuid,
+      nameIid: intern(this.names, name), categoryIids: [intern(this.categories, category)],
+    };
+    if (args) event.debugAnnotations = this.annotations(args);
+    if (flowIds && flowIds.length > 0) event.flowIds = flowIds;
+    if (terminatingFlowIds && terminatingFlowIds.length > 0) event.terminatingFlowIds = terminatingFlowIds;
+    this.writeEvent(ts, event);
+  }
+
+  end(track: number, ts: number): void {
+    this.writeEvent(ts, { type: TYPE_SLICE_END, trackUuid: this.track(track, 'slice end').uuid });
+  }
+
+  /** A complete slice as a BEGIN/END pair (there is no complete-event type in Perfetto's TrackEvent). */
+  slice(track: number, name: string, category: string, ts: number, dur: number, args?: Args, flowIds?: number[], terminatingFlowIds?: number[]): void {
+    this.begin(track, name, category, ts, args, flowIds, terminatingFlowIds);
+    this.end(track, ts + dur);
+  }
+
+  instant(track: number, name: string, category: string, ts: number, args?: Args): void {
+    const event: Record<string, unknown> = {
+      type: TYPE_INSTANT, trackUuid: this.track(track, `instant '${name}'`).uuid,
+      nameIid: intern(this.names, name), categoryIids: [intern(this.categories, category)],
+    };
+    if (args) event.debugAnnotations = this.annotations(args);
+    this.writeEvent(ts, event);
+  }
+
+  counter(track: number, ts: number, value: number): void {
+    const t = this.tracks.get(track);
+    if (!t || t.kind !== 'counter') throw new Error(`perfetto: counter sample on ${t ? 'non-counter' : 'undeclared'} track ${track}`);
+    this.writeEvent(ts, { type: TYPE_COUNTER, trackUuid: t.uuid, doubleCounterValue: value });
+  }
+
+  /** TraceMetadata as JSON on an instant 'gsprof.metadata' (category '__metadata') at ts 0. */
+  metadata(track: number, metadata: TraceMetadata): void {
+    this.instant(track, METADATA_EVENT, METADATA_CATEGORY, 0, { [METADATA_ARG]: metadataJson(metadata) });
+  }
+
+  /** One step's per-env timers as an instant 'env_timers' with step, n_envs, labels, values_b64. */
+  envTimers(track: number, sample: EnvTimerSample, labels: readonly string[] | undefined): void {
+    this.instant(track, ENV_TIMERS_EVENT, ENV_TIMERS_CATEGORY, sample.ts, envTimerArgs(sample, labels));
+  }
+
+  private annotations(args: Args): Array<Record<string, unknown>> {
+    const out: Array<Record<string, unknown>> = [];
+    for (const key in args) {
+      const v = args[key];
+      const nameIid = intern(this.annotationNames, key);
+      if (typeof v === 'string') out.push({ nameIid, stringValue: v });
+      else if (typeof v === 'boolean') out.push({ nameIid, boolValue: v });
+      else if (typeof v === 'number') out.push(Number.isSafeInteger(v) ? { nameIid, intValue: v } : { nameIid, doubleValue: v });
+    }
+    return out;
+  }
+
+  /** Absolute uint64 ns as {low, high} (protobufjs's LongBits input), exact beyond 2^53. */
+  private timestamp(ts: number): { low: number; high: number; unsigned: boolean } {
+    const sum = this.baseLo + Math.round(ts);
+    const carry = Math.floor(sum / TWO_32);
+    const high = this.baseHi + carry;
+    if (high < 0 || !Number.isFinite(sum)) throw new Error(`perfetto: time ${ts} ns is before the Unix epoch or not finite`);
+    return { low: (sum - carry * TWO_32) | 0, high: high | 0, unsigned: true };
+  }
+
+  private writeEvent(ts: number, trackEvent: Record<string, unknown>): void {
+    this.writePacket({ timestamp: this.timestamp(ts), trackEvent, sequenceFlags: SEQ_NEEDS_INCREMENTAL_STATE });
+  }
+
+  private takeInterned(): Record<string, unknown> | undefined {
+    const { names, categories, annotationNames } = this;
+    if (names.fresh.length === 0 && categories.fresh.length === 0 && annotationNames.fresh.length === 0) return undefined;
+    const interned: Record<string, unknown> = {};
+    if (categories.fresh.length > 0) { interned.eventCategories = categories.fresh; categories.fresh = []; }
+    if (names.fresh.length > 0) { interned.eventNames = names.fresh; names.fresh = []; }
+    if (annotationNames.fresh.length > 0) { interned.debugAnnotationNames = annotationNames.fresh; annotationNames.fresh = []; }
+    return interned;
+  }
+
+  private writePacket(packet: Record<string, unknown>): void {
+    packet.trustedPacketSequenceId = this.sequenceId;
+    if (this.packetCount === 0) {
+      packet.sequenceFlags = SEQ_INCREMENTAL_STATE_CLEARED | SEQ_NEEDS_INCREMENTAL_STATE;
+      packet.firstPacketOnSequence = true;
+    }
+    const interned = this.takeInterned();
+    if (interned) packet.internedData = interned;
+    this.schema.TracePacket.encode(packet, this.writer.uint32(10).fork()).ldelim();
+    this.packetCount++;
+    if (this.writer.pos >= this.chunkBytes) this.handOver();
+  }
+}
+
+/** Min-heap of open slices by end time; on ties the deeper slice ends first so nesting is preserved. */
+class EndHeap {
+  private items: number[] = [];
+  constructor(private readonly endOf: (i: number) => number, private readonly depthOf: Int32Array) {}
+  get size(): number { return this.items.length; }
+  private less(a: number, b: number): boolean {
+    const ea = this.endOf(a), eb = this.endOf(b);
+    return ea < eb || (ea === eb && this.depthOf[a]! > this.depthOf[b]!);
+  }
+  peek(): number { return this.items[0]!; }
+  push(i: number): void {
+    const h = this.items;
+    let k = h.push(i) - 1;
+    while (k > 0) {
+      const p = (k - 1) >> 1;
+      if (!this.less(h[k]!, h[p]!)) break;
+      [h[k], h[p]] = [h[p]!, h[k]!];
+      k = p;
+    }
+  }
+  pop(): number {
+    const h = this.items;
+    const top = h[0]!;
+    const last = h.pop()!;
+    if (h.length > 0) {
+      h[0] = last;
+      let k = 0;
+      for (;;) {
+        const l = 2 * k + 1, r = l + 1;
+        let m = k;
+        if (l < h.length && this.less(h[l]!, h[m]!)) m = l;
+        if (r < h.length && this.less(h[r]!, h[m]!)) m = r;
+        if (m === k) break;
+        [h[k], h[m]] = [h[m]!, h[k]!];
+        k = m;
+      }
+    }
+    return top;
+  }
+}
+
+export async function writePerfettoTraceFile(trace: TraceModel, path: string): Promise<void> {
+  const byId = tracksById(trace);
+  const host = hostThreadTrack(trace);
+  const layout = layoutSlices(trace, byId);
+  const slices = trace.slices;
+  const md = trace.metadata;
+
+  // Outgoing and terminating flow ids per slice (Kineto's ac2g: submit -> GPU pass).
+  const flowsOut = new Map<number, number[]>();
+  const flowsIn = new Map<number, number[]>();
+  trace.flows.forEach((f, k) => {
+    if (!slices[f.fromSlice] || !slices[f.toSlice]) {
+      throw new Error(`trace: flow ${k} (id ${f.id}) refers to missing slice ${slices[f.fromSlice] ? f.toSlice : f.fromSlice}`);
+    }
+    (flowsOut.get(f.fromSlice) ?? flowsOut.set(f.fromSlice, []).get(f.fromSlice)!).push(f.id);
+    (flowsIn.get(f.toSlice) ?? flowsIn.set(f.toSlice, []).get(f.toSlice)!).push(f.id);
+  });
+
+  const w = await PerfettoStreamWriter.open(path, { baseTimeNs: md.baseTimeNs });
+  try {
+    const names = new Set<string>([METADATA_EVENT]);
+    const categories = new Set<string>([METADATA_CATEGORY]);
+    for (const s of slices) { names.add(s.name); categories.add(s.category); }
+    for (const e of trace.instants) { names.add(e.name); categories.add(e.category); }
+    if (trace.envTimers.length > 0) { names.add(ENV_TIMERS_EVENT); categories.add(ENV_TIMERS_CATEGORY); }
+    const annotations = [METADATA_ARG, ...(trace.envTimers.length > 0 ? ['step', 'n_envs', 'labels', 'values_b64'] : [])];
+    w.preIntern(names, categories, annotations);
+
+    for (const p of trace.processes) w.addProcess(p.pid, p.name);
+    // Lane keys: lane 0 of a track is keyed by the track id, overflow lanes by ids past every track id.
+    let nextKey = trace.tracks.reduce((m, t) => Math.max(m, t.id), host.synthetic ? host.track.id : 0) + 1;
+    const laneKey = layout.lanes.map(({ track, index }) => {
+      const key = index === 0 ? track.id : nextKey++;
+      w.addTrack(track, index, key);
+      return key;
+    });
+    if (host.synthetic) w.addTrack(host.track);
+    const hostKey = host.track.id;
+    w.metadata(hostKey, md);
+
+    const instantOrder = sortedByTs(trace.instants, 'instant');
+    const counterOrder = sortedByTs(trace.counters, 'counter sample');
+    const timerOrder = sortedByTs(trace.envTimers, 'env timer sample');
+    const open = new EndHeap((i) => slices[i]!.ts + slices[i]!.dur, layout.depthOf);
+    const n = slices.length;
+    let si = 0, ii = 0, ci = 0, ti = 0;
+    for (;;) {
+      const tBegin = si < n ? slices[layout.order[si]!]!.ts : Infinity;
+      const tInstant = ii < instantOrder.length ? trace.instants[instantOrder[ii]!]!.ts : Infinity;
+      const tCounter = ci < counterOrder.length ? trace.counters[counterOrder[ci]!]!.ts : Infinity;
+      const tTimer = ti < timerOrder.length ? trace.envTimers[timerOrder[ti]!]!.ts : Infinity;
+      const t = Math.min(tBegin, tInstant, tCounter, tTimer);
+      // Slices that end at or before the next event close first (a slice ending where another begins is a sibling).
+      while (open.size > 0) {
+        const i = open.peek();
+        const s = slices[i]!;
+        if (s.ts + s.dur > t) break;
+        open.pop();
+        w.end(laneKey[layout.laneOf[i]!]!, s.ts + s.dur);
+      }
+      if (t === Infinity) break;
+      if (tBegin === t) {
+        const i = layout.order[si++]!;
+        const s = slices[i]!;
+        w.begin(laneKey[layout.laneOf[i]!]!, s.name, s.category, s.ts, s.args, flowsOut.get(i), flowsIn.get(i));
+        open.push(i);
+      } else if (tInstant === t) {
+        const k = instantOrder[ii++]!;
+        const e = trace.instants[k]!;
+        if (!byId.has(e.track)) throw new Error(`trace: instant ${k} ('${e.name}') is on unknown track ${e.track}`);
+        w.instant(e.track, e.name, e.category, e.ts, e.args);
+      } else if (tCounter === t) {
+        const k = counterOrder[ci++]!;
+        const c = trace.counters[k]!;
+        if (!byId.has(c.track)) throw new Error(`trace: counter sample ${k} is on unknown track ${c.track}`);
+        w.counter(c.track, c.ts, c.value);
+      } else {
+        w.envTimers(hostKey, trace.envTimers[timerOrder[ti++]!]!, md.timerLabels);
+      }
+      if (w.needsDrain) await w.drain();
+    }
+    await w.close();
+  } catch (e) {
+    await w.abort();
+    throw e;
+  }
+}
