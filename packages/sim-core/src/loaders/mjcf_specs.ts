@@ -215,8 +215,8 @@ export function readActuator(a: Attrs, u: ActuatorRaw, kind: string): void {
     const actdim = a.int('actdim');
     if (actdim !== undefined && actdim > 0) fail(a.el, "unsupported attribute 'actdim'");
   } else if (kind === 'motor') {
-    u.gainprm.fill(0); u.gainprm[0] = 1;
-    u.biasprm.fill(0);
+    // like MuJoCo, the motor shortcut leaves the other gain and bias parameters as they were
+    u.gainprm[0] = 1;
     u.dyntype = DynType.None; u.gaintype = GainType.Fixed; u.biastype = BiasType.None;
   } else if (kind === 'position') {
     const kp = a.num('kp') ?? u.gainprm[0]!;

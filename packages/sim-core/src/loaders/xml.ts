@@ -61,7 +61,7 @@ export function parseXml(text: string, file: string): XmlElement {
   });
   parser.on('error', (err) => {
     // saxes prefixes its message with "line:column: "; keep only the reason
-    const why = err.message.replace(/^[^:]*:\d+:\d+: /, '');
+    const why = err.message.replace(/^(?:[^:]*:)?\d+:\d+: /, '');
     const where = stack[stack.length - 1];
     failure ??= new ModelFileError(file, parser.line, where ? `<${where.name}>` : 'xml', `malformed XML: ${why}`);
   });

@@ -24,6 +24,11 @@ function namesFrom(m: Mj, adr: ArrayLike<number>): string[] {
 /** MuJoCo's model as a Model, plus the joint actuator-force fields the test helper does not copy. */
 export function mujocoModel(mj: Mj, m: Mj): Model {
   const model = modelFromMujoco(mj, m);
+  // the helper's disable-bit constants for contact are off: read the bits from MuJoCo's own enum
+  const bit = (name: string): number => mj.mjtDisableBit[name].value;
+  model.opt.enableCollision = (m.opt.disableflags & bit('mjDSBL_CONTACT')) === 0;
+  model.opt.enableJointLimit = (m.opt.disableflags & bit('mjDSBL_LIMIT')) === 0;
+  model.opt.disableEulerdamp = (m.opt.disableflags & bit('mjDSBL_EULERDAMP')) !== 0;
   model.jntActfrclimited = Uint8Array.from(m.jnt_actfrclimited);
   model.jntActfrcrange = Float64Array.from(m.jnt_actfrcrange);
   model.bodyName = namesFrom(m, m.name_bodyadr);

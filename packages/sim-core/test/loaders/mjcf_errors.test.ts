@@ -1,0 +1,76 @@
+/**
+ * Bad MJCF input: every error is one line naming the file, the line and the element.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ModelFileError, loadMJCF } from '../../src/loaders/index.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'gsprof-mjcf-err-'));
+
+function write(name: string, xml: string): string {
+  const file = join(dir, name);
+  writeFileSync(file, xml);
+  return file;
+}
+
+function errorOf(fn: () => unknown): Error {
+  try {
+    fn();
+  } catch (e) {
+    return e as Error;
+  }
+  throw new Error('expected an error');
+}
+
+describe('loadMJCF errors', () => {
+  it('reports malformed XML with file and line', () => {
+    const file = write('bad.xml', '<mujoco>\n  <worldbody>\n    <body name="a">\n  </worldbody>\n</mujoco>\n');
+    const e = errorOf(() => loadMJCF(file));
+    expect(e).toBeInstanceOf(ModelFileError);
+    expect(e.message).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:4: <\\w+>: malformed XML: unexpected close tag`));
+    expect(e.message.split('\n')).toHaveLength(1);
+  });
+
+  it('names an unsupported element and its line', () => {
+    const file = write('tendon.xml', '<mujoco>\n  <worldbody/>\n\n  <tendon>\n    <fixed/>\n  </tendon>\n</mujoco>\n');
+    expect(() => loadMJCF(file)).toThrow(`${file}:4: <tendon>: unsupported element`);
+  });
+
+  it('names an unsupported element inside a body', () => {
+    const file = write('composite.xml', '<mujoco>\n<worldbody>\n<body>\n<geom size="1"/>\n<composite type="grid"/>\n</body>\n</worldbody>\n</mujoco>');
+    expect(() => loadMJCF(file)).toThrow(`${file}:5: <composite>: unsupported element`);
+  });
+
+  it('rejects unsupported attributes and values with their element', () => {
+    const ball = write('ball.xml', '<mujoco><worldbody><body>\n<joint type="ball"/><geom size="1"/></body></worldbody></mujoco>');
+    expect(() => loadMJCF(ball)).toThrow(`${ball}:2: <joint>: unsupported joint type "ball"`);
+    const attr = write('attr.xml', '<mujoco><worldbody><body><geom size="1" fluidshape="ellipsoid"/></body></worldbody></mujoco>');
+    expect(() => loadMJCF(attr)).toThrow(`${attr}:1: <geom>: unsupported attribute 'fluidshape'`);
+    const mesh = write('mesh.xml', '<mujoco><worldbody><body><geom type="mesh" mesh="m"/></body></worldbody></mujoco>');
+    expect(() => loadMJCF(mesh)).toThrow(/mesh\.xml:1: <geom>: unsupported mesh geom/);
+  });
+
+  it('reports a missing include at the include element', () => {
+    const file = write('main.xml', '<mujoco>\n  <include file="nothere.xml"/>\n</mujoco>\n');
+    expect(() => loadMJCF(file)).toThrow(`${file}:2: <include>: cannot read included file "nothere.xml"`);
+  });
+
+  it('reports errors inside an included file at that file', () => {
+    write('child.xml', '<mujoco>\n<worldbody>\n<body><geom type="sphere"/></body>\n</worldbody>\n</mujoco>');
+    const file = write('parent.xml', '<mujoco><include file="child.xml"/></mujoco>');
+    expect(() => loadMJCF(file)).toThrow(`${join(dir, 'child.xml')}:3: <geom>: size 0 must be positive`);
+  });
+
+  it('rejects references to unknown joints and classes', () => {
+    const file = write('ref.xml', '<mujoco><worldbody><body><joint name="j"/><geom size="1"/></body></worldbody>\n<actuator><motor joint="k"/></actuator></mujoco>');
+    expect(() => loadMJCF(file)).toThrow(`${file}:2: <motor>: unknown joint "k"`);
+    const cls = write('cls.xml', '<mujoco><worldbody><body childclass="nope"><geom size="1"/></body></worldbody></mujoco>');
+    expect(() => loadMJCF(cls)).toThrow(`${cls}:1: <body>: unknown default childclass "nope"`);
+  });
+
+  it('reports an unreadable file', () => {
+    expect(() => loadMJCF(join(dir, 'missing.xml'))).toThrow(/missing\.xml: cannot read: ENOENT/);
+  });
+});
