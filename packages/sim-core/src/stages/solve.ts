@@ -1,13 +1,150 @@
+/**
+ * Stage `solve` (MuJoCo's mj_fwdConstraint with mjSOL_NEWTON or mjSOL_CG): per env, gather the rows built
+ * by make_constraint, warm-start from qaccWarmstart when that costs less than qacc_smooth (as MuJoCo), solve,
+ * and write qacc, qfrcConstraint, efcForce and efcState. Each env iterates on its own and stops on its own
+ * (per-env early exit). Envs without rows get qacc = qacc_smooth.
+ *
+ * MuJoCo 3.3 solves each constraint island (kinematic trees linked by constraints) separately and scales its
+ * tolerances by the island's inertia (sum of diag(M) over the island's dofs). Here all constrained trees of an
+ * env are solved together, scaled by the sum over all of them; for one constrained tree (one robot, or a
+ * robot on the floor) that is exactly MuJoCo's island. Dofs of unconstrained trees keep qacc_smooth.
+ *
+ * Also fills d.timers (see solver/timers.ts): wall-clock ns per env, iterations, active rows, contacts,
+ * line-search evaluations and rows.
+ */
 import type { Data } from '../data/data.js';
-import type { Model } from '../model/model.js';
+import { SolverType, type Model } from '../model/model.js';
+import { solvePrimal, type SolveStats } from '../solver/primal.js';
+import { type Problem, constraintCost, gaussCost, jacMinusAref, makeProblem, mulM } from '../solver/problem.js';
+import {
+  TIMER_ACTIVE, TIMER_CONTACTS, TIMER_ITERATIONS, TIMER_LS_ITERATIONS, TIMER_NEFC, TIMER_SOLVE_NS,
+} from '../solver/timers.js';
 
-/** Placeholder until the solve stage lands: qacc = qacc_smooth, no constraint force. */
-export function solve(m: Model, d: Data, e0: number, e1: number): void {
-  const n = d.nEnvs;
-  for (let i = 0; i < m.nv; i++) {
-    for (let e = e0; e < e1; e++) {
-      d.qacc[i * n + e] = d.qaccSmooth[i * n + e]!;
-      d.qfrcConstraint[i * n + e] = 0;
+interface Scratch {
+  p: Problem;
+  touched: Uint8Array;    // per tree (indexed by the tree's root dof)
+  work: Float64Array;     // nv
+  stats: SolveStats;
+}
+const scratches = new WeakMap<Data, Scratch>();
+const trees = new WeakMap<Model, Int32Array>();
+
+/** The kinematic tree of each dof, named by the tree's root dof (MuJoCo's dof_treeid up to renaming). */
+function dofTrees(m: Model): Int32Array {
+  let t = trees.get(m);
+  if (!t) {
+    t = new Int32Array(m.nv);
+    for (let i = 0; i < m.nv; i++) {
+      let r = i;
+      while (m.dofParentid[r]! >= 0) r = m.dofParentid[r]!;
+      t[i] = r;
     }
+    trees.set(m, t);
+  }
+  return t;
+}
+
+function scratchFor(m: Model, d: Data): Scratch {
+  let s = scratches.get(d);
+  if (!s) {
+    s = {
+      p: makeProblem(m.nv, d.maxEfc), touched: new Uint8Array(Math.max(1, m.nv)),
+      work: new Float64Array(Math.max(1, m.nv)), stats: { iterations: 0, lsIterations: 0 },
+    };
+    scratches.set(d, s);
+  }
+  return s;
+}
+
+/** Copies env e's rows and dynamics into the contiguous problem. */
+function gather(m: Model, d: Data, e: number, p: Problem): void {
+  const n = d.nEnvs, nv = m.nv, nefc = d.nefc[e]!;
+  p.nefc = nefc;
+  for (let k = 0; k < nv * nv; k++) p.M[k] = d.qM[k * n + e]!;
+  for (let k = 0; k < nefc * nv; k++) p.J[k] = d.efcJ[k * n + e]!;
+  for (let r = 0; r < nefc; r++) {
+    const i = r * n + e;
+    p.D[r] = d.efcD[i]!;
+    p.R[r] = d.efcR[i]!;
+    p.aref[r] = d.efcAref[i]!;
+    p.floss[r] = d.efcFrictionloss[i]!;
+    p.type[r] = d.efcType[i]!;
+  }
+  for (let j = 0; j < nv; j++) {
+    p.qfrcSmooth[j] = d.qfrcSmooth[j * n + e]!;
+    p.qaccSmooth[j] = d.qaccSmooth[j * n + e]!;
+    p.qacc[j] = d.qaccWarmstart[j * n + e]!;
+  }
+}
+
+/**
+ * Marks the trees touched by any row, sets p.scale from their inertia and resets the other dofs to
+ * qacc_smooth; then keeps the warm start only if it costs no more than qacc_smooth.
+ */
+function warmstart(m: Model, s: Scratch): void {
+  const { p, touched, work } = s;
+  const nv = m.nv, tree = dofTrees(m);
+  touched.fill(0);
+  for (let r = 0; r < p.nefc; r++) {
+    const o = r * nv;
+    for (let j = 0; j < nv; j++) if (p.J[o + j] !== 0) touched[tree[j]!] = 1;
+  }
+  let inertia = 0;
+  for (let j = 0; j < nv; j++) if (touched[tree[j]!]) inertia += p.M[j * nv + j]!;
+  p.scale = 1 / inertia;
+
+  jacMinusAref(p, p.Jaref, p.qacc);
+  mulM(p, work, p.qacc);
+  const costWarm = constraintCost(p, p.Jaref) + gaussCost(p, work, p.qacc);
+  jacMinusAref(p, p.Jaref, p.qaccSmooth);
+  const costSmooth = constraintCost(p, p.Jaref);
+  if (costWarm > costSmooth) for (let j = 0; j < nv; j++) p.qacc[j] = p.qaccSmooth[j]!;
+  for (let j = 0; j < nv; j++) if (!touched[tree[j]!]) p.qacc[j] = p.qaccSmooth[j]!;
+}
+
+let warnedPgs = false;
+
+export function solve(m: Model, d: Data, e0: number, e1: number): void {
+  const n = d.nEnvs, nv = m.nv;
+  const s = scratchFor(m, d);
+  const { p, stats } = s;
+  const opt = m.opt;
+  if (opt.solver === SolverType.PGS && !warnedPgs) {
+    warnedPgs = true;
+    console.warn('sim-core solve: the PGS solver is not implemented; using Newton');
+  }
+  const newton = opt.solver !== SolverType.CG;
+
+  for (let e = e0; e < e1; e++) {
+    const t0 = performance.now();
+    const nefc = d.nefc[e]!;
+    if (nefc === 0 || nv === 0) {
+      for (let j = 0; j < nv; j++) {
+        d.qacc[j * n + e] = d.qaccSmooth[j * n + e]!;
+        d.qfrcConstraint[j * n + e] = 0;
+      }
+      stats.iterations = 0;
+      stats.lsIterations = 0;
+      p.nactive = 0;
+    } else {
+      gather(m, d, e, p);
+      warmstart(m, s);
+      solvePrimal(p, newton, opt.iterations, opt.tolerance, opt.lsTolerance, opt.lsIterations, stats);
+      for (let j = 0; j < nv; j++) {
+        d.qacc[j * n + e] = p.qacc[j]!;
+        d.qfrcConstraint[j * n + e] = p.qfrcConstraint[j]!;
+      }
+      for (let r = 0; r < nefc; r++) {
+        d.efcForce[r * n + e] = p.force[r]!;
+        d.efcState[r * n + e] = p.state[r]!;
+      }
+    }
+    const t = d.timers;
+    t[TIMER_SOLVE_NS * n + e] = (performance.now() - t0) * 1e6;
+    t[TIMER_ITERATIONS * n + e] = stats.iterations;
+    t[TIMER_ACTIVE * n + e] = nefc === 0 ? 0 : p.nactive;
+    t[TIMER_CONTACTS * n + e] = d.ncon[e]!;
+    t[TIMER_LS_ITERATIONS * n + e] = stats.lsIterations;
+    t[TIMER_NEFC * n + e] = nefc;
   }
 }

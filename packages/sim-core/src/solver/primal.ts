@@ -1,0 +1,71 @@
+/**
+ * MuJoCo's primal solvers (mj_solCGNewton): Newton (search = -H^-1 grad, H = M + J'DJ over quadratic rows,
+ * refactored when row states change) and nonlinear conjugate gradient (Polak-Ribiere on the M-preconditioned
+ * gradient), both with the exact line search. Stops when the scaled cost improvement or gradient falls below
+ * the tolerance, when the line search finds no improvement, or after maxIter iterations.
+ */
+import { lineSearch } from './linesearch.js';
+import {
+  type Problem, factorHessian, factorMass, jacMinusAref, mulM, updateConstraint, updateGradient,
+} from './problem.js';
+import { MINVAL } from './types.js';
+
+export interface SolveStats { iterations: number; lsIterations: number }
+
+/** Solves from p.qacc (the warm start) in place; returns iteration counts. */
+export function solvePrimal(
+  p: Problem, newton: boolean, maxIter: number, tolerance: number, lsTolerance: number, lsIterations: number,
+  stats: SolveStats,
+): void {
+  const { nv, nefc, qacc, search, grad, Mgrad, gradOld, MgradOld, Ma, Mv, Jaref, Jv } = p;
+  stats.iterations = 0;
+  stats.lsIterations = 0;
+
+  mulM(p, Ma, qacc);
+  jacMinusAref(p, Jaref, qacc);
+  updateConstraint(p);
+  if (newton) factorHessian(p); else factorMass(p);
+  updateGradient(p);
+  for (let i = 0; i < nv; i++) search[i] = -Mgrad[i]!;
+
+  let iter = 0;
+  while (iter < maxIter) {
+    const alpha = lineSearch(p, tolerance * lsTolerance, lsIterations);
+    stats.lsIterations += p.lsIterations;
+    if (alpha === 0) break;
+
+    for (let i = 0; i < nv; i++) {
+      qacc[i] = qacc[i]! + alpha * search[i]!;
+      Ma[i] = Ma[i]! + alpha * Mv[i]!;
+    }
+    for (let r = 0; r < nefc; r++) Jaref[r] = Jaref[r]! + alpha * Jv[r]!;
+    if (!newton) {
+      gradOld.set(grad);
+      MgradOld.set(Mgrad);
+    }
+    const oldCost = p.cost;
+    updateConstraint(p);
+    if (newton) factorHessian(p);
+    updateGradient(p);
+
+    let gnorm = 0;
+    for (let i = 0; i < nv; i++) gnorm += grad[i]! * grad[i]!;
+    const improvement = p.scale * (oldCost - p.cost);
+    const gradient = p.scale * Math.sqrt(gnorm);
+    iter++;
+    if (improvement < tolerance || gradient < tolerance) break;
+
+    if (newton) {
+      for (let i = 0; i < nv; i++) search[i] = -Mgrad[i]!;
+    } else {
+      let num = 0, den = 0;
+      for (let i = 0; i < nv; i++) {
+        num += grad[i]! * (Mgrad[i]! - MgradOld[i]!);
+        den += gradOld[i]! * MgradOld[i]!;
+      }
+      const beta = Math.max(0, num / Math.max(MINVAL, den));
+      for (let i = 0; i < nv; i++) search[i] = -Mgrad[i]! + beta * search[i]!;
+    }
+  }
+  stats.iterations = iter;
+}

@@ -1,0 +1,169 @@
+/**
+ * One env's constraint problem, gathered contiguously, and the pieces of MuJoCo's primal solver that act on
+ * it (engine_solver.c): the cost
+ *   cost(qacc) = 1/2 (qacc - qacc_smooth)' M (qacc - qacc_smooth) + sum_rows s(J qacc - aref)
+ * where s is 1/2 D x^2 for equality rows, for violated inequalities (x < 0) and inside the friction-loss band,
+ * and linear outside that band; its gradient and its Newton Hessian M + J' diag(D of quadratic rows) J.
+ */
+import { cholFactor, cholSolve } from './cholesky.js';
+import { ConstraintState, ConstraintType, MINVAL } from './types.js';
+
+export interface Problem {
+  nv: number;
+  nefc: number;
+  // inputs (gathered)
+  M: Float64Array;            // nv x nv
+  J: Float64Array;            // nefc x nv
+  D: Float64Array; R: Float64Array; aref: Float64Array; floss: Float64Array;
+  type: Int32Array;
+  qfrcSmooth: Float64Array; qaccSmooth: Float64Array;
+  /** 1 / (inertia of the constrained trees): scales improvement, gradient and line-search tolerances. */
+  scale: number;
+  // solution and state
+  qacc: Float64Array;
+  force: Float64Array; state: Int32Array;
+  qfrcConstraint: Float64Array;
+  cost: number;
+  nactive: number;
+  // work
+  Jaref: Float64Array; Jv: Float64Array; quad: Float64Array;  // nefc, nefc, 3 nefc
+  Ma: Float64Array; Mv: Float64Array; grad: Float64Array; Mgrad: Float64Array; search: Float64Array;
+  gradOld: Float64Array; MgradOld: Float64Array;
+  quadGauss: Float64Array;    // 3
+  L: Float64Array;            // nv x nv: factor of the Hessian (Newton) or of M (CG)
+  lsIterations: number;       // line-search evaluations of the last search
+}
+
+export function makeProblem(nv: number, maxEfc: number): Problem {
+  const v = (): Float64Array => new Float64Array(Math.max(1, nv));
+  const c = (k = 1): Float64Array => new Float64Array(Math.max(1, maxEfc) * k);
+  return {
+    nv, nefc: 0,
+    M: new Float64Array(nv * nv), J: c(Math.max(1, nv)), D: c(), R: c(), aref: c(), floss: c(),
+    type: new Int32Array(Math.max(1, maxEfc)), qfrcSmooth: v(), qaccSmooth: v(), scale: 1,
+    qacc: v(), force: c(), state: new Int32Array(Math.max(1, maxEfc)), qfrcConstraint: v(), cost: 0, nactive: 0,
+    Jaref: c(), Jv: c(), quad: c(3), Ma: v(), Mv: v(), grad: v(), Mgrad: v(), search: v(), gradOld: v(),
+    MgradOld: v(), quadGauss: new Float64Array(3), L: new Float64Array(Math.max(1, nv * nv)), lsIterations: 0,
+  };
+}
+
+/** res = M x */
+export function mulM(p: Problem, res: Float64Array, x: Float64Array): void {
+  const { nv, M } = p;
+  for (let i = 0; i < nv; i++) {
+    let s = 0;
+    for (let j = 0; j < nv; j++) s += M[i * nv + j]! * x[j]!;
+    res[i] = s;
+  }
+}
+
+/** res = J x - aref (the "jar" of MuJoCo) */
+export function jacMinusAref(p: Problem, res: Float64Array, x: Float64Array): void {
+  const { nv, nefc, J, aref } = p;
+  for (let r = 0; r < nefc; r++) {
+    let s = 0;
+    const o = r * nv;
+    for (let j = 0; j < nv; j++) s += J[o + j]! * x[j]!;
+    res[r] = s - aref[r]!;
+  }
+}
+
+/**
+ * Sets force and state of every row from jar and returns the constraint part of the cost
+ * (mj_constraintUpdate for pyramidal cones). Counts the rows that are not satisfied into p.nactive.
+ */
+export function constraintCost(p: Problem, jar: Float64Array): number {
+  const { nefc, D, R, floss, type, force, state } = p;
+  let cost = 0, nactive = 0;
+  for (let i = 0; i < nefc; i++) {
+    const x = jar[i]!, t = type[i]!;
+    if (t === ConstraintType.Equality) {
+      force[i] = -D[i]! * x;
+      cost += 0.5 * D[i]! * x * x;
+      state[i] = ConstraintState.Quadratic;
+    } else if (t === ConstraintType.FrictionDof || t === ConstraintType.FrictionTendon) {
+      const f = floss[i]!, Rf = R[i]! * f;
+      if (x <= -Rf) {
+        force[i] = f;
+        cost += -0.5 * R[i]! * f * f - f * x;
+        state[i] = ConstraintState.LinearNeg;
+      } else if (x >= Rf) {
+        force[i] = -f;
+        cost += -0.5 * R[i]! * f * f + f * x;
+        state[i] = ConstraintState.LinearPos;
+      } else {
+        force[i] = -D[i]! * x;
+        cost += 0.5 * D[i]! * x * x;
+        state[i] = ConstraintState.Quadratic;
+      }
+    } else if (x >= 0) {
+      force[i] = 0;
+      state[i] = ConstraintState.Satisfied;
+    } else {
+      force[i] = -D[i]! * x;
+      cost += 0.5 * D[i]! * x * x;
+      state[i] = ConstraintState.Quadratic;
+    }
+    if (state[i] !== ConstraintState.Satisfied) nactive++;
+  }
+  p.nactive = nactive;
+  return cost;
+}
+
+/** 1/2 (M qacc - qfrc_smooth)'(qacc - qacc_smooth), given Ma = M qacc */
+export function gaussCost(p: Problem, Ma: Float64Array, qacc: Float64Array): number {
+  let g = 0;
+  for (let i = 0; i < p.nv; i++) g += 0.5 * (Ma[i]! - p.qfrcSmooth[i]!) * (qacc[i]! - p.qaccSmooth[i]!);
+  return g;
+}
+
+/** From p.Jaref, p.Ma, p.qacc: forces, states, qfrc_constraint = J' force, and the total cost. */
+export function updateConstraint(p: Problem): void {
+  const { nv, nefc, J, force, qfrcConstraint } = p;
+  const c = constraintCost(p, p.Jaref);
+  qfrcConstraint.fill(0);
+  for (let r = 0; r < nefc; r++) {
+    const f = force[r]!;
+    if (f === 0) continue;
+    const o = r * nv;
+    for (let j = 0; j < nv; j++) qfrcConstraint[j] = qfrcConstraint[j]! + J[o + j]! * f;
+  }
+  const gauss = gaussCost(p, p.Ma, p.qacc);
+  p.quadGauss[0] = gauss;
+  p.cost = c + gauss;
+}
+
+/** Newton Hessian H = M + J' diag(D of quadratic rows) J, factored into p.L. */
+export function factorHessian(p: Problem): void {
+  const { nv, nefc, J, D, state, M, L } = p;
+  for (let i = 0; i < nv; i++) {
+    for (let j = 0; j <= i; j++) L[i * nv + j] = M[i * nv + j]!;
+  }
+  for (let r = 0; r < nefc; r++) {
+    if (state[r] !== ConstraintState.Quadratic) continue;
+    const dr = D[r]!, o = r * nv;
+    for (let i = 0; i < nv; i++) {
+      const a = J[o + i]!;
+      if (a === 0) continue;
+      const da = dr * a;
+      for (let j = 0; j <= i; j++) L[i * nv + j] = L[i * nv + j]! + da * J[o + j]!;
+    }
+  }
+  cholFactor(L, nv, MINVAL);
+}
+
+/** Factors M alone into p.L (the CG preconditioner). */
+export function factorMass(p: Problem): void {
+  const { nv, M, L } = p;
+  for (let i = 0; i < nv; i++) {
+    for (let j = 0; j <= i; j++) L[i * nv + j] = M[i * nv + j]!;
+  }
+  cholFactor(L, nv, MINVAL);
+}
+
+/** grad = M qacc - qfrc_smooth - qfrc_constraint; Mgrad = (factored matrix)^-1 grad. */
+export function updateGradient(p: Problem): void {
+  const { nv, grad } = p;
+  for (let i = 0; i < nv; i++) grad[i] = p.Ma[i]! - p.qfrcSmooth[i]! - p.qfrcConstraint[i]!;
+  cholSolve(p.Mgrad, p.L, grad, nv);
+}

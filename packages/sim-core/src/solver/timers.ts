@@ -1,0 +1,25 @@
+/**
+ * Slots of the per-env solver timers (Data.timers, TIMER_SLOTS x nEnvs, slot-major: timers[slot*nEnvs + e]),
+ * written by the `solve` stage for every env at every step:
+ * - solve_ns: wall-clock nanoseconds this env spent in the constraint solve (warm start + iterations), measured
+ *   around the env's own loop on the CPU backend (Genesis' slot 0, there in GPU clock cycles).
+ * - iterations: Newton/CG iterations this env ran (0 when it had no constraint rows).
+ * - active_constraints: rows not in the satisfied state after the solve (quadratic or saturated friction).
+ * - contacts: d.ncon of the env.
+ * - ls_iterations: line-search cost evaluations summed over the iterations.
+ * - nefc: constraint rows of the env.
+ * - reserved_6 .. reserved_9: always 0, kept so the shape matches Genesis' (10, n_envs).
+ */
+export const TIMER_LABELS = [
+  'solve_ns', 'iterations', 'active_constraints', 'contacts', 'ls_iterations', 'nefc',
+  'reserved_6', 'reserved_7', 'reserved_8', 'reserved_9',
+] as const;
+
+export type TimerLabel = (typeof TIMER_LABELS)[number];
+
+export const TIMER_SOLVE_NS = 0;
+export const TIMER_ITERATIONS = 1;
+export const TIMER_ACTIVE = 2;
+export const TIMER_CONTACTS = 3;
+export const TIMER_LS_ITERATIONS = 4;
+export const TIMER_NEFC = 5;
