@@ -415,7 +415,7 @@ function nEnvsOf(run: Args): number {
 function callerStack(): string {
   const lines = (new Error().stack ?? '').split('\n').slice(1);
   // Drop the profiler's own frames.
-  return lines.filter((l) => !l.includes('/record/profiler.') && !l.includes('/record/record-function.')).map((l) => l.trim()).slice(0, 16).join('\n');
+  return lines.filter((l) => !/[/\\](src|dist)[/\\]record[/\\]/.test(l)).map((l) => l.trim()).slice(0, 16).join('\n');
 }
 
 export function profile(options: ProfileOptions = {}): Profiler {
