@@ -368,9 +368,9 @@ function tokenText(buf: Buffer, start: number, end: number, key: string): string
 /** Splits a µs number token into integer µs and the remaining ns (rounded), exactly for plain decimals. */
 function splitMicros(raw: string, parsed: unknown): { intUs: number; fracNs: number } {
   const m = /^(-?)(\d+)(?:\.(\d*))?$/.exec(raw);
-  if (m && m[2]!.length <= 15) {
+  const intAbs = m ? Number(m[2]) : NaN;
+  if (m && Number.isSafeInteger(intAbs)) {
     const neg = m[1] === '-';
-    const intAbs = Number(m[2]);
     const frac = (m[3] ?? '');
     let fracNs = Number((frac + '000').slice(0, 3));
     if (frac.length > 3 && frac.charCodeAt(3) >= 0x35) fracNs += 1;

@@ -90,3 +90,12 @@ CREATE TABLE gpu_launch AS
     GROUP BY g.id)
   SELECT * FROM by_flow UNION ALL SELECT * FROM by_corr;
 `;
+
+/** Drops every trace table, view and macro from the connection's database, so a connection can be reused. */
+export async function dropTraceTables(conn: { runAndReadAll(sql: string): Promise<{ getRowObjectsJS(): unknown[] }>; run(sql: string): Promise<unknown> }): Promise<void> {
+  const views = (await conn.runAndReadAll(`SELECT view_name AS n FROM duckdb_views() WHERE NOT internal AND schema_name = 'main'`)).getRowObjectsJS() as { n: string }[];
+  for (const v of views) await conn.run(`DROP VIEW IF EXISTS "${v.n}"`);
+  const tables = (await conn.runAndReadAll(`SELECT table_name AS n FROM duckdb_tables() WHERE schema_name = 'main'`)).getRowObjectsJS() as { n: string }[];
+  for (const t of tables) await conn.run(`DROP TABLE IF EXISTS "${t.n}"`);
+  await conn.run('DROP MACRO IF EXISTS extract_arg');
+}
