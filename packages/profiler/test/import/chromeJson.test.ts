@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { openTrace, queryTrace, TraceFormatError } from '../../src/index.js';
 import { ChromeJsonScanner } from '../../src/import/jsonScanner.js';
-import { tempFiles } from '../support/tmp.js';
+import { tempFiles } from './support/tmp.js';
 
 const files = tempFiles();
 afterAll(() => files.cleanup());

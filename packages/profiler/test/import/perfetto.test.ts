@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { openTrace, TraceFormatError } from '../../src/index.js';
-import { trace, type Field } from '../support/protoWriter.js';
-import { tempFiles } from '../support/tmp.js';
+import { trace, type Field } from './support/protoWriter.js';
+import { tempFiles } from './support/tmp.js';
 
 const files = tempFiles();
 afterAll(() => files.cleanup());
