@@ -309,3 +309,10 @@ export function combineInertials(
   const { inertia, quat } = principalInertia(total);
   return { mass, pos, quat, inertia };
 }
+
+/** R*S*R^T for a symmetric tensor S and the rotation of `quat`. */
+export function rotateSym(s: Sym3, quat: Quat): Sym3 {
+  const r = quatToMat(quat);
+  const m = mulMat(mulMat(r, symToMat(s)), transpose(r));
+  return [m[0], m[4], m[8], (m[1] + m[3]) / 2, (m[2] + m[6]) / 2, (m[5] + m[7]) / 2];
+}

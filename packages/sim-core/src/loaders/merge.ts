@@ -1,0 +1,103 @@
+/**
+ * Combines several entities (a plane, robots, ...) into the one Model a scene simulates, as Genesis builds a
+ * single rigid solver from all its entities: one world body holding every entity's static geoms, then each
+ * entity's bodies, joints, dofs, geoms, actuators, equalities and keyframes appended with index offsets.
+ * The returned ranges let the API map entity-local indices to global ones.
+ */
+import { EqType, type Model, type ModelOptions } from '../model/model.js';
+import { buildModel, defaultOptions, jointNq, jointNv, worldBody, type BodySpec, type KeySpec, type ModelSpec } from '../model/builder.js';
+import { specFromModel } from '../model/model_spec.js';
+import type { LoadedModel } from './types.js';
+
+/** Where one entity's elements landed in the merged model: global index = start + local index. */
+export interface EntityRange {
+  /** First non-world body; the entity's local body k (k >= 1) is global body bodyStart + k - 1. */
+  bodyStart: number; nbody: number;
+  jntStart: number; njnt: number;
+  dofStart: number; nv: number;
+  qposStart: number; nq: number;
+  actuatorStart: number; nu: number;
+  /** The entity's geoms on moving (non-world) bodies are contiguous from geomStart. */
+  geomStart: number; ngeom: number;
+  /** The entity's geoms attached to the world body (those come first in the merged model). */
+  worldGeoms: number[];
+  siteStart: number; nsite: number;
+  eqStart: number; neq: number;
+  keyStart: number; nkey: number;
+}
+
+export interface MergedModel { model: Model; entities: EntityRange[] }
+
+export function mergeModels(parts: LoadedModel[]): MergedModel {
+  const specs = parts.map((p) => specFromModel(p.model));
+  const world: BodySpec = worldBody();
+  const bodies: BodySpec[] = [world];
+  const merged: ModelSpec = { bodies, actuators: [], equalities: [], excludes: [], keys: [], opt: mergedOptions(parts) };
+  const entities: EntityRange[] = [];
+
+  // world geoms and sites first, in entity order: MuJoCo keeps each body's geoms contiguous
+  const worldGeoms: number[][] = [];
+  for (const s of specs) {
+    const w = s.bodies[0]!;
+    worldGeoms.push(w.geoms.map((_, k) => world.geoms.length + k));
+    world.geoms.push(...w.geoms);
+    world.sites.push(...w.sites);
+  }
+
+  let jnt = 0, dof = 0, qpos = 0, geom = world.geoms.length, site = world.sites.length;
+  const qpos0: number[] = [];
+  specs.forEach((s, e) => {
+    const bodyStart = bodies.length;
+    const offset = bodyStart - 1;
+    const r: EntityRange = {
+      bodyStart, nbody: s.bodies.length - 1, jntStart: jnt, njnt: 0, dofStart: dof, nv: 0, qposStart: qpos, nq: 0,
+      actuatorStart: merged.actuators.length, nu: s.actuators.length, geomStart: geom, ngeom: 0,
+      worldGeoms: worldGeoms[e]!, siteStart: site, nsite: 0, eqStart: merged.equalities.length, neq: s.equalities.length,
+      keyStart: 0, nkey: s.keys.length,
+    };
+    for (const b of s.bodies.slice(1)) {
+      bodies.push({ ...b, parent: b.parent === 0 ? 0 : b.parent + offset });
+      for (const j of b.joints) {
+        r.njnt++;
+        r.nv += jointNv(j.type);
+        r.nq += jointNq(j.type);
+      }
+      r.ngeom += b.geoms.length;
+      r.nsite += b.sites.length;
+    }
+    jnt += r.njnt; dof += r.nv; qpos += r.nq; geom += r.ngeom; site += r.nsite;
+    qpos0.push(...parts[e]!.model.qpos0);
+
+    for (const a of s.actuators) merged.actuators.push({ ...a, joint: a.joint + r.jntStart });
+    for (const q of s.equalities) {
+      // joint equalities refer to joints; other kinds (not produced by our loaders) to bodies
+      const shift = q.type === EqType.Joint ? r.jntStart : offset;
+      merged.equalities.push({ ...q, obj1: q.obj1 + shift, obj2: q.obj2 < 0 ? q.obj2 : q.obj2 + shift });
+    }
+    for (const [a, b] of s.excludes) merged.excludes.push([a === 0 ? 0 : a + offset, b === 0 ? 0 : b + offset]);
+    entities.push(r);
+  });
+
+  // keyframes: each entity's keys, with every other entity at its reference pose, at rest, with zero controls
+  const nq = qpos, nv = dof, nu = merged.actuators.length;
+  specs.forEach((s, e) => {
+    const r = entities[e]!;
+    r.keyStart = merged.keys.length;
+    for (const k of s.keys) {
+      const full: KeySpec = { name: k.name, time: k.time, qpos: [...qpos0], qvel: new Array<number>(nv).fill(0), ctrl: new Array<number>(nu).fill(0) };
+      k.qpos?.forEach((v, i) => (full.qpos![r.qposStart + i] = v));
+      k.qvel?.forEach((v, i) => (full.qvel![r.dofStart + i] = v));
+      k.ctrl?.forEach((v, i) => (full.ctrl![r.actuatorStart + i] = v));
+      merged.keys.push(full);
+    }
+  });
+  if (qpos0.length !== nq) throw new Error('mergeModels: inconsistent qpos sizes');
+  return { model: buildModel(merged), entities };
+}
+
+/** MuJoCo's defaults, overlaid by what each entity's file set (later entities win). */
+function mergedOptions(parts: LoadedModel[]): ModelOptions {
+  const opt = defaultOptions();
+  for (const p of parts) Object.assign(opt, p.options);
+  return opt;
+}
