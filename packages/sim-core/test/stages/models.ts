@@ -40,7 +40,7 @@ export const ZOO_XML = `
   <actuator>
     <position name="p_h1" joint="h1" kp="50" kv="3" ctrlrange="-1 1"/>
     <motor name="m_s2" joint="s2" gear="2" ctrllimited="true" ctrlrange="-5 5" forcelimited="true" forcerange="-3 3"/>
-    <general name="g_h2" joint="h2" gainprm="10" biasprm="0.1 -10 -1" biastype="affine" gear="1.5"/>
+    <general name="g_h2" joint="h2" gainprm="10" biasprm="0.1 -10 -0.1" biastype="affine" gear="1.5"/>
     <motor name="m_hc" joint="hc"/>
   </actuator>
 </mujoco>`;
