@@ -1,7 +1,9 @@
 /**
  * The CPU backend: the stages as TypeScript over one batched Data in a SharedArrayBuffer. With more than
- * one thread, the envs are split into contiguous ranges: the main thread steps the first, env workers the
- * others (src/cpu/workers), all in the same Data. Per-kernel spans come from the main thread's range.
+ * one thread, env workers (src/cpu/workers) and the main thread claim chunks of CHUNK_ENVS envs until all
+ * are stepped, so a thread the OS deschedules on a busy machine does not stall the step.
+ * Per-kernel spans: with a tracer installed, the main thread first steps a fixed share of the envs
+ * ([0, nEnvs/threads)) kernel by kernel under spans, then helps with the remaining chunks untraced.
  */
 import { availableParallelism, cpus } from 'node:os';
 import { stepCpu } from '../cpu/step.js';
@@ -20,26 +22,13 @@ import {
 export const AUTO_THREADS_MIN_ENVS = 64;
 /** Env ranges start on multiples of this, so two threads never write one cache line of an f64 field. */
 const RANGE_ALIGN = 8;
+/** Envs per chunk a thread claims at a time (a multiple of RANGE_ALIGN). */
+export const CHUNK_ENVS = 64;
 
 /** How many threads a scene of nEnvs uses under `cpuThreads`. */
 export function threadsFor(nEnvs: number, cpuThreads: number | 'auto', cores = availableParallelism()): number {
   const wanted = cpuThreads === 'auto' ? (nEnvs >= AUTO_THREADS_MIN_ENVS ? cores : 1) : cpuThreads;
   return Math.max(1, Math.min(wanted, Math.ceil(nEnvs / RANGE_ALIGN)));
-}
-
-/** Contiguous env ranges, one per thread, aligned to RANGE_ALIGN. */
-export function splitEnvs(nEnvs: number, threads: number): [number, number][] {
-  const ranges: [number, number][] = [];
-  let e0 = 0;
-  for (let t = 0; t < threads; t++) {
-    const left = threads - t;
-    let size = Math.ceil((nEnvs - e0) / left / RANGE_ALIGN) * RANGE_ALIGN;
-    if (t === threads - 1) size = nEnvs - e0;
-    const e1 = Math.min(nEnvs, e0 + size);
-    if (e1 > e0) ranges.push([e0, e1]);
-    e0 = e1;
-  }
-  return ranges;
 }
 
 export class CpuBackend implements Backend {
@@ -70,7 +59,6 @@ class CpuSim implements SimInstance {
   readonly bytesPerEnv: number;
   private data: Data;
   private pool: EnvWorkerPool | null = null;
-  private mainRange: [number, number];
   private destroyed = false;
 
   constructor(
@@ -84,7 +72,6 @@ class CpuSim implements SimInstance {
     this.nEnvs = data.nEnvs;
     this.precision = data.precision;
     this.bytesPerEnv = bytesPerEnv(data);
-    this.mainRange = [0, this.nEnvs];
   }
 
   get description(): string {
@@ -99,9 +86,7 @@ class CpuSim implements SimInstance {
     if (this.threads <= 1) return;
     const { data, layout } = shareData(this.data);
     this.data = data;
-    const ranges = splitEnvs(this.nEnvs, this.threads);
-    this.mainRange = ranges[0]!;
-    this.pool = await EnvWorkerPool.start({ model: this.model, data: layout, ranges: ranges.slice(1) });
+    this.pool = await EnvWorkerPool.start({ model: this.model, data: layout, workers: this.threads - 1 });
   }
 
   private live(): Data {
@@ -113,17 +98,23 @@ class CpuSim implements SimInstance {
   step(): void {
     const d = this.live();
     const m = this.model;
+    const n = this.nEnvs;
     const substeps = m.opt.substeps;
     const tracer = this.options.tracer();
-    const [e0, e1] = this.mainRange;
     const pool = this.pool;
     if (!pool) {
-      for (let s = 0; s < substeps; s++) stepCpu(m, d, e0, e1, tracer);
+      for (let s = 0; s < substeps; s++) stepCpu(m, d, 0, n, tracer);
       return;
     }
-    pool.run(substeps);
+    // With a tracer, the main thread keeps a fixed share so its kernel spans cover one contiguous range.
+    const ownChunks = tracer ? Math.floor(n / CHUNK_ENVS / (pool.size + 1)) : 0;
+    pool.run(substeps, n, CHUNK_ENVS, ownChunks);
     try {
-      for (let s = 0; s < substeps; s++) stepCpu(m, d, e0, e1, tracer);
+      if (ownChunks > 0) for (let s = 0; s < substeps; s++) stepCpu(m, d, 0, ownChunks * CHUNK_ENVS, tracer);
+      for (let e0 = pool.claim(); e0 >= 0; e0 = pool.claim()) {
+        const e1 = Math.min(n, e0 + CHUNK_ENVS);
+        for (let s = 0; s < substeps; s++) stepCpu(m, d, e0, e1, null);
+      }
     } finally {
       pool.wait();
     }

@@ -1,6 +1,7 @@
 /**
- * A pool of env workers over one shared Data. The main thread steps its own env range while the workers step
- * theirs; `run` hands out a command with one Atomics.notify and `wait` blocks until every worker is done.
+ * A pool of env workers over one shared Data. `run` hands out a step with one Atomics.notify; the workers and
+ * the main thread (through `claim`) then take chunks of envs until none is left; `wait` blocks until every
+ * worker is done.
  *
  * Loading the worker from source and from dist: this file knows which it is by its own extension. Built
  * (`dist/**.js`) it starts `worker.js` plainly. From source (`.ts`, under tsx or vitest) it starts a two-line
@@ -31,8 +32,7 @@ function spawnWorker(workerData: WorkerInit, name: string): Worker {
 export interface PoolOptions {
   readonly model: Model;
   readonly data: SharedDataLayout;
-  /** One env range per worker, [e0, e1). */
-  readonly ranges: readonly (readonly [number, number])[];
+  readonly workers: number;
   readonly stepModule?: string;
   readonly stepExport?: string;
 }
@@ -61,18 +61,17 @@ export class EnvWorkerPool {
     const errorBuffer = new SharedArrayBuffer(ERROR_TEXT_BYTES);
     const workers: Worker[] = [];
     const ready: Promise<void>[] = [];
-    for (const [e0, e1] of options.ranges) {
+    for (let w = 0; w < options.workers; w++) {
       const init: WorkerInit = {
         model: options.model, data: options.data, control: controlBuffer, errorText: errorBuffer,
         stepModule: options.stepModule ?? DEFAULT_STEP_MODULE, stepExport: options.stepExport ?? DEFAULT_STEP_EXPORT,
-        e0, e1,
       };
-      const worker = spawnWorker(init, `gsprof-envs-${e0}-${e1}`);
+      const worker = spawnWorker(init, `gsprof-env-worker-${w + 1}`);
       workers.push(worker);
       ready.push(new Promise<void>((resolve, reject) => {
         worker.once('message', () => resolve());
-        worker.once('error', (err) => reject(new Error(`CPU worker for envs ${e0}-${e1 - 1} failed to start: ${err.message}`)));
-        worker.once('exit', (code) => reject(new Error(`CPU worker for envs ${e0}-${e1 - 1} exited (code ${code}) before it was ready`)));
+        worker.once('error', (err) => reject(new Error(`CPU env worker ${w + 1} failed to start: ${err.message}`)));
+        worker.once('exit', (code) => reject(new Error(`CPU env worker ${w + 1} exited (code ${code}) before it was ready`)));
       }));
     }
     try {
@@ -86,17 +85,30 @@ export class EnvWorkerPool {
     return new EnvWorkerPool(workers, controlBuffer, errorBuffer);
   }
 
-  /** Starts `count` steps on every worker and returns at once; the caller then steps its own range. */
-  run(count: number): void {
+  /**
+   * Starts `count` timesteps of envs [firstChunk*chunkEnvs, nEnvs) in chunks and returns at once; the caller
+   * then steps the chunks `claim` gives it (and anything below firstChunk, which it keeps for itself).
+   */
+  run(count: number, nEnvs: number, chunkEnvs: number, firstChunk = 0): void {
     if (this.closed) throw new Error('CPU worker pool is closed');
     if (this.pending) this.wait();
     const c = this.control;
     Atomics.store(c, Slot.Done, 0);
     Atomics.store(c, Slot.Command, Command.Step);
     Atomics.store(c, Slot.Arg, count);
+    Atomics.store(c, Slot.NEnvs, nEnvs);
+    Atomics.store(c, Slot.ChunkEnvs, chunkEnvs);
+    Atomics.store(c, Slot.NextChunk, firstChunk);
     Atomics.add(c, Slot.Generation, 1);
     Atomics.notify(c, Slot.Generation);
     this.pending = true;
+  }
+
+  /** The first env of the next unclaimed chunk of the current step, or -1 when none is left. */
+  claim(): number {
+    const c = this.control;
+    const e0 = Atomics.add(c, Slot.NextChunk, 1) * Atomics.load(c, Slot.ChunkEnvs);
+    return e0 < Atomics.load(c, Slot.NEnvs) ? e0 : -1;
   }
 
   /** Blocks until every worker finished the last command; rethrows a worker's failure. */

@@ -1,7 +1,8 @@
 /**
  * The handshake between the main thread and the env workers: a small Int32Array on a SharedArrayBuffer.
- * The main thread bumps GENERATION (Atomics.notify) to hand out a command; each worker runs it on its env
- * range and bumps DONE (Atomics.notify). No message is posted per step.
+ * The main thread bumps GENERATION (Atomics.notify) to hand out a command; then every thread (main included)
+ * claims chunks of envs from NEXT_CHUNK with Atomics.add until none is left, so a thread the OS deschedules
+ * does not hold the others back. Each worker then bumps DONE (Atomics.notify). No message is posted per step.
  */
 import type { Model } from '../../model/model.js';
 import type { SharedDataLayout } from './shared-data.js';
@@ -19,6 +20,10 @@ export const enum Slot {
   Failed = 4,
   /** Length of the message in the error text buffer. */
   ErrorLength = 5,
+  /** Next chunk to claim (chunk c covers envs [c*ChunkEnvs, min(nEnvs, (c+1)*ChunkEnvs))). */
+  NextChunk = 6,
+  ChunkEnvs = 7,
+  NEnvs = 8,
 }
 
 export const CONTROL_INTS = 16;
@@ -35,8 +40,6 @@ export interface WorkerInit {
   /** File URL of the module that exports the step function. */
   readonly stepModule: string;
   readonly stepExport: string;
-  readonly e0: number;
-  readonly e1: number;
 }
 
 /** The one message a worker posts: after it has loaded everything and waits for commands. */

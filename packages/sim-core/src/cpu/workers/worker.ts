@@ -1,6 +1,7 @@
 /**
- * Env worker: steps envs [e0, e1) of the shared Data each time the main thread bumps the generation counter.
- * It blocks in Atomics.wait between commands, so it is idle (no CPU) while the scene is not stepping.
+ * Env worker: each time the main thread bumps the generation counter, it claims chunks of envs of the shared
+ * Data and steps them until none is left. It blocks in Atomics.wait between commands, so it uses no CPU
+ * while the scene is not stepping.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Data } from '../../data/data.js';
@@ -41,8 +42,15 @@ for (;;) {
   if (command === Command.Exit) break;
   if (command === Command.Step) {
     const count = Atomics.load(control, Slot.Arg);
+    const chunk = Atomics.load(control, Slot.ChunkEnvs);
+    const nEnvs = Atomics.load(control, Slot.NEnvs);
     try {
-      for (let i = 0; i < count; i++) step(model, data, init.e0, init.e1);
+      for (;;) {
+        const e0 = Atomics.add(control, Slot.NextChunk, 1) * chunk;
+        if (e0 >= nEnvs) break;
+        const e1 = Math.min(nEnvs, e0 + chunk);
+        for (let i = 0; i < count; i++) step(model, data, e0, e1);
+      }
     } catch (err) {
       reportFailure(err);
     }

@@ -1,0 +1,342 @@
+/**
+ * gs.Scene: entities, options, build, step, reset, timers, the FPS counter and the error-flag check.
+ *
+ * Build phases (each a 'compile' span when a tracer is installed): 'parse' (at addEntity, one per file),
+ * 'compile model' (merge the entities and apply options), 'setConst' (model constants), 'allocate' (the
+ * backend's Data and threads or buffers). scene.step() is one 'step' span; the backend adds kernel spans.
+ */
+import type { SimInstance } from '../backend/backend.js';
+import { ERR_BLOWUP, ERR_NAN, ERR_OVERFLOW } from '../backend/backend.js';
+import { getTracer, type SpanArgs } from '../instrument.js';
+import {
+  loadMJCF, loadURDF, mergeModels, planeModel, resolveAsset, type EntityRange, type LoadedModel,
+} from '../loaders/index.js';
+import type { Model } from '../model/model.js';
+import { setConst } from '../physics/setconst.js';
+import { Entity, type EntityHost, type EntityLayout } from './entity.js';
+import { FPSTracker, hostClock, type Clock } from './fps.js';
+import { parseEnvsIdx, type IndexInput } from './indices.js';
+import { activeBackend, precision as initPrecision, performanceMode as initPerformanceMode } from './init.js';
+import { logger } from './logger.js';
+import type { Morph } from './morphs.js';
+import {
+  fileOptionsAsScene, resolveOptions, toModelOptions, validateSceneOptions,
+  type ProfilingOptions, type ResolvedOptions, type RigidOptions, type SceneOptions, type SimOptions,
+} from './options.js';
+import { Tensor } from './tensor.js';
+
+/** Genesis' default PD gains for URDF dofs. */
+export const URDF_DEFAULT_KP = 100;
+export const URDF_DEFAULT_KV = 10;
+
+export interface BuildOptions {
+  /** Number of parallel envs; 0 (default) means no batch dimension. */
+  nEnvs?: number;
+  /** Grid spacing of envs for a viewer (x, y); it does not change any simulated position. */
+  envSpacing?: readonly [number, number];
+}
+
+/** Thrown when envs go NaN/Inf or blow up and rigidOptions.resetOnError is off. */
+export class SimulationError extends Error {
+  override name = 'SimulationError';
+  constructor(message: string, readonly envsIdx: readonly number[], readonly flags: readonly number[], readonly step: number) {
+    super(message);
+  }
+}
+
+/** What the last error check that found bad envs saw (and, with resetOnError, reset). */
+export interface ErrorReport {
+  readonly step: number;
+  readonly envsIdx: readonly number[];
+  readonly flags: readonly number[];
+  readonly reset: boolean;
+}
+
+function span<T>(name: string, args: SpanArgs | undefined, fn: () => T): T {
+  const tracer = getTracer();
+  tracer?.begin(name, 'compile', args);
+  try {
+    return fn();
+  } finally {
+    tracer?.end();
+  }
+}
+
+async function spanAsync<T>(name: string, args: SpanArgs | undefined, fn: () => Promise<T>): Promise<T> {
+  const tracer = getTracer();
+  tracer?.begin(name, 'compile', args);
+  try {
+    return await fn();
+  } finally {
+    tracer?.end();
+  }
+}
+
+function listEnvs(envs: readonly number[]): string {
+  const shown = envs.slice(0, 20).join(', ');
+  return envs.length > 20 ? `[${shown}, ... ${envs.length - 20} more]` : `[${shown}]`;
+}
+
+/** One line naming the envs and what went wrong in each group. */
+export function describeEnvErrors(envs: readonly number[], flags: readonly number[], batched: boolean, threshold: number): string {
+  const groups: [number, string][] = [
+    [ERR_NAN, 'NaN/Inf in the state'],
+    [ERR_BLOWUP, `blow-up (|qpos| or |qvel| > ${threshold.toExponential()})`],
+    [ERR_OVERFLOW, 'contact/constraint buffer overflow'],
+  ];
+  const parts: string[] = [];
+  for (const [bit, what] of groups) {
+    const hit = envs.filter((_, i) => (flags[i]! & bit) !== 0);
+    if (hit.length > 0) parts.push(batched ? `${what} of envs ${listEnvs(hit)}` : what);
+  }
+  return parts.join('; ');
+}
+
+export class Scene implements EntityHost {
+  readonly simOptions: SimOptions;
+  readonly profilingOptions: ProfilingOptions;
+  readonly entities: Entity[] = [];
+  /** Every physics option as used, after build (user > MJCF <option> > default). */
+  options: Readonly<ResolvedOptions> | null = null;
+  /** The most recent error check that found bad envs. */
+  lastError: ErrorReport | null = null;
+  /** Envs reset by resetOnError since build. */
+  errorResetCount = 0;
+  /** Steps taken since build. */
+  stepCount = 0;
+  /** The FPS counter (created at build; ticks while profilingOptions.showFPS is true). */
+  fpsTracker: FPSTracker | null = null;
+
+  private readonly userRigid: RigidOptions;
+  private readonly userOptions: SceneOptions;
+  private readonly parts: LoadedModel[] = [];
+  private sim: SimInstance | null = null;
+  private model: Model | null = null;
+  private nEnvsBuilt = 0;
+  private building = false;
+  private readonly clock: Clock;
+
+  constructor(options: SceneOptions = {}, internal: { clock?: Clock } = {}) {
+    validateSceneOptions(options);
+    this.userOptions = options;
+    this.simOptions = { ...options.simOptions };
+    this.userRigid = { ...options.rigidOptions };
+    this.profilingOptions = {
+      showFPS: options.profilingOptions?.showFPS ?? true,
+      fpsTrackerAlpha: options.profilingOptions?.fpsTrackerAlpha ?? 0.95,
+    };
+    this.clock = internal.clock ?? hostClock;
+  }
+
+  /** The user's rigid options before build; every resolved value after. */
+  get rigidOptions(): Readonly<RigidOptions> {
+    return this.options ?? this.userRigid;
+  }
+
+  get isBuilt(): boolean {
+    return this.sim !== null;
+  }
+
+  /** The scene's nEnvs as given to build (0 = unbatched). */
+  get nEnvs(): number {
+    return this.nEnvsBuilt;
+  }
+
+  /** The merged model (after build). */
+  get compiledModel(): Model {
+    if (!this.model) throw new Error('Scene is not built yet. Call `await scene.build()` first.');
+    return this.model;
+  }
+
+  /** Bytes of simulation state per env. */
+  get bytesPerEnv(): number {
+    return this.requireSim().bytesPerEnv;
+  }
+
+  requireSim(): SimInstance {
+    if (!this.sim) throw new Error('Scene is not built yet. Call `await scene.build()` first.');
+    return this.sim;
+  }
+
+  addEntity(morph: Morph): Entity {
+    if (this.sim || this.building) throw new Error('Cannot add entities after the scene is built.');
+    if (!morph || typeof morph !== 'object' || !('kind' in morph)) {
+      throw new Error('addEntity expects a morph: gs.morphs.Plane(), gs.morphs.MJCF({ file }) or gs.morphs.URDF({ file })');
+    }
+    let loaded: LoadedModel;
+    switch (morph.kind) {
+      case 'plane':
+        loaded = span('parse', { morph: 'plane' }, () => planeModel());
+        break;
+      case 'mjcf': {
+        const file = resolveAsset(morph.file);
+        loaded = span('parse', { file }, () => loadMJCF(file));
+        break;
+      }
+      case 'urdf': {
+        const file = resolveAsset(morph.file);
+        loaded = span('parse', { file }, () => loadURDF(file, { pos: morph.pos, quat: morph.quat, fixed: morph.fixed }));
+        break;
+      }
+      default:
+        throw new Error(`Unknown morph kind '${(morph as { kind: string }).kind}'`);
+    }
+    for (const line of loaded.log) logger.debug(line);
+    const gains = morph.kind === 'urdf' ? { kp: URDF_DEFAULT_KP, kv: URDF_DEFAULT_KV } : null;
+    const entity = new Entity(this, this.entities.length, morph, gains);
+    // Local numbering until build merges the entities (joints and nDofs are known from here on).
+    entity.attach(loaded.model, localLayout(loaded.model));
+    this.parts.push(loaded);
+    this.entities.push(entity);
+    return entity;
+  }
+
+  async build(options: BuildOptions = {}): Promise<void> {
+    if (this.sim || this.building) throw new Error('Scene is already built.');
+    const nEnvs = options.nEnvs ?? 0;
+    if (!Number.isInteger(nEnvs) || nEnvs < 0) throw new Error(`nEnvs must be a non-negative integer, got ${String(nEnvs)}`);
+    if (options.envSpacing !== undefined &&
+        (!Array.isArray(options.envSpacing) || options.envSpacing.length !== 2 || !options.envSpacing.every(Number.isFinite))) {
+      throw new Error(`envSpacing must be two numbers (x, y), got ${JSON.stringify(options.envSpacing)}`);
+    }
+    const backend = activeBackend();
+    if (this.parts.length === 0) throw new Error('The scene has no entities: add one with scene.addEntity() before build.');
+    this.building = true;
+    try {
+      const t0 = performance.now();
+      let ranges: EntityRange[] = [];
+      const merged = span('compile model', { entities: this.parts.length }, () => {
+        const { model: merged, entities } = mergeModels(this.parts);
+        ranges = entities;
+        const files = this.parts
+          .filter((p) => Object.keys(p.options).length > 0)
+          .map((p) => fileOptionsAsScene(p.options, p.sourceFile));
+        const { options: resolved, filled } = resolveOptions(this.userOptions, files);
+        if (filled.length > 0) {
+          const sources = this.parts.filter((p) => Object.keys(p.options).length > 0).map((p) => p.sourceFile).join(', ');
+          logger.info(`Options from the MJCF <option> of ${sources} (not set by the user): ${filled.join(', ')}.`);
+        }
+        merged.opt = toModelOptions(resolved);
+        this.options = Object.freeze(resolved);
+        return merged;
+      });
+      const model = span('setConst', undefined, () => setConst(merged));
+      // Entities now index into the merged model.
+      this.entities.forEach((e, i) => e.attach(model, layoutOf(ranges[i]!)));
+      const sim = await spanAsync('allocate', { nEnvs }, () =>
+        backend.build(model, nEnvs, initPrecision, {
+          performanceMode: initPerformanceMode,
+          blowUpThreshold: this.options!.blowUpThreshold,
+          tracer: getTracer,
+        }));
+      this.model = model;
+      this.sim = sim;
+      this.nEnvsBuilt = nEnvs;
+      this.applyDefaultGains(sim);
+      this.fpsTracker = new FPSTracker(nEnvs, this.profilingOptions.fpsTrackerAlpha, this.clock);
+      logger.info(
+        `Scene built in ${((performance.now() - t0) / 1000).toFixed(2)} s: ${nEnvs === 0 ? 'unbatched' : `${nEnvs} envs`}, ` +
+        `nq ${model.nq}, nv ${model.nv}, nu ${model.nu}, ngeom ${model.ngeom}; ${sim.description}; ` +
+        `${Math.round(sim.bytesPerEnv)} bytes of state per env.`,
+      );
+    } finally {
+      this.building = false;
+    }
+  }
+
+  private applyDefaultGains(sim: SimInstance): void {
+    const envs = Int32Array.from({ length: sim.nEnvs }, (_, i) => i);
+    for (const e of this.entities) {
+      if (!e.defaultGains) continue;
+      const dofs = e.joints.filter((j) => j.type !== 'free').flatMap((j) => j.dofsIdx);
+      if (dofs.length === 0) continue;
+      const idx = Int32Array.from(dofs);
+      sim.writeDofs('dofKp', idx, envs, { data: new Float64Array(idx.length).fill(e.defaultGains.kp), rows: 1 });
+      sim.writeDofs('dofKv', idx, envs, { data: new Float64Array(idx.length).fill(e.defaultGains.kv), rows: 1 });
+    }
+  }
+
+  /** Advances every env by one step (dt, in `substeps` substeps). */
+  step(): void {
+    const sim = this.requireSim();
+    const tracer = getTracer();
+    tracer?.begin('step', 'step', { step: this.stepCount });
+    try {
+      sim.step();
+    } finally {
+      tracer?.end();
+    }
+    this.stepCount += 1;
+    if (this.stepCount % this.options!.errorCheckInterval === 0) this.checkErrors();
+    if (this.profilingOptions.showFPS) this.fpsTracker!.step(this.clock());
+  }
+
+  /** Checks the error flags now (scene.step() does it every errorCheckInterval steps). */
+  checkErrors(): ErrorReport | null {
+    const sim = this.requireSim();
+    const { envs, flags } = sim.pollErrors();
+    if (envs.length === 0) return null;
+    const o = this.options!;
+    const envList = Array.from(envs);
+    const flagList = Array.from(flags);
+    const what = describeEnvErrors(envList, flagList, this.nEnvs > 0, o.blowUpThreshold);
+    if (o.resetOnError) {
+      sim.reset(envs);
+      this.errorResetCount += envs.length;
+      this.lastError = { step: this.stepCount, envsIdx: envList, flags: flagList, reset: true };
+      logger.warning(`Step ${this.stepCount}: ${what}. Reset ${this.nEnvs > 0 ? `envs ${listEnvs(envList)}` : 'the scene'}.`);
+      return this.lastError;
+    }
+    this.lastError = { step: this.stepCount, envsIdx: envList, flags: flagList, reset: false };
+    throw new SimulationError(
+      `Simulation failed by step ${this.stepCount}: ${what}. Set rigidOptions.resetOnError: true to reset such envs instead.`,
+      envList, flagList, this.stepCount,
+    );
+  }
+
+  /** Resolves when every step issued so far has finished (a no-op wait on the CPU). */
+  async sync(): Promise<void> {
+    await this.requireSim().sync();
+  }
+
+  /** Restores the build-time state of the selected envs (all by default); controls go back to none. */
+  reset(options: { envsIdx?: IndexInput } = {}): void {
+    const sim = this.requireSim();
+    const envs = parseEnvsIdx(options.envsIdx, this.nEnvs);
+    sim.reset(envs.idx);
+  }
+
+  /** `scene.rigidSolver.constraintSolver.timers`: a [10, nEnvs] tensor (slot labels in gs.TIMER_LABELS). */
+  get rigidSolver(): { readonly constraintSolver: { readonly timers: Tensor } } {
+    const sim = this.requireSim();
+    return {
+      constraintSolver: {
+        get timers(): Tensor {
+          return new Tensor(sim.timers(), [10, sim.nEnvs], 'float64');
+        },
+      },
+    };
+  }
+
+  /** Releases threads and device memory. */
+  async destroy(): Promise<void> {
+    const sim = this.sim;
+    this.sim = null;
+    await sim?.destroy();
+  }
+}
+
+/** An entity's own model, numbered on its own (before build merges the scene). */
+function localLayout(model: Model): EntityLayout {
+  return {
+    bodyAdr: 1, nBody: model.nbody - 1, jntAdr: 0, nJnt: model.njnt, dofAdr: 0, nDof: model.nv, qAdr: 0, nQ: model.nq,
+    uAdr: 0, nU: model.nu,
+  };
+}
+
+function layoutOf(r: EntityRange): EntityLayout {
+  return {
+    bodyAdr: r.bodyStart, nBody: r.nbody, jntAdr: r.jntStart, nJnt: r.njnt, dofAdr: r.dofStart, nDof: r.nv,
+    qAdr: r.qposStart, nQ: r.nq, uAdr: r.actuatorStart, nU: r.nu,
+  };
+}
