@@ -82,6 +82,7 @@ export default class Record extends GsprofCommand {
       ...(dt !== undefined ? { dt } : {}),
       performanceMode: flags['performance-mode'],
       showFPS: flags.fps && !this.jsonEnabled(),
+      quiet: this.jsonEnabled(),
       seed: flags.seed,
       noiseMode: flags['noise-mode'] as 0 | 1 | 2,
       // timers.py --profiling: torch.profiler(schedule(wait=0, warmup=0, active=1)) writing to ./benchmark.

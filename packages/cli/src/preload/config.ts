@@ -1,6 +1,6 @@
 /** What `gsprof record -- <command>` tells the preload inside the child, through one environment variable. */
 import type { ScheduleArgs } from '../record/schedule-flags.js';
-import type { TraceFormat } from '../record/run-example.js';
+import type { TraceFormat } from '../record/handlers.js';
 
 export const PRELOAD_ENV = 'GSPROF_PRELOAD';
 

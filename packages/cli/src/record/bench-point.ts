@@ -27,7 +27,7 @@ export interface BenchPoint {
 export async function runBenchPoint(input: BenchPointInput): Promise<BenchPoint> {
   const t0 = performance.now();
   const scenario = await buildScenario(input.example, {
-    backend: input.backend, nEnvs: input.nEnvs, performanceMode: input.performanceMode, showFPS: false,
+    backend: input.backend, nEnvs: input.nEnvs, performanceMode: input.performanceMode, showFPS: false, quiet: true,
   });
   const built = performance.now();
   scenario.beforeStep?.(0);
@@ -42,7 +42,7 @@ export async function runBenchPoint(input: BenchPointInput): Promise<BenchPoint>
   const seconds = (performance.now() - start) / 1e3;
   return {
     nEnvs: input.nEnvs,
-    backend: scenario.gs.backend,
+    backend: String(scenario.gs.backend),
     buildSeconds: (built - t0) / 1e3,
     firstStepSeconds: (first - built) / 1e3,
     stepSeconds: seconds / input.steps,

@@ -1,17 +1,18 @@
 /**
  * `gsprof record --example ...`: builds a built-in scenario, wires the profiler into it (sim-core's tracer
- * seam, the WebGPU device, per-env timers), steps it under the schedule, and writes the traces.
+ * seam, every WebGPU device the backend opens, per-env timers), steps it under the schedule, and writes the
+ * traces.
  */
 import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { buildScenario, type Scenario, type ScenarioOptions } from '../scenarios/index.js';
-import { loadProfilerRecord, type TraceReadyHandler } from './profiler-port.js';
+import { hookDevices } from './device-hook.js';
+import { useFreshCache } from './fresh-cache.js';
+import { handlersFor, type TraceFormat } from './handlers.js';
 import { createProgress } from './progress.js';
 import type { ScheduleArgs } from './schedule-flags.js';
-import { snapshotDir, writtenSince } from './written-files.js';
-import { useFreshCache } from './fresh-cache.js';
 
-export type TraceFormat = 'perfetto' | 'json' | 'both';
+export type { TraceFormat };
 
 export interface RecordExampleOptions extends ScenarioOptions {
   example: string;
@@ -37,51 +38,56 @@ export interface RecordExampleResult {
   envStepsPerSecond: number;
   schedule: ScheduleArgs;
   traces: string[];
+  gpuDevices: number;
   freshCacheDir?: string;
   scenario: Scenario;
 }
 
-export function handlersFor(api: { tensorboardTraceHandler: (dir: string, o?: { workerName?: string; useGzip?: boolean }) => TraceReadyHandler; perfettoTraceHandler: (dir: string, o?: { workerName?: string }) => TraceReadyHandler }, format: TraceFormat, dir: string, workerName: string): TraceReadyHandler {
-  const handlers: TraceReadyHandler[] = [];
-  if (format === 'perfetto' || format === 'both') handlers.push(api.perfettoTraceHandler(dir, { workerName }));
-  if (format === 'json' || format === 'both') handlers.push(api.tensorboardTraceHandler(dir, { workerName }));
-  return async (prof: unknown) => {
-    for (const handler of handlers) await handler(prof);
-  };
-}
-
 export async function recordExample(options: RecordExampleOptions): Promise<RecordExampleResult> {
   const cache = options.freshCache ? useFreshCache() : null;
+  const { profile, schedule } = await import('@gsprof/profiler');
+  const sim = await import('@gsprof/sim-core');
+  mkdirSync(options.outDir, { recursive: true });
+  const workerName = options.workerName ?? `${hostname()}_${process.pid}`;
+  // The schedule needs the step count, which the scenario decides; the profiler is made before the scene so
+  // that the devices the backend opens, and its compile spans, are caught.
+  let scheduleArgs: ScheduleArgs | null = null;
+  const hooks = await hookDevices((device) => { pending.push(device); });
+  const pending: GPUDevice[] = [];
+  let scenario: Scenario | null = null;
   try {
-    mkdirSync(options.outDir, { recursive: true });
-    const before = snapshotDir(options.outDir);
-    const scenario = await buildScenario(options.example, options);
+    scenario = await buildScenario(options.example, options);
     const steps = options.steps ?? scenario.defaultSteps;
-    const scheduleArgs = options.schedule(steps);
-    const api = await loadProfilerRecord();
-    const sim = (await import('@gsprof/sim-core')) as unknown as { setTracer(t: unknown): void; getGpuDevice?: () => unknown };
-    const workerName = options.workerName ?? `${hostname()}_${process.pid}`;
-    const prof = api.profile({
+    scheduleArgs = options.schedule(steps);
+    const { instrumentDevice } = await import('@gsprof/profiler');
+    const prof = profile({
       activities: ['cpu', 'gpu'],
-      schedule: api.schedule(scheduleArgs),
-      onTraceReady: handlersFor(api, options.format, options.outDir, workerName),
+      schedule: schedule(scheduleArgs),
+      onTraceReady: await handlersFor(options.format, options.outDir, workerName),
       syncEachStep: options.sync,
-      run: { ...scenario.facts, backend: scenario.gs.backend, steps },
+      handleSigint: true,
+      traceName: `gsprof record --example ${options.example}`,
     });
-    const device = sim.getGpuDevice?.();
-    if (device) api.instrumentDevice(device, prof);
+    prof.setRunInfo({ ...scenario.facts, backend: String(scenario.gs.backend), steps, workerName });
+    for (const device of pending) instrumentDevice(device, prof);
     sim.setTracer(prof.tracer);
     const progress = createProgress({ total: steps, nEnvs: scenario.nEnvs, live: options.liveProgress, label: options.example });
-    const timers = scenario.scene.rigidSolver.constraintSolver;
+    const labels = sim.TIMER_LABELS as readonly string[];
     const started = performance.now();
     try {
-      prof.start();
+      await prof.start();
       for (let step = 0; step < steps; step++) {
         scenario.beforeStep?.(step);
         scenario.scene.step();
-        if (options.sync) await scenario.scene.sync();
-        if (options.envTimers && prof.recordEnvTimers) prof.recordEnvTimers(timers.timers, scenario.gs.TIMER_LABELS);
-        prof.step();
+        if (options.envTimers && prof.isRecording) {
+          const timers = scenario.scene.rigidSolver.constraintSolver.timers;
+          const nEnvs = timers.shape[1] ?? 1;
+          prof.recordEnvTimers(labels.slice(0, timers.shape[0]), nEnvs, timers.data);
+        }
+        const ready = prof.step();
+        // With --sync the step waits for the GPU; a hand-over (file write) is awaited too, so a trace is
+        // never left half-written behind the next steps.
+        if (options.sync) await ready;
         progress.tick(step + 1);
       }
       await scenario.scene.sync();
@@ -93,18 +99,21 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
     const wallSeconds = (performance.now() - started) / 1e3;
     return {
       example: options.example,
-      backend: scenario.gs.backend,
+      backend: String(scenario.gs.backend),
       device: scenario.gs.device,
       nEnvs: scenario.nEnvs,
       steps,
       wallSeconds,
       envStepsPerSecond: (steps * Math.max(1, scenario.nEnvs)) / wallSeconds,
       schedule: scheduleArgs,
-      traces: writtenSince(options.outDir, before),
+      traces: [...prof.tracePaths],
+      gpuDevices: hooks.devices.length,
       ...(cache ? { freshCacheDir: cache.dir } : {}),
       scenario,
     };
   } finally {
+    hooks.restore();
+    await scenario?.dispose?.();
     cache?.dispose();
   }
 }

@@ -10,7 +10,7 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CliError } from '../errors.js';
 import { encodeConfig, PRELOAD_ENV, type PreloadConfig } from '../preload/config.js';
-import type { TraceFormat } from './run-example.js';
+import type { TraceFormat } from './handlers.js';
 import type { ScheduleArgs } from './schedule-flags.js';
 import { snapshotDir, writtenSince } from './written-files.js';
 import { useFreshCache } from './fresh-cache.js';
@@ -87,7 +87,7 @@ export async function recordProgram(options: RecordProgramOptions): Promise<Reco
       });
       child.once('exit', (c, s) => resolve({ code: c, signal: s }));
     }).finally(() => process.off('SIGINT', ignore));
-    let report: { steps?: number; stepMode?: 'marks' | 'submits'; devices?: number } = {};
+    let report: { steps?: number; stepMode?: 'marks' | 'submits'; devices?: number; traces?: string[] } = {};
     try { report = JSON.parse(readFileSync(resultFile, 'utf8')) as typeof report; } catch { /* the program died before its exit hook */ }
     return {
       command: options.command,
@@ -96,7 +96,8 @@ export async function recordProgram(options: RecordProgramOptions): Promise<Reco
       steps: report.steps ?? 0,
       stepMode: report.stepMode ?? 'unknown',
       devices: report.devices ?? 0,
-      traces: writtenSince(options.outDir, before),
+      // The preload reports the files it wrote; if it died first, whatever appeared in the folder.
+      traces: report.traces ?? writtenSince(options.outDir, before),
     };
   } finally {
     rmSync(work, { recursive: true, force: true });

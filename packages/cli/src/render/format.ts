@@ -1,7 +1,7 @@
 /** Number formats shared by the tables: thousands separators, fixed decimals, human durations. */
 
 export function thousands(value: number, decimals = 0): string {
-  if (!Number.isFinite(value)) return String(value);
+  if (!Number.isFinite(value)) return '-';
   return value.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
 }
 

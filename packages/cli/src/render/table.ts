@@ -19,6 +19,8 @@ export function renderTable(head: string[], rows: Array<Array<string | number>>,
   const table = new Table({
     head,
     style: options.color ? { head: ['cyan'], border: ['gray'] } : { head: [], border: [] },
+    // No rule between body rows: long tables stay readable and half as tall.
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
     ...(options.align ? { colAligns: options.align } : {}),
   });
   for (const row of rows) table.push(row.map((cell) => clip(String(cell), options.maxColWidth)));

@@ -1,6 +1,8 @@
-/** examples/speed_benchmark/anymal_c.py: plane + ANYmal C at z 0.8, kp 1000 on the 12 leg joints, zero targets. */
-import { loadSimCore, type EntityLike } from './sim-api.js';
-import type { Scenario, ScenarioOptions } from './types.js';
+/** examples/speed_benchmark/anymal_c.py: plane + ANYmal C at z 0.8, Newton, kp 1000 on the 12 leg joints,
+ * zero targets. */
+import type { Entity } from '@gsprof/sim-core';
+import { initSim } from './sim.js';
+import { disposer, type Scenario, type ScenarioOptions } from './types.js';
 
 export const ANYMAL_FILE = 'urdf/anymal_c/urdf/anymal_c.urdf';
 export const ANYMAL_LEG_JOINTS = [
@@ -8,16 +10,12 @@ export const ANYMAL_LEG_JOINTS = [
   'LH_HAA', 'LH_HFE', 'LH_KFE', 'RH_HAA', 'RH_HFE', 'RH_KFE',
 ] as const;
 
-export function legDofs(robot: EntityLike): number[] {
-  return ANYMAL_LEG_JOINTS.map((name) => {
-    const idx = robot.getJoint(name).dofsIdxLocal;
-    return typeof idx === 'number' ? idx : (idx[0] as number);
-  });
+export function legDofs(robot: Entity): number[] {
+  return ANYMAL_LEG_JOINTS.map((name) => robot.getJoint(name).dofsIdxLocal[0]!);
 }
 
 export async function buildAnymal(options: ScenarioOptions): Promise<Scenario> {
-  const gs = await loadSimCore();
-  await gs.init({ backend: options.backend, performanceMode: options.performanceMode, ...(options.seed !== undefined ? { seed: options.seed } : {}), loggingLevel: 'warning' });
+  const gs = await initSim(options);
   const dt = options.dt ?? 0.01;
   const scene = new gs.Scene({ rigidOptions: { dt, constraintSolver: 'newton' }, profilingOptions: { showFPS: options.showFPS } });
   scene.addEntity(gs.morphs.Plane());
@@ -25,7 +23,10 @@ export async function buildAnymal(options: ScenarioOptions): Promise<Scenario> {
   const nEnvs = options.nEnvs ?? 30000;
   await scene.build({ nEnvs, envSpacing: [1, 1] });
   const dofs = legDofs(robot);
-  robot.setDofsKp?.(new Float64Array(dofs.length).fill(1000), { dofsIdx: dofs });
+  robot.setDofsKp(new Float64Array(dofs.length).fill(1000), { dofsIdx: dofs });
   robot.controlDofsPosition(new Float64Array(dofs.length), { dofsIdx: dofs });
-  return { name: 'anymal_c', gs, scene, nEnvs, defaultSteps: 1000, facts: { example: 'anymal_c', dt, nEnvs, performanceMode: options.performanceMode } };
+  return {
+    name: 'anymal_c', gs, scene, nEnvs, defaultSteps: 1000, dispose: disposer(gs, scene),
+    facts: { example: 'anymal_c', dt, nEnvs, performanceMode: options.performanceMode },
+  };
 }

@@ -3,9 +3,9 @@
  * substeps, 1 solver iteration, no self-collision. Each step adds noise x0.3 to the position targets:
  * mode 0 none, mode 1 one uniform vector shared by every env, mode 2 a different vector per env.
  */
-import { loadSimCore } from './sim-api.js';
+import { initSim } from './sim.js';
 import { legDofs, ANYMAL_FILE } from './anymal.js';
-import type { Scenario, ScenarioOptions } from './types.js';
+import { disposer, type Scenario, type ScenarioOptions } from './types.js';
 
 export const TIMERS_DEFAULTS = { nEnvs: 128, steps: 500, dt: 0.02, substeps: 2, iterations: 1, noiseScale: 0.3 } as const;
 
@@ -36,8 +36,7 @@ export function noiseTargets(mode: 0 | 1 | 2, nEnvs: number, nDofs: number, rand
 }
 
 export async function buildTimers(options: ScenarioOptions): Promise<Scenario> {
-  const gs = await loadSimCore();
-  await gs.init({ backend: options.backend, performanceMode: options.performanceMode, ...(options.seed !== undefined ? { seed: options.seed } : {}), loggingLevel: 'warning' });
+  const gs = await initSim(options);
   const dt = options.dt ?? TIMERS_DEFAULTS.dt;
   const scene = new gs.Scene({
     simOptions: { dt, substeps: TIMERS_DEFAULTS.substeps },
@@ -49,18 +48,17 @@ export async function buildTimers(options: ScenarioOptions): Promise<Scenario> {
   const nEnvs = options.nEnvs ?? TIMERS_DEFAULTS.nEnvs;
   await scene.build({ nEnvs, envSpacing: [1, 1] });
   const dofs = legDofs(robot);
-  robot.setDofsKp?.(new Float64Array(dofs.length).fill(1000), { dofsIdx: dofs });
+  robot.setDofsKp(new Float64Array(dofs.length).fill(1000), { dofsIdx: dofs });
   const mode = options.noiseMode ?? 2;
   const rand = mulberry32(options.seed ?? 0);
   const rows = Math.max(1, nEnvs);
   const buffer = new Float64Array(rows * dofs.length);
   const beforeStep = (): void => {
     noiseTargets(mode, rows, dofs.length, rand, TIMERS_DEFAULTS.noiseScale, buffer);
-    const values = nEnvs === 0 ? buffer : { shape: [nEnvs, dofs.length], data: buffer };
-    robot.controlDofsPosition(values, { dofsIdx: dofs });
+    robot.controlDofsPosition(nEnvs === 0 ? buffer : new gs.Tensor(buffer, [nEnvs, dofs.length]), { dofsIdx: dofs });
   };
   return {
-    name: 'timers', gs, scene, nEnvs, defaultSteps: TIMERS_DEFAULTS.steps, beforeStep,
+    name: 'timers', gs, scene, nEnvs, defaultSteps: TIMERS_DEFAULTS.steps, beforeStep, dispose: disposer(gs, scene),
     facts: { example: 'timers', robot: 'anymal_c', dt, substeps: TIMERS_DEFAULTS.substeps, iterations: 1, selfCollision: false, noiseMode: mode, nEnvs },
   };
 }

@@ -1,4 +1,5 @@
-import type { Backend, GsLike, SceneLike } from './sim-api.js';
+import type { Scene } from '@gsprof/sim-core';
+import type { Backend, Gs } from './sim.js';
 
 export type ExampleName = 'franka' | 'anymal_c' | 'timers';
 export const EXAMPLES: readonly ExampleName[] = ['franka', 'anymal_c', 'timers'];
@@ -10,6 +11,8 @@ export interface ScenarioOptions {
   dt?: number;
   performanceMode: boolean;
   showFPS: boolean;
+  /** Only warnings from the simulator's logger (its info lines, FPS included, go to stdout). */
+  quiet?: boolean;
   seed?: number;
   /** timers example: 0 no noise, 1 one noise vector for all envs, 2 per-env noise (added x0.3 each step). */
   noiseMode?: 0 | 1 | 2;
@@ -17,8 +20,8 @@ export interface ScenarioOptions {
 
 export interface Scenario {
   name: ExampleName;
-  gs: GsLike;
-  scene: SceneLike;
+  gs: Gs;
+  scene: Scene;
   nEnvs: number;
   /** Steps the seed script runs when --steps is not given. */
   defaultSteps: number;
@@ -26,4 +29,13 @@ export interface Scenario {
   facts: Record<string, string | number | boolean>;
   /** Called before every scene.step() (per-step actions such as target noise). */
   beforeStep?: (step: number) => void;
+  /** Releases the scene and the backend. */
+  dispose(): Promise<void>;
+}
+
+export function disposer(gs: Gs, scene: Scene): () => Promise<void> {
+  return async () => {
+    await scene.destroy();
+    await gs.destroy();
+  };
 }

@@ -1,0 +1,66 @@
+/// <reference types="@webgpu/types" />
+/**
+ * Catches every WebGPU device created through the `webgpu` package (Dawn), whoever creates it: the adapter's
+ * requestDevice is wrapped on the prototype, so sim-core's GPU backend and programs gsprof never saw are
+ * treated alike. The wrapper asks for timestamp-query when the adapter has it (per-pass GPU times need it)
+ * and hands the device over before the caller gets it.
+ */
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+type Proto = Record<string | symbol, unknown>;
+type WebgpuModule = { globals: Record<string, { prototype: Proto } | undefined> };
+
+const HOOKED = Symbol.for('gsprof.deviceHook');
+
+/** The `webgpu` packages reachable from the working directory (the program's) and from gsprof itself. */
+async function webgpuModules(): Promise<WebgpuModule[]> {
+  const found: WebgpuModule[] = [];
+  const seen = new Set<string>();
+  for (const base of [join(process.cwd(), 'noop.js'), import.meta.filename]) {
+    let resolved: string;
+    try { resolved = createRequire(base).resolve('webgpu'); } catch { continue; }
+    if (seen.has(resolved)) continue;
+    seen.add(resolved);
+    if (!process.env.XDG_RUNTIME_DIR) process.env.XDG_RUNTIME_DIR = (await import('node:os')).tmpdir();
+    try { found.push((await import(pathToFileURL(resolved).href)) as WebgpuModule); } catch { /* no Dawn here */ }
+  }
+  return found;
+}
+
+export interface DeviceHook {
+  /** Devices caught so far. */
+  readonly devices: GPUDevice[];
+  restore(): void;
+}
+
+export async function hookDevices(onDevice: (device: GPUDevice) => void, onSubmit?: () => void): Promise<DeviceHook> {
+  const devices: GPUDevice[] = [];
+  const undo: Array<() => void> = [];
+  for (const { globals } of await webgpuModules()) {
+    const adapterProto = globals.GPUAdapter?.prototype;
+    const queueProto = globals.GPUQueue?.prototype;
+    if (!adapterProto || !queueProto || adapterProto[HOOKED]) continue;
+    adapterProto[HOOKED] = true;
+    const requestDevice = adapterProto.requestDevice as (this: GPUAdapter, d?: GPUDeviceDescriptor) => Promise<GPUDevice>;
+    adapterProto.requestDevice = async function (this: GPUAdapter, descriptor?: GPUDeviceDescriptor): Promise<GPUDevice> {
+      const features = new Set<GPUFeatureName>(descriptor?.requiredFeatures ?? []);
+      if (this.features.has('timestamp-query')) features.add('timestamp-query');
+      const device = await requestDevice.call(this, { ...descriptor, requiredFeatures: [...features] });
+      devices.push(device);
+      onDevice(device);
+      return device;
+    };
+    undo.push(() => { adapterProto.requestDevice = requestDevice; delete adapterProto[HOOKED]; });
+    if (onSubmit) {
+      const submit = queueProto.submit as (this: GPUQueue, buffers: Iterable<GPUCommandBuffer>) => void;
+      queueProto.submit = function (this: GPUQueue, buffers: Iterable<GPUCommandBuffer>): void {
+        submit.call(this, buffers);
+        onSubmit();
+      };
+      undo.push(() => { queueProto.submit = submit; });
+    }
+  }
+  return { devices, restore: () => { for (const u of undo.reverse()) u(); } };
+}
