@@ -15,8 +15,8 @@ import {
   EPS, addSym, composePose, normalize, normalized, pointInertia, principalInertia, quatFromRpy, rotateSym,
   type Quat, type Sym3, type Vec3,
 } from '../model/frame_math.js';
+import { geomRbound } from '../model/geom_props.js';
 import { Attrs } from './attrs.js';
-import { geomRbound } from './mjcf.js';
 import type { LoadedModel } from './types.js';
 import { fail, parseXmlFile, type XmlElement } from './xml.js';
 
