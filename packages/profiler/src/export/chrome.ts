@@ -6,25 +6,16 @@ import { ENV_TIMERS_CATEGORY, ENV_TIMERS_EVENT, envTimerArgs, hostThreadTrack, l
 import { FileSink } from './file-sink.js';
 import { layoutSlices, sortedByTs, tracksById } from './layout.js';
 
-const BATCH_CHARS = 256 * 1024;
+const BATCH_BYTES = 256 * 1024;
 /** Chrome tids given to overflow lanes and clashing tracks start here, far from real tids and queue indices. */
 const SYNTHETIC_TID_BASE = 1_000_000;
 
-/**
- * JSON string literals of names, categories and keys; traces repeat a few hundred names millions of times.
- * Bounded so that a trace of unique strings cannot grow it without limit.
- */
-class QuoteCache {
-  private map = new Map<string, string>();
-  quote(s: string): string {
-    let q = this.map.get(s);
-    if (q === undefined) {
-      q = JSON.stringify(s);
-      if (this.map.size >= 65_536) this.map.clear();
-      this.map.set(s, q);
-    }
-    return q;
-  }
+/** Characters that JSON.stringify would escape (quotes, backslash, controls, lone surrogate halves). */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** A JSON string literal; plain names (nearly all of them) skip JSON.stringify. */
+function quote(s: string): string {
+  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : '"' + s + '"';
 }
 
 /** Integer ns -> µs with exactly three decimals, exact for any safe integer. */
@@ -37,16 +28,16 @@ export function formatMicros(ns: number): string {
   return sign + us + (rem >= 100 ? '.' : rem >= 10 ? '.0' : '.00') + rem;
 }
 
-function argsJson(args: Args, q: QuoteCache): string {
+function argsJson(args: Args): string {
   let out = '{';
   for (const key in args) {
     const v = args[key];
     let value: string;
     if (typeof v === 'number') value = Number.isFinite(v) ? String(v) : 'null';
-    else if (typeof v === 'string') value = q.quote(v);
+    else if (typeof v === 'string') value = quote(v);
     else if (typeof v === 'boolean') value = v ? 'true' : 'false';
     else continue;
-    out += (out.length === 1 ? '' : ',') + q.quote(key) + ':' + value;
+    out += (out.length === 1 ? '' : ',') + quote(key) + ':' + value;
   }
   return out + '}';
 }
@@ -75,28 +66,40 @@ export async function writeChromeTraceFile(trace: TraceModel, path: string): Pro
   const hostLane = host.synthetic ? lanes.length - 1 : layout.laneOfTrack.get(host.track.id)!;
   const ids = assignThreadIds(lanes);
   const where = ids.map(({ pid, tid }) => `"pid":${pid},"tid":${tid}`);
-  const q = new QuoteCache();
   const md = trace.metadata;
   const slices = trace.slices;
 
   const sink = await FileSink.open(path, { gzip: path.endsWith('.gz') });
   try {
-    let buf =
-      `{"schemaVersion":1,"deviceProperties":${JSON.stringify(md.deviceProperties)},` +
-      `"distributedInfo":{"backend":"none","rank":0,"world_size":1},"displayTimeUnit":"ms",` +
-      `"baseTimeNanoseconds":${md.baseTimeNs.toString()},"traceName":${JSON.stringify(md.traceName)},` +
-      `"gsprofMetadata":${metadataJson(md)},"traceEvents":[`;
+    // Events are encoded straight into a reused byte batch (no long string ropes to flatten and collect).
+    let batch = Buffer.allocUnsafe(BATCH_BYTES + 64 * 1024);
+    let pos = 0;
     let sep = '\n';
+    const flush = async (): Promise<void> => {
+      sink.write(Buffer.from(batch.subarray(0, pos)));
+      pos = 0;
+      if (sink.needsDrain) await sink.drain();
+    };
+    const put = (text: string): void => {
+      // UTF-8 needs at most 3 bytes per UTF-16 unit; grow for the rare event bigger than the batch.
+      if (pos + text.length * 3 > batch.length) {
+        const bigger = Buffer.allocUnsafe(Math.max(batch.length * 2, pos + text.length * 3));
+        batch.copy(bigger, 0, 0, pos);
+        batch = bigger;
+      }
+      pos += batch.write(text, pos);
+    };
+    put(
+      `{"schemaVersion":1,"deviceProperties":${JSON.stringify(md.deviceProperties)},` +
+        `"distributedInfo":{"backend":"none","rank":0,"world_size":1},"displayTimeUnit":"ms",` +
+        `"baseTimeNanoseconds":${md.baseTimeNs.toString()},"traceName":${JSON.stringify(md.traceName)},` +
+        `"gsprofMetadata":${metadataJson(md)},"traceEvents":[`,
+    );
     // Appends one event; returns true when the batch is full and must be flushed (awaited only then).
     const add = (event: string): boolean => {
-      buf += sep + event;
+      put(sep + event);
       sep = ',\n';
-      return buf.length >= BATCH_CHARS;
-    };
-    const flush = async (): Promise<void> => {
-      sink.write(buf);
-      buf = '';
-      if (sink.needsDrain) await sink.drain();
+      return pos >= BATCH_BYTES;
     };
     const emit = async (event: string): Promise<void> => {
       if (add(event)) await flush();
@@ -109,22 +112,22 @@ export async function writeChromeTraceFile(trace: TraceModel, path: string): Pro
     }
     const sorted = [...processes].sort((a, b) => (a.kind === b.kind ? 0 : a.kind === 'cpu' ? -1 : 1));
     for (const p of processes) {
-      await emit(`{"ph":"M","name":"process_name","pid":${p.pid},"tid":0,"args":{"name":${q.quote(p.name)}}}`);
+      await emit(`{"ph":"M","name":"process_name","pid":${p.pid},"tid":0,"args":{"name":${quote(p.name)}}}`);
       await emit(`{"ph":"M","name":"process_sort_index","pid":${p.pid},"tid":0,"args":{"sort_index":${sorted.indexOf(p)}}}`);
     }
     for (let l = 0; l < lanes.length; l++) {
       const { track, index } = lanes[l]!;
       if (track.kind === 'counter') continue;
-      await emit(`{"ph":"M","name":"thread_name",${where[l]},"args":{"name":${q.quote(laneName(track, index))}}}`);
+      await emit(`{"ph":"M","name":"thread_name",${where[l]},"args":{"name":${quote(laneName(track, index))}}}`);
       await emit(`{"ph":"M","name":"thread_sort_index",${where[l]},"args":{"sort_index":${l}}}`);
     }
 
     for (let k = 0; k < layout.order.length; k++) {
       const i = layout.order[k]!;
       const s = slices[i]!;
-      const args = s.args ? `,"args":${argsJson(s.args, q)}` : '';
+      const args = s.args ? `,"args":${argsJson(s.args)}` : '';
       const full = add(
-        `{"ph":"X","cat":${q.quote(s.category)},"name":${q.quote(s.name)},${where[layout.laneOf[i]!]},` +
+        `{"ph":"X","cat":${quote(s.category)},"name":${quote(s.name)},${where[layout.laneOf[i]!]},` +
           `"ts":${formatMicros(s.ts)},"dur":${formatMicros(s.dur)}${args}}`,
       );
       if (full) await flush();
@@ -136,8 +139,8 @@ export async function writeChromeTraceFile(trace: TraceModel, path: string): Pro
       const lane = layout.laneOfTrack.get(e.track);
       if (lane === undefined) throw new Error(`trace: instant ${instantOrder[k]} ('${e.name}') is on unknown track ${e.track}`);
       if (lanes[lane]!.track.kind === 'counter') throw new Error(`trace: instant ${instantOrder[k]} ('${e.name}') is on counter track ${e.track}`);
-      const args = e.args ? `,"args":${argsJson(e.args, q)}` : '';
-      if (add(`{"ph":"i","s":"t","cat":${q.quote(e.category)},"name":${q.quote(e.name)},${where[lane]},"ts":${formatMicros(e.ts)}${args}}`)) await flush();
+      const args = e.args ? `,"args":${argsJson(e.args)}` : '';
+      if (add(`{"ph":"i","s":"t","cat":${quote(e.category)},"name":${quote(e.name)},${where[lane]},"ts":${formatMicros(e.ts)}${args}}`)) await flush();
     }
 
     const counterOrder = sortedByTs(trace.counters, 'counter sample');
@@ -146,14 +149,14 @@ export async function writeChromeTraceFile(trace: TraceModel, path: string): Pro
       const track = byId.get(c.track);
       if (!track || track.kind !== 'counter') throw new Error(`trace: counter sample ${counterOrder[k]} is on ${track ? 'non-counter' : 'unknown'} track ${c.track}`);
       const value = Number.isFinite(c.value) ? String(c.value) : 'null';
-      if (add(`{"ph":"C","name":${q.quote(track.name)},"pid":${track.pid},"ts":${formatMicros(c.ts)},"args":{"value":${value}}}`)) await flush();
+      if (add(`{"ph":"C","name":${quote(track.name)},"pid":${track.pid},"ts":${formatMicros(c.ts)},"args":{"value":${value}}}`)) await flush();
     }
 
     for (let k = 0; k < trace.flows.length; k++) {
       const f = trace.flows[k]!;
       const from = slices[f.fromSlice], to = slices[f.toSlice];
       if (!from || !to) throw new Error(`trace: flow ${k} (id ${f.id}) refers to missing slice ${from ? f.toSlice : f.fromSlice}`);
-      const cat = q.quote(f.category);
+      const cat = quote(f.category);
       await emit(`{"ph":"s","id":${f.id},${where[layout.laneOf[f.fromSlice]!]},"ts":${formatMicros(from.ts)},"cat":${cat},"name":${cat}}`);
       await emit(`{"ph":"f","bp":"e","id":${f.id},${where[layout.laneOf[f.toSlice]!]},"ts":${formatMicros(to.ts)},"cat":${cat},"name":${cat}}`);
     }
@@ -163,11 +166,12 @@ export async function writeChromeTraceFile(trace: TraceModel, path: string): Pro
       const t = trace.envTimers[timerOrder[k]!]!;
       await emit(
         `{"ph":"i","s":"t","cat":"${ENV_TIMERS_CATEGORY}","name":"${ENV_TIMERS_EVENT}",${where[hostLane]},` +
-          `"ts":${formatMicros(t.ts)},"args":${argsJson(envTimerArgs(t, md.timerLabels), q)}}`,
+          `"ts":${formatMicros(t.ts)},"args":${argsJson(envTimerArgs(t, md.timerLabels))}}`,
       );
     }
 
-    sink.write(buf + '\n]}\n');
+    put('\n]}\n');
+    await flush();
     await sink.close();
   } catch (e) {
     await sink.abort();

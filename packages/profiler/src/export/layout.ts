@@ -20,6 +20,8 @@ export interface SliceLayout {
   lanes: Lane[];
   /** Lane number of lane 0 of each track, by track id. */
   laneOfTrack: Map<number, number>;
+  /** End time (ts + dur) of each slice. */
+  endOf: Float64Array;
 }
 
 /** Indexes tracks by id, rejecting duplicates with a clear message. */
@@ -39,34 +41,48 @@ function checkTime(what: string, i: number, value: number): void {
 export function layoutSlices(trace: TraceModel, byId = tracksById(trace)): SliceLayout {
   const slices = trace.slices;
   const n = slices.length;
-  const order = new Int32Array(n);
+  // Flat copies of the sort keys and track numbers: the sort and the lane pass touch them millions of times.
+  const tsOf = new Float64Array(n);
+  const endOf = new Float64Array(n);
+  const trackOf = new Int32Array(n);
+  const trackIndex = new Map<number, number>();
+  trace.tracks.forEach((t, i) => trackIndex.set(t.id, i));
   let sorted = true;
   for (let i = 0; i < n; i++) {
-    order[i] = i;
     const s = slices[i]!;
-    checkTime('slice', i, s.ts);
-    checkTime('slice', i, s.dur);
-    if (s.dur < 0) throw new Error(`trace: slice ${i} ('${s.name}') has a negative duration (${s.dur})`);
-    if (i > 0) {
-      const p = slices[i - 1]!;
-      if (p.ts > s.ts || (p.ts === s.ts && p.dur < s.dur)) sorted = false;
+    const ts = s.ts, dur = s.dur;
+    if (!(Number.isFinite(ts) && Number.isFinite(dur) && dur >= 0)) {
+      throw new Error(`trace: slice ${i} ('${s.name}') has an invalid time (ts ${ts}, dur ${dur})`);
     }
+    const t = trackIndex.get(s.track);
+    if (t === undefined) throw new Error(`trace: slice ${i} ('${s.name}') is on unknown track ${s.track}`);
+    if (trace.tracks[t]!.kind === 'counter') throw new Error(`trace: slice ${i} ('${s.name}') is on counter track ${s.track} ('${trace.tracks[t]!.name}')`);
+    tsOf[i] = ts;
+    endOf[i] = ts + dur;
+    trackOf[i] = t;
+    if (i > 0 && (tsOf[i - 1]! > ts || (tsOf[i - 1] === ts && endOf[i - 1]! < ts + dur))) sorted = false;
   }
-  if (!sorted) {
-    order.sort((a, b) => {
-      const sa = slices[a]!, sb = slices[b]!;
-      return sa.ts - sb.ts || sb.dur - sa.dur || a - b;
-    });
+  let order: Int32Array;
+  if (sorted) {
+    order = new Int32Array(n);
+    for (let i = 0; i < n; i++) order[i] = i;
+  } else {
+    // Array.prototype.sort is TimSort, fast on the nearly sorted order a recorder produces (children
+    // complete, and are appended, before their parents).
+    const indices = new Array<number>(n);
+    for (let i = 0; i < n; i++) indices[i] = i;
+    indices.sort((a, b) => tsOf[a]! - tsOf[b]! || endOf[b]! - endOf[a]! || a - b);
+    order = Int32Array.from(indices);
   }
 
   const lanes: Lane[] = [];
   const laneOfTrack = new Map<number, number>();
-  // Per track: the lane numbers it owns, and per lane the end times of its open slices (innermost last).
-  const trackLanes = new Map<number, number[]>();
+  // Per track: the lane numbers it owns; per lane: end times of its open slices (innermost last).
+  const trackLanes: number[][] = [];
   const openEnds: number[][] = [];
   for (const track of trace.tracks) {
     laneOfTrack.set(track.id, lanes.length);
-    trackLanes.set(track.id, [lanes.length]);
+    trackLanes.push([lanes.length]);
     lanes.push({ track, index: 0 });
     openEnds.push([]);
   }
@@ -75,21 +91,18 @@ export function layoutSlices(trace: TraceModel, byId = tracksById(trace)): Slice
   const depthOf = new Int32Array(n);
   for (let k = 0; k < n; k++) {
     const i = order[k]!;
-    const s = slices[i]!;
-    const owned = trackLanes.get(s.track);
-    if (!owned) throw new Error(`trace: slice ${i} ('${s.name}') is on unknown track ${s.track}`);
-    const track = byId.get(s.track)!;
-    if (track.kind === 'counter') throw new Error(`trace: slice ${i} ('${s.name}') is on counter track ${s.track} ('${track.name}')`);
-    const end = s.ts + s.dur;
+    const ts = tsOf[i]!, end = endOf[i]!;
+    const owned = trackLanes[trackOf[i]!]!;
     let placed = -1;
-    for (const lane of owned) {
+    for (let j = 0; j < owned.length; j++) {
+      const lane = owned[j]!;
       const stack = openEnds[lane]!;
-      while (stack.length > 0 && stack[stack.length - 1]! <= s.ts) stack.pop();
+      while (stack.length > 0 && stack[stack.length - 1]! <= ts) stack.pop();
       if (stack.length === 0 || stack[stack.length - 1]! >= end) { placed = lane; break; }
     }
     if (placed < 0) {
       placed = lanes.length;
-      lanes.push({ track, index: owned.length });
+      lanes.push({ track: trace.tracks[trackOf[i]!]!, index: owned.length });
       owned.push(placed);
       openEnds.push([]);
     }
@@ -98,7 +111,7 @@ export function layoutSlices(trace: TraceModel, byId = tracksById(trace)): Slice
     depthOf[i] = stack.length;
     stack.push(end);
   }
-  return { order, laneOf, depthOf, lanes, laneOfTrack };
+  return { order, laneOf, depthOf, lanes, laneOfTrack, endOf };
 }
 
 /** Indices of items sorted by ts (stable); skips the sort when they already are. */

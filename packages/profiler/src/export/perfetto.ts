@@ -10,6 +10,7 @@ import {
 } from './common.js';
 import { FileSink } from './file-sink.js';
 import { layoutSlices, sortedByTs, tracksById } from './layout.js';
+import { PacketBuffer } from './packet-buffer.js';
 import { loadPerfettoSchema } from './schema.js';
 
 export const SEQ_INCREMENTAL_STATE_CLEARED = 1;
@@ -29,6 +30,11 @@ export interface PerfettoStreamWriterOptions {
   sequenceId?: number;
   /** Bytes of encoded packets gathered before they are handed to the file (default 256 KiB). */
   chunkBytes?: number;
+  /**
+   * 'direct' (default): track events are encoded by hand (packet-buffer.ts), several times faster;
+   * 'protobufjs': every packet goes through protobufjs's encode. Both produce the same bytes.
+   */
+  encoder?: 'direct' | 'protobufjs';
 }
 
 interface DeclaredTrack {
@@ -76,8 +82,13 @@ export class PerfettoStreamWriter {
   private readonly baseLo: number;
   private readonly uuidHigh: number;
   private nextUuid = 1;
-  private writer = protobuf.Writer.create();
+  private readonly direct: boolean;
+  /** Encoders: protobufjs's Writer for object-encoded packets, PacketBuffer for the hand-written path. */
+  private readonly writer = protobuf.Writer.create();
+  private readonly packets = new PacketBuffer();
   private packetCount = 0;
+  private tsLow = 0;
+  private tsHigh = 0;
   private readonly names = newTable();
   private readonly categories = newTable();
   private readonly annotationNames = newTable();
@@ -88,6 +99,7 @@ export class PerfettoStreamWriter {
     this.sink = sink;
     this.sequenceId = options.sequenceId ?? 1;
     this.chunkBytes = options.chunkBytes ?? 256 * 1024;
+    this.direct = (options.encoder ?? 'direct') === 'direct';
     if (options.baseTimeNs < 0n) throw new Error(`perfetto: baseTimeNs must not be negative (${options.baseTimeNs})`);
     this.baseHi = Number(options.baseTimeNs / 4294967296n);
     this.baseLo = Number(options.baseTimeNs % 4294967296n);
@@ -117,11 +129,19 @@ export class PerfettoStreamWriter {
     return this.sink.drain();
   }
 
+  private get pendingBytes(): number {
+    return this.direct ? this.packets.pos : this.writer.pos;
+  }
+
   /** Moves the packets gathered so far to the file sink (copy, then reuse the encoder's buffer). */
   private handOver(): void {
-    if (this.writer.pos === 0) return;
-    this.sink.write(this.writer.finish());
-    this.writer.reset();
+    if (this.pendingBytes === 0) return;
+    if (this.direct) {
+      this.sink.write(this.packets.take());
+    } else {
+      this.sink.write(this.writer.finish());
+      this.writer.reset();
+    }
   }
 
   /** Writes every whole packet so far to the partial file (so a crash after this loses nothing before it). */
@@ -183,18 +203,12 @@ export class PerfettoStreamWriter {
   }
 
   begin(track: number, name: string, category: string, ts: number, args?: Args, flowIds?: number[], terminatingFlowIds?: number[]): void {
-    const event: Record<string, unknown> = {
-      type: TYPE_SLICE_BEGIN, trackUuid: this.track(track, `slice '${name}'`).uuid,
-      nameIid: intern(this.names, name), categoryIids: [intern(this.categories, category)],
-    };
-    if (args) event.debugAnnotations = this.annotations(args);
-    if (flowIds && flowIds.length > 0) event.flowIds = flowIds;
-    if (terminatingFlowIds && terminatingFlowIds.length > 0) event.terminatingFlowIds = terminatingFlowIds;
-    this.writeEvent(ts, event);
+    const uuid = this.track(track, `slice '${name}'`).uuid;
+    this.event(ts, TYPE_SLICE_BEGIN, uuid, intern(this.names, name), intern(this.categories, category), args, flowIds, terminatingFlowIds);
   }
 
   end(track: number, ts: number): void {
-    this.writeEvent(ts, { type: TYPE_SLICE_END, trackUuid: this.track(track, 'slice end').uuid });
+    this.event(ts, TYPE_SLICE_END, this.track(track, 'slice end').uuid, 0, 0);
   }
 
   /** A complete slice as a BEGIN/END pair (there is no complete-event type in Perfetto's TrackEvent). */
@@ -204,18 +218,14 @@ export class PerfettoStreamWriter {
   }
 
   instant(track: number, name: string, category: string, ts: number, args?: Args): void {
-    const event: Record<string, unknown> = {
-      type: TYPE_INSTANT, trackUuid: this.track(track, `instant '${name}'`).uuid,
-      nameIid: intern(this.names, name), categoryIids: [intern(this.categories, category)],
-    };
-    if (args) event.debugAnnotations = this.annotations(args);
-    this.writeEvent(ts, event);
+    const uuid = this.track(track, `instant '${name}'`).uuid;
+    this.event(ts, TYPE_INSTANT, uuid, intern(this.names, name), intern(this.categories, category), args);
   }
 
   counter(track: number, ts: number, value: number): void {
     const t = this.tracks.get(track);
     if (!t || t.kind !== 'counter') throw new Error(`perfetto: counter sample on ${t ? 'non-counter' : 'undeclared'} track ${track}`);
-    this.writeEvent(ts, { type: TYPE_COUNTER, trackUuid: t.uuid, doubleCounterValue: value });
+    this.event(ts, TYPE_COUNTER, t.uuid, 0, 0, undefined, undefined, undefined, value);
   }
 
   /** TraceMetadata as JSON on an instant 'gsprof.metadata' (category '__metadata') at ts 0. */
@@ -228,29 +238,101 @@ export class PerfettoStreamWriter {
     this.instant(track, ENV_TIMERS_EVENT, ENV_TIMERS_CATEGORY, sample.ts, envTimerArgs(sample, labels));
   }
 
-  private annotations(args: Args): Array<Record<string, unknown>> {
-    const out: Array<Record<string, unknown>> = [];
-    for (const key in args) {
-      const v = args[key];
-      const nameIid = intern(this.annotationNames, key);
-      if (typeof v === 'string') out.push({ nameIid, stringValue: v });
-      else if (typeof v === 'boolean') out.push({ nameIid, boolValue: v });
-      else if (typeof v === 'number') out.push(Number.isSafeInteger(v) ? { nameIid, intValue: v } : { nameIid, doubleValue: v });
-    }
-    return out;
-  }
-
-  /** Absolute uint64 ns as {low, high} (protobufjs's LongBits input), exact beyond 2^53. */
-  private timestamp(ts: number): { low: number; high: number; unsigned: boolean } {
+  /** Absolute uint64 ns of a relative time, as two 32-bit halves (exact beyond 2^53). */
+  private absolute(ts: number): void {
     const sum = this.baseLo + Math.round(ts);
     const carry = Math.floor(sum / TWO_32);
     const high = this.baseHi + carry;
     if (high < 0 || !Number.isFinite(sum)) throw new Error(`perfetto: time ${ts} ns is before the Unix epoch or not finite`);
-    return { low: (sum - carry * TWO_32) | 0, high: high | 0, unsigned: true };
+    this.tsLow = sum - carry * TWO_32;
+    this.tsHigh = high;
   }
 
-  private writeEvent(ts: number, trackEvent: Record<string, unknown>): void {
-    this.writePacket({ timestamp: this.timestamp(ts), trackEvent, sequenceFlags: SEQ_NEEDS_INCREMENTAL_STATE });
+  private flags(): number {
+    return this.packetCount === 0 ? SEQ_INCREMENTAL_STATE_CLEARED | SEQ_NEEDS_INCREMENTAL_STATE : SEQ_NEEDS_INCREMENTAL_STATE;
+  }
+
+  /** One TrackEvent packet. nameIid/categoryIid 0 = none; counterValue set only for COUNTER events. */
+  private event(
+    ts: number, type: number, trackUuid: number, nameIid: number, categoryIid: number,
+    args?: Args, flowIds?: number[], terminatingFlowIds?: number[], counterValue?: number,
+  ): void {
+    this.absolute(ts);
+    if (this.direct) this.directEvent(type, trackUuid, nameIid, categoryIid, args, flowIds, terminatingFlowIds, counterValue);
+    else this.objectEvent(type, trackUuid, nameIid, categoryIid, args, flowIds, terminatingFlowIds, counterValue);
+  }
+
+  private objectEvent(
+    type: number, trackUuid: number, nameIid: number, categoryIid: number,
+    args?: Args, flowIds?: number[], terminatingFlowIds?: number[], counterValue?: number,
+  ): void {
+    const event: Record<string, unknown> = { type, trackUuid };
+    if (nameIid) event.nameIid = nameIid;
+    if (categoryIid) event.categoryIids = [categoryIid];
+    if (args) {
+      const annotations: Array<Record<string, unknown>> = [];
+      for (const key in args) {
+        const v = args[key];
+        const iid = intern(this.annotationNames, key);
+        if (typeof v === 'string') annotations.push({ nameIid: iid, stringValue: v });
+        else if (typeof v === 'boolean') annotations.push({ nameIid: iid, boolValue: v });
+        else if (typeof v === 'number') annotations.push(Number.isSafeInteger(v) ? { nameIid: iid, intValue: v } : { nameIid: iid, doubleValue: v });
+      }
+      event.debugAnnotations = annotations;
+    }
+    if (counterValue !== undefined) event.doubleCounterValue = counterValue;
+    if (flowIds && flowIds.length > 0) event.flowIds = flowIds;
+    if (terminatingFlowIds && terminatingFlowIds.length > 0) event.terminatingFlowIds = terminatingFlowIds;
+    const timestamp = { low: this.tsLow | 0, high: this.tsHigh | 0, unsigned: true };
+    this.writePacket({ timestamp, trackEvent: event, sequenceFlags: this.flags() });
+  }
+
+  /** The same packet as objectEvent, encoded by hand (fields in number order, as protobufjs writes them). */
+  private directEvent(
+    type: number, trackUuid: number, nameIid: number, categoryIid: number,
+    args?: Args, flowIds?: number[], terminatingFlowIds?: number[], counterValue?: number,
+  ): void {
+    const b = this.packets;
+    b.varint(0x0a); // Trace.packet
+    const packet = b.open();
+    b.varint(0x40); b.varint64(this.tsLow, this.tsHigh); // timestamp = 8
+    b.varint(0x50); b.varint(this.sequenceId); // trusted_packet_sequence_id = 10
+    b.varint(0x5a); // track_event = 11
+    const event = b.open();
+    if (categoryIid) { b.varint(0x18); b.varint(categoryIid); } // category_iids = 3
+    if (args) {
+      for (const key in args) {
+        const v = args[key];
+        if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') continue;
+        b.varint(0x22); // debug_annotations = 4
+        const annotation = b.open();
+        b.varint(0x08); b.varint(intern(this.annotationNames, key)); // name_iid = 1
+        if (typeof v === 'string') { b.varint(0x32); b.string(v); } // string_value = 6
+        else if (typeof v === 'boolean') { b.varint(0x10); b.varint(v ? 1 : 0); } // bool_value = 2
+        else if (Number.isSafeInteger(v)) { b.varint(0x20); b.int64(v); } // int_value = 4
+        else { b.varint(0x29); b.double(v); } // double_value = 5
+        b.close(annotation);
+      }
+    }
+    b.varint(0x48); b.varint(type); // type = 9
+    if (nameIid) { b.varint(0x50); b.varint(nameIid); } // name_iid = 10
+    b.varint(0x58); b.varint(trackUuid); // track_uuid = 11
+    if (counterValue !== undefined) { b.varint(353); b.double(counterValue); } // double_counter_value = 44
+    if (flowIds) for (const id of flowIds) { b.varint(377); b.fixed64(id); } // flow_ids = 47
+    if (terminatingFlowIds) for (const id of terminatingFlowIds) { b.varint(385); b.fixed64(id); } // terminating_flow_ids = 48
+    b.close(event);
+    const interned = this.takeInterned();
+    if (interned) { // interned_data = 12 (rare: first use of a name), encoded by protobufjs
+      b.varint(0x62);
+      const bytes = this.schema.InternedData.encode(interned).finish();
+      b.varint(bytes.length);
+      b.bytes(bytes);
+    }
+    b.varint(0x68); b.varint(this.flags()); // sequence_flags = 13
+    if (this.packetCount === 0) { b.varint(696); b.varint(1); } // first_packet_on_sequence = 87
+    b.close(packet);
+    this.packetCount++;
+    if (b.pos >= this.chunkBytes) this.handOver();
   }
 
   private takeInterned(): Record<string, unknown> | undefined {
@@ -263,6 +345,7 @@ export class PerfettoStreamWriter {
     return interned;
   }
 
+  /** A packet given as an object (descriptors, and every packet with the protobufjs encoder). */
   private writePacket(packet: Record<string, unknown>): void {
     packet.trustedPacketSequenceId = this.sequenceId;
     if (this.packetCount === 0) {
@@ -271,9 +354,16 @@ export class PerfettoStreamWriter {
     }
     const interned = this.takeInterned();
     if (interned) packet.internedData = interned;
-    this.schema.TracePacket.encode(packet, this.writer.uint32(10).fork()).ldelim();
+    if (this.direct) {
+      const bytes = this.schema.TracePacket.encode(packet).finish();
+      this.packets.varint(0x0a);
+      this.packets.varint(bytes.length);
+      this.packets.bytes(bytes);
+    } else {
+      this.schema.TracePacket.encode(packet, this.writer.uint32(10).fork()).ldelim();
+    }
     this.packetCount++;
-    if (this.writer.pos >= this.chunkBytes) this.handOver();
+    if (this.pendingBytes >= this.chunkBytes) this.handOver();
   }
 }
 
@@ -318,7 +408,10 @@ class EndHeap {
   }
 }
 
-export async function writePerfettoTraceFile(trace: TraceModel, path: string): Promise<void> {
+/** writePerfettoTrace with writer options (the encoder choice is there for the benchmark and tests). */
+export async function writePerfettoTraceFile(
+  trace: TraceModel, path: string, options: Pick<PerfettoStreamWriterOptions, 'encoder' | 'chunkBytes'> = {},
+): Promise<void> {
   const byId = tracksById(trace);
   const host = hostThreadTrack(trace);
   const layout = layoutSlices(trace, byId);
@@ -336,7 +429,7 @@ export async function writePerfettoTraceFile(trace: TraceModel, path: string): P
     (flowsIn.get(f.toSlice) ?? flowsIn.set(f.toSlice, []).get(f.toSlice)!).push(f.id);
   });
 
-  const w = await PerfettoStreamWriter.open(path, { baseTimeNs: md.baseTimeNs });
+  const w = await PerfettoStreamWriter.open(path, { ...options, baseTimeNs: md.baseTimeNs });
   try {
     const names = new Set<string>([METADATA_EVENT]);
     const categories = new Set<string>([METADATA_CATEGORY]);
