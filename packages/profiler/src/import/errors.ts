@@ -7,7 +7,7 @@ export class TraceFormatError extends Error {
     readonly where: string,
     readonly reason: string,
   ) {
-    super(`${file}: ${where}: ${reason}`);
+    super(`${file}: ${where}: ${oneLine(reason)}`);
   }
 }
 
@@ -16,4 +16,10 @@ export function asTraceFormatError(err: unknown, file: string, where: string): T
   if (err instanceof TraceFormatError) return err;
   const msg = err instanceof Error ? err.message : String(err);
   return new TraceFormatError(file, where, msg.split('\n')[0] ?? 'unreadable input');
+}
+
+/** Messages stay on one line and short (parser messages may quote the offending source). */
+function oneLine(s: string): string {
+  const flat = s.replace(/\s*[\r\n]+\s*/g, ' ');
+  return flat.length > 240 ? `${flat.slice(0, 237)}...` : flat;
 }

@@ -12,8 +12,19 @@ export interface ImportOptions {
 }
 
 export async function importTraceInto(path: string, conn: DuckDBConnection, opts: ImportOptions = {}): Promise<TraceFormat> {
+  return runImport(path, await TraceSink.create(conn), opts);
+}
+
+/**
+ * Reads the whole trace with all of the importer's checks but builds no tables: fast validation.
+ * Throws the same TraceFormatError an import would.
+ */
+export async function validateTrace(path: string, opts: ImportOptions = {}): Promise<TraceFormat> {
+  return runImport(path, TraceSink.detached(), opts);
+}
+
+async function runImport(path: string, sink: TraceSink, opts: ImportOptions): Promise<TraceFormat> {
   const source = await openTraceSource(path);
-  const sink = await TraceSink.create(conn);
   try {
     if (source.format === 'json') await importChrome(path, source.chunks, sink);
     else await importPerfetto(path, source.chunks, sink, { allowTruncated: opts.allowTruncated ?? false });

@@ -1,3 +1,3 @@
 export { TraceFormatError } from './errors.js';
-export { importTraceInto, type ImportOptions } from './importTrace.js';
+export { importTraceInto, validateTrace, type ImportOptions } from './importTrace.js';
 export type { TraceFormat } from './source.js';

@@ -22,6 +22,15 @@ interface TrackInfo {
   unit: string | null;
 }
 
+/** The part of DuckDB's appender the sink uses; a null one lets importers run without a database. */
+type RowAppender = Pick<DuckDBAppender, 'appendBigInt' | 'appendDouble' | 'appendInteger' | 'appendTinyInt'
+  | 'appendVarchar' | 'appendNull' | 'endRow' | 'closeSync'>;
+
+const nullAppender: RowAppender = {
+  appendBigInt() {}, appendDouble() {}, appendInteger() {}, appendTinyInt() {}, appendVarchar() {}, appendNull() {},
+  endRow() {}, closeSync() {},
+};
+
 interface ProcessInfo { upid: number; pid: number; name: string | null }
 interface ThreadInfo { utid: number; tid: number; name: string | null; upid: number | null }
 
@@ -42,12 +51,22 @@ export class TraceSink {
   private nextFlowSeq = 0;
 
   private constructor(
-    readonly conn: DuckDBConnection,
-    private readonly sliceAp: DuckDBAppender,
-    private readonly counterAp: DuckDBAppender,
-    private readonly argsAp: DuckDBAppender,
-    private readonly flowAp: DuckDBAppender,
+    private readonly connection: DuckDBConnection | null,
+    private readonly sliceAp: RowAppender,
+    private readonly counterAp: RowAppender,
+    private readonly argsAp: RowAppender,
+    private readonly flowAp: RowAppender,
   ) {}
+
+  /** A sink that discards rows: runs an importer's parsing and checks only (see validateTrace). */
+  static detached(): TraceSink {
+    return new TraceSink(null, nullAppender, nullAppender, nullAppender, nullAppender);
+  }
+
+  private get conn(): DuckDBConnection {
+    if (!this.connection) throw new Error('detached trace sink has no database');
+    return this.connection;
+  }
 
   static async create(conn: DuckDBConnection): Promise<TraceSink> {
     await conn.run(STAGING_DDL);
@@ -191,6 +210,7 @@ export class TraceSink {
 
   async finalize(): Promise<void> {
     for (const ap of [this.sliceAp, this.counterAp, this.argsAp, this.flowAp]) ap.closeSync();
+    if (!this.connection) return;
     await this.nestAndBind();
     await this.writeSmallTables();
     await this.conn.run(publicViewsDdl((this.origin ?? 0n) + this.baseOffsetNs));
