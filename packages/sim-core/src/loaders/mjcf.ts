@@ -11,11 +11,11 @@ import {
   type ModelOptions,
 } from '../model/model.js';
 import {
-  buildModel, defaultOptions, worldBody,
+  buildModel, defaultOptions, findMasslessMovingBody, worldBody,
   type ActuatorSpec, type BodySpec, type EqualitySpec, type GeomSpec, type JointSpec, type KeySpec, type SiteSpec,
 } from '../model/builder.js';
 import {
-  EPS, MINVAL, combineInertials, normalize, normalized, principalInertia, quatFromAxisAngle, quatFromEuler,
+  EPS, combineInertials, normalize, normalized, principalInertia, quatFromAxisAngle, quatFromEuler,
   quatFromFrame, quatFromZ, cross3,
   type Quat, type Sym3, type Vec3,
 } from '../model/frame_math.js';
@@ -707,17 +707,8 @@ class MjcfCompiler {
     bodyId.set('world', 0);
 
     // a moving body must have mass, or the mass matrix is singular
-    for (let i = 1; i < bodies.length; i++) {
-      const b = bodies[i]!;
-      if (b.joints.length === 0) continue;
-      let subtree = 0;
-      for (let k = i; k < bodies.length; k++) {
-        let p = k;
-        while (p > i) p = bodies[p]!.parent;
-        if (p === i) subtree += bodies[k]!.mass;
-      }
-      if (subtree < MINVAL) fail(this.bodies[i]!.el, 'mass and inertia of moving bodies must be larger than 1e-15');
-    }
+    const massless = findMasslessMovingBody(bodies);
+    if (massless > 0) fail(this.bodies[massless]!.el, 'mass and inertia of moving bodies must be larger than 1e-15');
 
     const actuators: ActuatorSpec[] = this.actuators.map(({ el, spec: u }) => {
       if (u.joint === null) fail(el, 'missing transmission target (joint)');

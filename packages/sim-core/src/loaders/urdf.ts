@@ -8,7 +8,7 @@
  */
 import { EqType, GeomType, JointType } from '../model/model.js';
 import {
-  DEFAULT_SOLIMP, DEFAULT_SOLREF, buildModel, defaultOptions, worldBody,
+  DEFAULT_SOLIMP, DEFAULT_SOLREF, buildModel, defaultOptions, findMasslessMovingBody, worldBody,
   type BodySpec, type EqualitySpec, type GeomSpec, type JointSpec,
 } from '../model/builder.js';
 import {
@@ -154,12 +154,13 @@ export function loadURDF(file: string, opts: URDFOptions = {}): LoadedModel {
       if (via.mimic) mimics.push({ joint: via, index: njnt });
     }
     njnt += body.joints.length;
-    if (body.joints.length > 0 && mass < EPS) fail(link.el, `link "${link.name}" moves but has no mass`);
     const index = bodies.length;
     bodies.push(body);
     for (const j of childJoints.get(linkName) ?? []) addBody(j.child, index, j);
   };
   addBody(rootLink.name, 0, null);
+  const massless = findMasslessMovingBody(bodies);
+  if (massless > 0) fail(links.get(bodies[massless]!.name)!.el, `link "${bodies[massless]!.name}" moves but has no mass or inertia`);
   if (velocityLimits > 0) log.push(`velocity limits of ${velocityLimits} joints are read but not enforced (as in Genesis' rigid solver)`);
 
   const equalities: EqualitySpec[] = mimics.map(({ joint, index }) => {

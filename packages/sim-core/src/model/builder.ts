@@ -129,6 +129,22 @@ export function jointIndex(bodies: BodySpec[]): Map<JointSpec, number> {
   return out;
 }
 
+/**
+ * MuJoCo's rule for moving bodies: a body with joints needs mass and all three moments >= 1e-15, or a
+ * jointless descendant (welded to it) that has them. Returns the first offending body index, or -1.
+ */
+export function findMasslessMovingBody(bodies: BodySpec[]): number {
+  const children = bodies.map(() => [] as number[]);
+  bodies.forEach((b, i) => i > 0 && children[b.parent]!.push(i));
+  const valid = (i: number): boolean => {
+    const b = bodies[i]!;
+    if (b.mass >= 1e-15 && b.inertia.every((x) => x >= 1e-15)) return true;
+    return children[i]!.some((c) => bodies[c]!.joints.length === 0 && valid(c));
+  };
+  for (let i = 1; i < bodies.length; i++) if (bodies[i]!.joints.length > 0 && !valid(i)) return i;
+  return -1;
+}
+
 function put(dst: Float64Array, at: number, src: ArrayLike<number>, n: number): void {
   for (let k = 0; k < n; k++) dst[at + k] = src[k] ?? 0;
 }

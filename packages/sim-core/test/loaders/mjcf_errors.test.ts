@@ -70,6 +70,13 @@ describe('loadMJCF errors', () => {
     expect(() => loadMJCF(cls)).toThrow(`${cls}:1: <body>: unknown default childclass "nope"`);
   });
 
+  it('rejects a moving body without mass, as MuJoCo does', () => {
+    const file = write('massless.xml', '<mujoco><worldbody>\n<body name="a"><joint/>\n<body name="b"><geom size="0.1" density="0"/></body></body></worldbody></mujoco>');
+    expect(() => loadMJCF(file)).toThrow(`${file}:2: <body>: mass and inertia of moving bodies must be larger than 1e-15`);
+    const welded = write('welded.xml', '<mujoco><worldbody><body><joint/><body><geom size="0.1"/></body></body></worldbody></mujoco>');
+    expect(loadMJCF(welded).model.nbody).toBe(3);
+  });
+
   it('reports an unreadable file', () => {
     expect(() => loadMJCF(join(dir, 'missing.xml'))).toThrow(/missing\.xml: cannot read: ENOENT/);
   });

@@ -169,6 +169,8 @@ describe('loadURDF fixed-link merging', () => {
     expect(() => loadURDF(planar)).toThrow(`${planar}:4: <joint>: unsupported joint type "planar"`);
     const mesh = write('mesh.urdf', '<robot name="r">\n<link name="a">\n<collision>\n<geometry>\n<mesh filename="a.stl"/>\n</geometry></collision></link>\n</robot>');
     expect(() => loadURDF(mesh)).toThrow(`${mesh}:5: <mesh>: unsupported collision geometry`);
+    const massless = write('massless.urdf', '<robot name="r">\n<link name="a"/>\n<link name="b"/>\n<joint name="j" type="continuous"><parent link="a"/><child link="b"/></joint>\n</robot>');
+    expect(() => loadURDF(massless, { fixed: true })).toThrow(`${massless}:3: <link>: link "b" moves but has no mass or inertia`);
     const orphan = write('orphan.urdf', '<robot name="r"><link name="a"/><link name="b"/></robot>');
     expect(() => loadURDF(orphan)).toThrow(/expected exactly one root link, found 2/);
   });
