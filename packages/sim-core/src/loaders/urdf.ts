@@ -75,6 +75,12 @@ export function loadURDF(file: string, opts: URDFOptions = {}): LoadedModel {
   }
   for (const [name, count] of skipped) log.push(`ignored <${name}>${count > 1 ? ` x${count}` : ''} (no physical effect)`);
 
+  // URDF: a link without <inertial> is massless (Genesis and MuJoCo would derive a mass from its geometry)
+  const noInertial = [...links.values()].filter((l) => l.geoms.length > 0 && !l.el.children.some((c) => c.name === 'inertial'));
+  if (noInertial.length > 0) {
+    log.push(`links without <inertial> are massless: ${noInertial.map((l) => l.name).join(', ')}`);
+  }
+
   // tree structure: every joint's links exist, each link has at most one parent joint, one root
   const parentJoint = new Map<string, Joint>();
   const childJoints = new Map<string, Joint[]>();
