@@ -518,7 +518,7 @@ class MjcfCompiler {
 
   private compileGeom(el: XmlElement, g: GeomRaw, inferInertia: boolean, weld: number):
     { spec: GeomSpec; mass: number; inertia: Vec3 } {
-    if (g.type === GeomType.Mesh || g.mesh !== null) fail(el, 'unsupported mesh geom (use primitive geoms: plane, sphere, capsule, box, cylinder)');
+    if (g.type === GeomType.Mesh || g.mesh !== null) fail(el, 'unsupported mesh geom that collides or adds mass (use primitive geoms: plane, sphere, capsule, box, cylinder)');
     if (g.type === GeomType.Ellipsoid) fail(el, 'unsupported geom type "ellipsoid" (supported: plane, sphere, capsule, box, cylinder)');
     if (g.condim !== 1 && g.condim !== 3 && g.condim !== 4 && g.condim !== 6) fail(el, 'invalid condim');
     if (g.type === GeomType.Plane && weld !== 0) fail(el, 'plane only allowed in static bodies');
@@ -618,10 +618,15 @@ class MjcfCompiler {
 
     const ifg = this.compiler.inertiafromgeom;
     const [glo, ghi] = this.compiler.inertiagrouprange;
-    const geoms = raw.geoms.map(({ el: gel, spec }) => {
-      const infer = id > 0 && (!raw.explicitInertial || ifg === 'true') && spec.group >= glo && spec.group <= ghi;
-      return this.compileGeom(gel, spec, infer, weld);
+    const infers = (spec: GeomRaw) => id > 0 && (!raw.explicitInertial || ifg === 'true') && spec.group >= glo && spec.group <= ghi;
+    // a mesh geom that neither collides nor adds mass only draws the robot: drop it (meshes are not loaded)
+    const physical = raw.geoms.filter(({ el: gel, spec }) => {
+      const isMesh = spec.type === GeomType.Mesh || spec.mesh !== null;
+      if (!isMesh || spec.contype !== 0 || spec.conaffinity !== 0 || infers(spec)) return true;
+      this.ignore(gel, 'visual mesh geom: no contact, no mass; dropped');
+      return false;
     });
+    const geoms = physical.map(({ el: gel, spec }) => this.compileGeom(gel, spec, infers(spec), weld));
 
     let ipos: Vec3 = [raw.ipos[0]!, raw.ipos[1]!, raw.ipos[2]!];
     let mass = raw.mass;

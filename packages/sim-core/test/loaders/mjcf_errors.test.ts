@@ -52,6 +52,22 @@ describe('loadMJCF errors', () => {
     expect(() => loadMJCF(mesh)).toThrow(/mesh\.xml:1: <geom>: unsupported mesh geom/);
   });
 
+  it('drops visual mesh geoms that have no physical effect, and says so', () => {
+    const file = write('visual.xml', `<mujoco>
+  <asset><mesh name="m" file="link.stl"/></asset>
+  <default><default class="visual"><geom type="mesh" contype="0" conaffinity="0" group="2"/></default></default>
+  <worldbody><body><inertial pos="0 0 0" mass="1" diaginertia="1 1 1"/><joint/>
+    <geom class="visual" mesh="m"/><geom type="sphere" size="0.1"/>
+  </body></worldbody>
+</mujoco>`);
+    const loaded = loadMJCF(file);
+    expect(loaded.model.ngeom).toBe(1);
+    expect(loaded.log.join('\n')).toMatch(/ignored <geom> \(visual mesh geom: no contact, no mass; dropped; first at .*visual\.xml:5\)/);
+    // without an explicit inertial the mesh would define the mass: refuse
+    const massive = write('massive.xml', '<mujoco><worldbody><body><joint/>\n<geom type="mesh" mesh="m" contype="0" conaffinity="0"/></body></worldbody></mujoco>');
+    expect(() => loadMJCF(massive)).toThrow(`${massive}:2: <geom>: unsupported mesh geom that collides or adds mass`);
+  });
+
   it('reports a missing include at the include element', () => {
     const file = write('main.xml', '<mujoco>\n  <include file="nothere.xml"/>\n</mujoco>\n');
     expect(() => loadMJCF(file)).toThrow(`${file}:2: <include>: cannot read included file "nothere.xml"`);
