@@ -1,2 +1,2 @@
-export { openTrace, queryTrace, TraceDb, ReadOnlyQueryError } from './traceDb.js';
+export { openTrace, queryTrace, TraceDb, ReadOnlyQueryError, TraceQueryError } from './traceDb.js';
 export type { QueryResult, SqlRow, SqlValue, OpenTraceOptions } from './traceDb.js';

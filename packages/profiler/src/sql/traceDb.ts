@@ -18,7 +18,13 @@ export interface QueryResult {
   rows: SqlRow[];
 }
 
-export class ReadOnlyQueryError extends Error {
+/** A user query failed: bad SQL, an unknown table, a runtime error. One line. */
+export class TraceQueryError extends Error {
+  override readonly name: string = 'TraceQueryError';
+}
+
+/** A user query tried to change the database or do anything but read. */
+export class ReadOnlyQueryError extends TraceQueryError {
   override readonly name = 'ReadOnlyQueryError';
 }
 
@@ -30,6 +36,8 @@ export interface OpenTraceOptions extends ImportOptions {
   threads?: number;
 }
 
+const READ_ONLY_MESSAGE = 'only read-only queries are allowed (SELECT, WITH, EXPLAIN, FROM, VALUES, ...)';
+const READ_ONLY_START = /^\s*(\(|select\b|with\b|explain\b|from\b|values\b|table\b|describe\b|summarize\b|show\b)/i;
 const READ_ONLY_TYPES = new Set<number>([StatementType.SELECT, StatementType.EXPLAIN]);
 
 export class TraceDb {
@@ -76,23 +84,25 @@ export class TraceDb {
     try {
       extracted = await this.conn.extractStatements(sql);
     } catch (err) {
-      throw new ReadOnlyQueryError(firstLine(err));
+      throw new TraceQueryError(firstLine(err));
     }
-    if (extracted.count !== 1) throw new ReadOnlyQueryError(`expected exactly one SQL statement, got ${extracted.count}`);
+    if (extracted.count !== 1) throw new TraceQueryError(`expected exactly one SQL statement, got ${extracted.count}`);
     let prepared;
     try {
       prepared = await extracted.prepare(0);
     } catch (err) {
-      throw new ReadOnlyQueryError(firstLine(err));
+      // Statements DuckDB refuses to even plan here (COPY, ATTACH with file access off) are writes too.
+      if (!READ_ONLY_START.test(sql)) throw new ReadOnlyQueryError(READ_ONLY_MESSAGE);
+      throw new TraceQueryError(firstLine(err));
     }
     if (!READ_ONLY_TYPES.has(prepared.statementType)) {
-      throw new ReadOnlyQueryError(`only read-only queries are allowed (SELECT, WITH, EXPLAIN, ...); got a ${StatementType[prepared.statementType] ?? 'other'} statement`);
+      throw new ReadOnlyQueryError(`${READ_ONLY_MESSAGE}; got a ${StatementType[prepared.statementType] ?? 'other'} statement`);
     }
     try {
       const reader = await prepared.runAndReadAll();
       return { columns: reader.columnNames(), rows: reader.getRowObjectsJS().map((r) => toJsonRow(r as Record<string, unknown>)) };
     } catch (err) {
-      throw new ReadOnlyQueryError(firstLine(err));
+      throw new TraceQueryError(firstLine(err));
     }
   }
 
