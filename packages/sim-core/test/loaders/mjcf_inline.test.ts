@@ -122,6 +122,50 @@ const CASES: Record<string, string> = {
     <key qvel="1 2 3 4"/>
   </keyframe>
 </mujoco>`,
+  'one actuator slot per default class: the later shortcut wins, in either order': `
+<mujoco>
+  <compiler angle="radian"/>
+  <default>
+    <default class="general_then_position">
+      <general dyntype="none" biastype="affine" ctrlrange="-1 1" forcerange="-87 87" gainprm="7" biasprm="1 2 3"/>
+      <position forcerange="-100 100" kv="2"/>
+    </default>
+    <default class="position_then_general">
+      <position kp="30" kv="3" forcerange="-5 5"/>
+      <general biastype="none" forcerange="-6 6" gear="2"/>
+    </default>
+  </default>
+  <worldbody>
+    <body><joint name="a"/><geom size="0.1"/>
+      <body pos="0 0 0.3"><joint name="b"/><geom size="0.1"/></body>
+    </body>
+  </worldbody>
+  <actuator>
+    <position class="general_then_position" joint="a" kp="40"/>
+    <general class="general_then_position" joint="b"/>
+    <position class="position_then_general" joint="a"/>
+    <general class="position_then_general" joint="b" gainprm="9"/>
+    <motor class="position_then_general" joint="b"/>
+  </actuator>
+</mujoco>`,
+  'options, flags and compiler inertia settings': `
+<mujoco>
+  <compiler angle="radian" inertiafromgeom="true" inertiagrouprange="0 2" boundmass="0.01" boundinertia="1e-5" autolimits="true"/>
+  <option timestep="0.004" gravity="0 0 -3" impratio="10" ls_tolerance="0.02" ls_iterations="7">
+    <flag limit="disable" eulerdamp="disable"/>
+  </option>
+  <worldbody>
+    <body>
+      <inertial pos="0 0 0" mass="5" diaginertia="1 1 1"/>
+      <freejoint name="root"/>
+      <geom type="box" size="0.1 0.2 0.05" group="1"/>
+      <geom type="sphere" size="0.05" pos="0.2 0 0" group="3"/>
+      <body pos="0.3 0 0"><joint type="slide" axis="1 0 0" range="-0.1 0.1" armature="0.2"/>
+        <geom type="sphere" size="0.001" density="1"/>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>`,
 };
 
 describe('loadMJCF agrees with MuJoCo on small models', () => {
