@@ -31,6 +31,17 @@ export interface ChartOptions {
   /** One legend label per series. */
   labels?: string[];
   format?: (value: number) => string;
+  /** Repeat points so that a short series spans the width (e.g. 8 envs drawn 8 columns wide each). */
+  stretch?: boolean;
+  /** Text under the left and right ends of the x axis. */
+  xLabels?: [string, string];
+}
+
+/** Repeats each point k times (k = columns / length, rounded down) so short series fill the chart. */
+export function stretchSeries(series: number[], columns: number): number[] {
+  const k = Math.floor(columns / Math.max(1, series.length));
+  if (k <= 1) return series;
+  return series.flatMap((v) => Array<number>(k).fill(v));
 }
 
 export function renderChart(series: Array<ArrayLike<number>>, options: ChartOptions): string {
@@ -42,12 +53,19 @@ export function renderChart(series: Array<ArrayLike<number>>, options: ChartOpti
   let max = -Infinity;
   for (const s of nonEmpty) for (let i = 0; i < s.length; i++) { const v = s[i] as number; if (Number.isFinite(v)) { min = Math.min(min, v); max = Math.max(max, v); } }
   if (!Number.isFinite(min)) return `${options.title ? `${options.title}\n` : ''}(no finite data)`;
-  const labelWidth = Math.max(format(min).length, format(max).length) + 3;
+  const height = options.height ?? 10;
+  // Every tick label, not only the extremes, decides the label column (asciichart pads to what it is given).
+  let widest = 0;
+  for (let i = 0; i <= height; i++) widest = Math.max(widest, format(min + ((max - min) * i) / height).length);
+  const labelWidth = widest + 3;
   const columns = Math.max(10, options.width - labelWidth - 1);
-  const data = nonEmpty.map((s) => downsample(s, columns).map((v) => (Number.isFinite(v) ? v : min)));
-  const padded = (v: number): string => format(v).padStart(labelWidth - 3);
+  const data = nonEmpty.map((s) => {
+    const fitted = downsample(s, columns).map((v) => (Number.isFinite(v) ? v : min));
+    return options.stretch ? stretchSeries(fitted, columns) : fitted;
+  });
+  const padded = (v: number): string => format(v).padStart(widest);
   const body = plot(data.length === 1 ? (data[0] as number[]) : data, {
-    height: options.height ?? 10,
+    height,
     format: padded,
     ...(options.color ? { colors: data.map((_, i) => palette[i % palette.length] as string) } : {}),
     ...(min === max ? { min: min - 1, max: max + 1 } : {}),
@@ -55,6 +73,11 @@ export function renderChart(series: Array<ArrayLike<number>>, options: ChartOpti
   const lines: string[] = [];
   if (options.title) lines.push(options.title);
   lines.push(body);
+  if (options.xLabels) {
+    const drawn = Math.max(...data.map((d) => d.length));
+    const [left, right] = options.xLabels;
+    lines.push(`${' '.repeat(labelWidth - 1)}${left}${right.padStart(Math.max(1, drawn - left.length))}`);
+  }
   if (options.labels && options.labels.length > 0) {
     const glyphs = options.labels.map((label, i) => {
       const color = palette[i % palette.length] as string;

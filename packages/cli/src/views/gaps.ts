@@ -1,6 +1,47 @@
-import { missing } from './pending.js';
+/** `gsprof gaps`: GPU idle time per queue (HTA's host wait / kernel wait / other), launch delay, the longest
+ * gaps with the CPU work that overlapped them, and the verdict. */
+import type { GapsResult } from '@gsprof/profiler';
+import { duration, percent, thousands } from '../render/format.js';
+import { renderTable } from '../render/table.js';
+import { withTrace } from './open-trace.js';
 import type { View } from './summary.js';
+
+export function renderGaps(g: GapsResult, options: { color: boolean }): string {
+  const out: string[] = [];
+  const o = g.overall;
+  out.push(`Verdict: ${g.verdict} (${g.reason})`);
+  if (o.spanNs === 0) return out.join('\n');
+  out.push(`GPU span ${duration(o.spanNs)}: busy ${duration(o.busyNs)}, idle ${duration(o.idleNs)} (${percent(o.idleFraction)}); of the idle time host wait ${duration(o.hostWaitNs)}, kernel wait ${duration(o.kernelWaitNs)}, other ${duration(o.otherNs)}`);
+  out.push('');
+  out.push(renderTable(
+    ['Queue', 'Ops', 'Span', 'Busy', 'Idle', 'Idle %', 'Gaps', 'Host wait', 'Kernel wait', 'Other'],
+    g.queues.map((q) => [q.trackName, thousands(q.ops), duration(q.spanNs), duration(q.busyNs), duration(q.idleNs), percent(q.idleFraction), thousands(q.gaps), duration(q.hostWaitNs), duration(q.kernelWaitNs), duration(q.otherNs)]),
+    { color: options.color, align: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'] },
+  ));
+  if (g.launchDelay.length > 0) {
+    out.push('');
+    out.push('Launch delay (GPU start - end of the submit/launch call):');
+    out.push(renderTable(
+      ['Queue', 'Launches', 'Mean', 'p50', 'p95', 'Max', 'Delay > 100us', 'Launch call > 50us'],
+      g.launchDelay.map((l) => [l.trackName, thousands(l.launches), duration(l.meanNs), duration(l.p50Ns), duration(l.p95Ns), duration(l.maxNs), thousands(l.outliers), thousands(l.longLaunchCalls)]),
+      { color: options.color, align: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'] },
+    ));
+  }
+  if (g.topIdle.length > 0) {
+    out.push('');
+    out.push(`Longest idle intervals:`);
+    out.push(renderTable(
+      ['#', 'Queue', 'Start', 'Idle', 'Kind', 'Next op', 'CPU work meanwhile'],
+      g.topIdle.map((t, i) => [String(i + 1), t.trackName, duration(t.startNs), duration(t.durNs), t.kind, t.nextOp ?? '-',
+        t.cpu.slice(0, 3).map((c) => `${c.name} (${duration(c.overlapNs)})`).join(', ') || '-']),
+      { color: options.color, align: ['right', 'left', 'right', 'right', 'left', 'left', 'left'], maxColWidth: 60 },
+    ));
+  }
+  return out.join('\n');
+}
+
 export async function gapsReport(trace: string, options: { color: boolean; top: number }): Promise<View> {
-  void trace; void options;
-  return missing('gaps', 'gaps');
+  const { gaps } = await import('@gsprof/profiler');
+  const result = await withTrace(trace, (db) => gaps(db, { topIntervals: options.top }));
+  return { text: renderGaps(result, options), data: result };
 }

@@ -1,7 +1,5 @@
 /** What `gsprof record` prints at the end: the kernel summary of the trace it wrote, the timers panels for the
  * timers example, the baseline when asked, and the paths written. */
-import { writeFileSync } from 'node:fs';
-
 export interface RecordReportOptions {
   color: boolean;
   json: boolean;
@@ -35,9 +33,8 @@ export async function reportRecording(traces: string[], options: RecordReportOpt
       data.timers = timers.data;
     }
     if (options.baselineOut) {
-      const { baselineFor } = await import('./compare.js');
-      const baseline = await baselineFor(trace);
-      writeFileSync(options.baselineOut, `${JSON.stringify(baseline, null, 2)}\n`);
+      const { writeBaselineFor } = await import('./compare.js');
+      await writeBaselineFor(trace, options.baselineOut);
       data.baseline = options.baselineOut;
     }
   }

@@ -1,6 +1,73 @@
-import { missing } from './pending.js';
+/** `gsprof timers`: Genesis' three timers.py panels for one timer slot, a histogram of the per-env means,
+ * and the slowest envs. */
+import type { TimerSlot, TimersResult } from '@gsprof/profiler';
+import { CliError } from '../errors.js';
+import { renderChart } from '../render/chart.js';
+import { terminalWidth } from '../render/color.js';
+import { thousands } from '../render/format.js';
+import { renderHistogram } from '../render/histogram.js';
+import { withTrace } from './open-trace.js';
 import type { View } from './summary.js';
-export async function timersReport(trace: string, options: { color: boolean; envs?: number[]; slot?: string; height?: number }): Promise<View> {
-  void trace; void options;
-  return missing('timers', 'timers');
+
+export interface TimersViewOptions { color: boolean; envs?: number[]; slot?: string; height?: number; width?: number }
+
+/** The slot to plot: as asked (label or index), else solve_ns when it was measured (CPU), else iterations. */
+export function pickSlot(result: TimersResult, wanted: string | undefined, trace: string): TimerSlot {
+  const { slots } = result;
+  if (wanted !== undefined) {
+    const byIndex = /^\d+$/.test(wanted) ? slots[Number(wanted)] : undefined;
+    const found = byIndex ?? slots.find((s) => s.label === wanted) ?? slots.find((s) => s.label.startsWith(wanted));
+    if (!found) throw new CliError('--slot', `'${wanted}' is not a timer slot of ${trace} (slots: ${slots.map((s) => s.label).join(', ')})`);
+    return found;
+  }
+  const measured = (s: TimerSlot | undefined): boolean => !!s && s.max > 0 && Number.isFinite(s.max);
+  const solve = slots.find((s) => /solve/.test(s.label)) ?? slots[0];
+  if (measured(solve)) return solve!;
+  const iterations = slots.find((s) => /iter/.test(s.label));
+  return measured(iterations) ? iterations! : slots[0]!;
+}
+
+function unitOf(label: string): (v: number) => string {
+  if (/_ns$|ns\b/.test(label)) return (v) => (Math.abs(v) >= 1e6 ? `${(v / 1e6).toFixed(2)}ms` : Math.abs(v) >= 1e3 ? `${(v / 1e3).toFixed(1)}us` : `${v.toFixed(0)}ns`);
+  return (v) => (Number.isInteger(v) ? String(v) : v.toFixed(2));
+}
+
+export function renderTimers(result: TimersResult, slot: TimerSlot, options: TimersViewOptions): string {
+  const width = options.width ?? Math.min(terminalWidth(), 120);
+  const height = options.height ?? 10;
+  const fmt = unitOf(slot.label);
+  const envs = (options.envs ?? []).filter((e) => e < result.nEnvs);
+  if (options.envs && envs.length === 0) throw new CliError('--envs', `no selected env exists (the trace has ${result.nEnvs} envs)`);
+  const pick = (values: number[]): number[] => (envs.length > 0 ? envs.map((e) => values[e] ?? NaN) : values);
+  const shown = envs.length > 0 ? envs : [0, result.nEnvs - 1];
+  const envAxis: [string, string] = [`env ${shown[0]}`, `env ${shown[shown.length - 1]}`];
+  const chart = { width, height, color: options.color, format: fmt, stretch: true };
+  const envNote = envs.length > 0 ? `envs ${envs.length <= 8 ? envs.join(',') : `${envs[0]}..${envs[envs.length - 1]} (${envs.length})`}` : `all ${result.nEnvs} envs`;
+  const out: string[] = [];
+  out.push(`Timer ${slot.label}: ${result.steps} steps x ${result.nEnvs} envs; mean ${fmt(slot.mean)}, p50 ${fmt(slot.p50)}, p95 ${fmt(slot.p95)}, max ${fmt(slot.max)}`);
+  out.push('');
+  out.push(renderChart([pick(slot.panels.lastStep)], { ...chart, xLabels: envAxis, title: `[1] last step, per env (${envNote})` }));
+  out.push('');
+  out.push(renderChart([pick(slot.panels.runningMeanPerEnv)], { ...chart, xLabels: envAxis, title: `[2] running mean over ${result.steps} steps, per env (${envNote})` }));
+  out.push('');
+  out.push(renderChart([slot.panels.sortedRunningMean], { ...chart, xLabels: ['fastest', 'slowest'], title: `[3] running mean of each step's envs sorted ascending (the average distribution; all ${result.nEnvs} envs)` }));
+  out.push('');
+  out.push(renderHistogram(slot.panels.runningMeanPerEnv, { width, bins: 12, format: fmt, title: `Histogram of per-env mean ${slot.label} (envs per bin)` }));
+  if (slot.slowestEnvs.length > 0) {
+    out.push('');
+    out.push(`Slowest envs: ${slot.slowestEnvs.map((s) => `#${s.env} ${fmt(s.mean)}`).join(', ')}`);
+  }
+  if (slot.max === 0 && /solve/.test(slot.label)) out.push('(solve time is not measured on the GPU backend: WGSL has no shader clock; try --slot iterations)');
+  return out.join('\n');
+}
+
+export async function timersReport(trace: string, options: TimersViewOptions): Promise<View> {
+  const { timers } = await import('@gsprof/profiler');
+  const result = await withTrace(trace, (db) => timers(db, { slowest: 8 }));
+  if (!result) throw new CliError(trace, 'no per-env solver timers in this trace (record one with `gsprof record --example ...`)');
+  const slot = pickSlot(result, options.slot, trace);
+  return {
+    text: renderTimers(result, slot, options),
+    data: { steps: result.steps, nEnvs: result.nEnvs, slot: slot.label, slots: result.slots.map((s) => ({ label: s.label, mean: s.mean, p50: s.p50, p95: s.p95, max: s.max, slowestEnvs: s.slowestEnvs })), panels: slot.panels, ...(options.envs ? { envs: options.envs } : {}), thousandsOfEnvSteps: thousands(result.steps * result.nEnvs) },
+  };
 }

@@ -1,0 +1,171 @@
+/**
+ * Rebuilds a TraceModel (what the exporters write) from an imported trace's Perfetto-named tables, so that
+ * `gsprof convert` is import-then-export for every format gsprof reads. gsprof's own metadata and per-env
+ * timers are restored from their conventional events; everything else maps table to field.
+ */
+import { basename } from 'node:path';
+import type {
+  Args, CounterSample, EnvTimerSample, FlowEvent, InstantEvent, SliceEvent, TraceDb, TraceMetadata, TraceModel, TraceProcess, TraceTrack,
+} from '@gsprof/profiler';
+
+const GPU_CATEGORIES = new Set(['kernel', 'gpu_memcpy', 'gpu_memset', 'gpu_user_annotation']);
+const METADATA_EVENT = 'gsprof.metadata';
+const ENV_TIMERS_EVENT = 'env_timers';
+
+const num = (v: unknown): number => (typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : NaN);
+
+async function readArgs(db: TraceDb): Promise<Map<number, Args>> {
+  const rows = await db.rows<{ arg_set_id: number; key: string; int_value: number | string | null; string_value: string | null; real_value: number | null }>(
+    'SELECT arg_set_id, key, int_value, string_value, real_value FROM args WHERE arg_set_id IS NOT NULL ORDER BY arg_set_id');
+  const out = new Map<number, Args>();
+  for (const r of rows) {
+    const id = num(r.arg_set_id);
+    let args = out.get(id);
+    if (!args) { args = Object.create(null) as Args; out.set(id, args); }
+    const key = r.key.replace(/^(args|debug)\./, '');
+    const v = r.string_value ?? (r.int_value !== null ? num(r.int_value) : r.real_value);
+    if (v !== null && v !== undefined && key !== '__proto__') args[key] = v;
+  }
+  return out;
+}
+
+function decodeTimers(args: Args): EnvTimerSample | null {
+  const nEnvs = num(args.n_envs);
+  if (!(nEnvs > 0) || typeof args.values_b64 !== 'string') return null;
+  const bytes = Buffer.from(args.values_b64, 'base64');
+  const values = new Float64Array(bytes.length >> 3);
+  for (let i = 0; i < values.length; i++) values[i] = bytes.readDoubleLE(i * 8);
+  return { step: num(args.step) || 0, ts: 0, nEnvs, values };
+}
+
+/** Moves slices that partially overlap an earlier one on their track to an overflow track (exporters expect
+ * strictly nested slices per track, as Perfetto's JSON importer arranges). */
+function nestStrictly(slices: SliceEvent[], tracks: TraceTrack[]): void {
+  let nextId = Math.max(0, ...tracks.map((t) => t.id)) + 1;
+  let pending = slices;
+  const overflow = new Map<number, number>();
+  for (let round = 0; round < 32 && pending.length > 0; round++) {
+    const order = [...pending].sort((a, b) => a.track - b.track || a.ts - b.ts || b.dur - a.dur);
+    const moved: SliceEvent[] = [];
+    const stack: SliceEvent[] = [];
+    let track = NaN;
+    for (const s of order) {
+      if (s.track !== track) { stack.length = 0; track = s.track; }
+      while (stack.length > 0 && stack[stack.length - 1]!.ts + stack[stack.length - 1]!.dur <= s.ts) stack.pop();
+      const top = stack[stack.length - 1];
+      if (top && s.ts + s.dur > top.ts + top.dur) { moved.push(s); continue; }
+      stack.push(s);
+    }
+    for (const s of moved) {
+      let target = overflow.get(s.track);
+      if (target === undefined) {
+        const base = tracks.find((t) => t.id === s.track)!;
+        target = nextId++;
+        tracks.push({ ...base, id: target, name: `${base.name} (overlapping)`, ...(base.tid !== undefined ? { tid: base.tid + 1_000_000 } : {}) });
+        overflow.set(s.track, target);
+      }
+      s.track = target;
+    }
+    pending = moved;
+  }
+}
+
+export async function tablesToModel(db: TraceDb, source: string): Promise<TraceModel> {
+  const gsprofJson = await db.metadata('gsprof.json');
+  let meta: Partial<TraceMetadata> & { baseTimeNs?: unknown } = {};
+  if (typeof gsprofJson === 'string') {
+    try { meta = JSON.parse(gsprofJson) as typeof meta; } catch { meta = {}; }
+  }
+  // Times are absolute ns in the tables; relative to a base they stay exact in a double.
+  const [bounds] = await db.rows<{ lo: string | null }>(
+    'SELECT CAST(least(coalesce((SELECT min(ts) FROM slice), 9223372036854775807), coalesce((SELECT min(ts) FROM counter), 9223372036854775807)) AS VARCHAR) AS lo');
+  let base = typeof meta.baseTimeNs === 'string' && /^\d+$/.test(meta.baseTimeNs) ? BigInt(meta.baseTimeNs) : BigInt(bounds?.lo ?? '0');
+  if (base === 9223372036854775807n) base = 0n;
+  const baseSql = base.toString();
+
+  const processes = await db.rows<{ upid: number; pid: number | string; name: string | null }>('SELECT upid, pid, name FROM process ORDER BY upid');
+  const threads = await db.rows<{ utid: number; tid: number | string; name: string | null; upid: number | null }>('SELECT utid, tid, name, upid FROM thread ORDER BY utid');
+  const trackRows = await db.rows<{ id: number; name: string | null; type: string; utid: number | null; upid: number | null; unit: string | null }>(
+    'SELECT id, name, type, utid, upid, unit FROM track ORDER BY id');
+  const gpuTracks = new Set((await db.rows<{ track_id: number }>(
+    `SELECT DISTINCT track_id FROM slice WHERE category IN (${[...GPU_CATEGORIES].map((c) => `'${c}'`).join(',')})`)).map((r) => num(r.track_id)));
+
+  const pidOf = new Map(processes.map((p) => [num(p.upid), Number.isFinite(num(p.pid)) ? num(p.pid) : num(p.upid)]));
+  const threadOf = new Map(threads.map((t) => [num(t.utid), t]));
+  const tracks: TraceTrack[] = [];
+  const gpuPids = new Set<number>();
+  for (const t of trackRows) {
+    const id = num(t.id);
+    const thread = t.utid !== null ? threadOf.get(num(t.utid)) : undefined;
+    const upid = t.upid ?? thread?.upid ?? null;
+    const pid = upid !== null ? (pidOf.get(num(upid)) ?? 0) : 0;
+    const kind: TraceTrack['kind'] = t.type === 'counter' ? 'counter' : gpuTracks.has(id) ? 'gpu_queue' : 'thread';
+    if (kind === 'gpu_queue') gpuPids.add(pid);
+    const tid = thread ? num(thread.tid) : undefined;
+    tracks.push({
+      id, kind, pid,
+      name: t.name ?? thread?.name ?? (tid !== undefined ? `thread ${tid}` : `track ${id}`),
+      ...(tid !== undefined && Number.isFinite(tid) ? { tid } : kind !== 'counter' ? { tid: id } : {}),
+      ...(t.unit ? { unit: t.unit } : {}),
+    });
+  }
+  const procs: TraceProcess[] = processes.map((p) => {
+    const pid = pidOf.get(num(p.upid))!;
+    return { pid, name: p.name ?? `process ${pid}`, kind: gpuPids.has(pid) ? 'gpu' : 'cpu' };
+  });
+
+  const args = await readArgs(db);
+  const sliceRows = await db.rows<{ id: number; rel: number; dur: number; track_id: number; category: string | null; name: string | null; arg_set_id: number | null }>(
+    `SELECT id, CAST(ts - ${baseSql} AS DOUBLE) AS rel, dur, track_id, category, name, arg_set_id FROM slice ORDER BY ts, id`);
+  const slices: SliceEvent[] = [];
+  const instants: InstantEvent[] = [];
+  const envTimers: EnvTimerSample[] = [];
+  const sliceIndex = new Map<number, number>();
+  let timerLabels: string[] | undefined = meta.timerLabels;
+  for (const r of sliceRows) {
+    const name = r.name ?? '';
+    const a = r.arg_set_id !== null ? args.get(num(r.arg_set_id)) : undefined;
+    const ts = num(r.rel);
+    if (name === METADATA_EVENT) continue;
+    if (name === ENV_TIMERS_EVENT && a) {
+      const sample = decodeTimers(a);
+      if (sample) {
+        envTimers.push({ ...sample, ts });
+        if (!timerLabels && typeof a.labels === 'string') timerLabels = a.labels.split(',').filter(Boolean);
+        continue;
+      }
+    }
+    const category = r.category ?? '';
+    const dur = num(r.dur);
+    if (dur <= 0 && !GPU_CATEGORIES.has(category)) {
+      instants.push({ track: num(r.track_id), name, category, ts, ...(a ? { args: { ...a } } : {}) });
+      continue;
+    }
+    sliceIndex.set(num(r.id), slices.length);
+    slices.push({ track: num(r.track_id), name, category, ts, dur: Math.max(0, dur), ...(a ? { args: { ...a } } : {}) });
+  }
+  const counters: CounterSample[] = (await db.rows<{ rel: number; track_id: number; value: number }>(
+    `SELECT CAST(ts - ${baseSql} AS DOUBLE) AS rel, track_id, value FROM counter ORDER BY ts, id`))
+    .map((c) => ({ track: num(c.track_id), ts: num(c.rel), value: num(c.value) }));
+  const flows: FlowEvent[] = [];
+  for (const f of await db.rows<{ slice_out: number; slice_in: number }>('SELECT slice_out, slice_in FROM flow ORDER BY id')) {
+    const from = sliceIndex.get(num(f.slice_out));
+    const to = sliceIndex.get(num(f.slice_in));
+    if (from !== undefined && to !== undefined) flows.push({ id: flows.length + 1, fromSlice: from, toSlice: to, category: 'ac2g' });
+  }
+  nestStrictly(slices, tracks);
+
+  const metadata: TraceMetadata = {
+    baseTimeNs: base,
+    traceName: meta.traceName ?? basename(source),
+    producer: meta.producer ?? 'gsprof convert',
+    hostname: meta.hostname ?? '',
+    pid: meta.pid ?? procs[0]?.pid ?? 0,
+    deviceProperties: meta.deviceProperties ?? [],
+    syncEachStep: meta.syncEachStep ?? false,
+    run: { ...(meta.run ?? {}), convertedFrom: basename(source) },
+    ...(meta.clockAlignment ? { clockAlignment: meta.clockAlignment } : {}),
+    ...(timerLabels ? { timerLabels } : {}),
+  };
+  return { metadata, processes: procs, tracks, slices, instants, counters, flows, envTimers };
+}
