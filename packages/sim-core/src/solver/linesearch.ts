@@ -4,7 +4,7 @@
  * Newton steps on alpha from 0, then a bracketed search once the slope changes sign, until
  * |slope| < tolerance * |search| / scale or `maxEvals` evaluations.
  */
-import { type Problem, mulM } from './problem.js';
+import { type Problem, mulJ, mulM } from './problem.js';
 import { ConstraintType, MINVAL } from './types.js';
 
 /** A point of the search: alpha, cost, slope, curvature. */
@@ -88,7 +88,7 @@ function updateBracket(p: Problem, b: Pnt, next: Pnt): boolean {
 
 /** Returns the step length (0 when no improvement was found). Uses p.Mv and p.Jv as work. */
 export function lineSearch(p: Problem, tolerance: number, maxEvals: number): number {
-  const { nv, nefc, search } = p;
+  const { nv, search } = p;
   p.lsIterations = 0;
   let snorm = 0;
   for (let i = 0; i < nv; i++) snorm += search[i]! * search[i]!;
@@ -97,12 +97,7 @@ export function lineSearch(p: Problem, tolerance: number, maxEvals: number): num
   const gtol = (tolerance * snorm) / p.scale;
 
   mulM(p, p.Mv, search);
-  for (let r = 0; r < nefc; r++) {
-    let s = 0;
-    const o = r * nv;
-    for (let j = 0; j < nv; j++) s += p.J[o + j]! * search[j]!;
-    p.Jv[r] = s;
-  }
+  mulJ(p, p.Jv, search);
   prepare(p);
 
   p0[ALPHA] = 0;

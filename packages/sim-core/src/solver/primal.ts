@@ -8,21 +8,34 @@ import { lineSearch } from './linesearch.js';
 import {
   type Problem, factorHessian, factorMass, jacMinusAref, mulM, updateConstraint, updateGradient,
 } from './problem.js';
-import { MINVAL } from './types.js';
+import { ConstraintState, MINVAL } from './types.js';
+
+function quadraticSetChanged(p: Problem): boolean {
+  const { nefc, state, oldState } = p;
+  for (let r = 0; r < nefc; r++) {
+    if ((state[r] === ConstraintState.Quadratic) !== (oldState[r] === ConstraintState.Quadratic)) return true;
+  }
+  return false;
+}
 
 export interface SolveStats { iterations: number; lsIterations: number }
 
-/** Solves from p.qacc (the warm start) in place; returns iteration counts. */
+/**
+ * Solves from p.qacc (the warm start) in place and fills `stats`. With `haveProducts`, p.Ma = M qacc and
+ * p.Jaref = J qacc - aref are already computed for that start.
+ */
 export function solvePrimal(
   p: Problem, newton: boolean, maxIter: number, tolerance: number, lsTolerance: number, lsIterations: number,
-  stats: SolveStats,
+  stats: SolveStats, haveProducts = false,
 ): void {
   const { nv, nefc, qacc, search, grad, Mgrad, gradOld, MgradOld, Ma, Mv, Jaref, Jv } = p;
   stats.iterations = 0;
   stats.lsIterations = 0;
 
-  mulM(p, Ma, qacc);
-  jacMinusAref(p, Jaref, qacc);
+  if (!haveProducts) {
+    mulM(p, Ma, qacc);
+    jacMinusAref(p, Jaref, qacc);
+  }
   updateConstraint(p);
   if (newton) factorHessian(p); else factorMass(p);
   updateGradient(p);
@@ -44,8 +57,10 @@ export function solvePrimal(
       MgradOld.set(Mgrad);
     }
     const oldCost = p.cost;
+    if (newton) for (let r = 0; r < nefc; r++) p.oldState[r] = p.state[r]!;
     updateConstraint(p);
-    if (newton) factorHessian(p);
+    // the Hessian changes only when rows enter or leave the quadratic state (MuJoCo updates its factor then)
+    if (newton && quadraticSetChanged(p)) factorHessian(p);
     updateGradient(p);
 
     let gnorm = 0;

@@ -14,6 +14,8 @@ export interface Problem {
   // inputs (gathered)
   M: Float64Array;            // nv x nv
   J: Float64Array;            // nefc x nv
+  /** Non-zero columns of each row: row r has rownnz[r] of them in colind[r*nv ...]. */
+  rownnz: Int32Array; colind: Int32Array;
   D: Float64Array; R: Float64Array; aref: Float64Array; floss: Float64Array;
   type: Int32Array;
   qfrcSmooth: Float64Array; qaccSmooth: Float64Array;
@@ -21,7 +23,7 @@ export interface Problem {
   scale: number;
   // solution and state
   qacc: Float64Array;
-  force: Float64Array; state: Int32Array;
+  force: Float64Array; state: Int32Array; oldState: Int32Array;
   qfrcConstraint: Float64Array;
   cost: number;
   nactive: number;
@@ -40,11 +42,38 @@ export function makeProblem(nv: number, maxEfc: number): Problem {
   return {
     nv, nefc: 0,
     M: new Float64Array(nv * nv), J: c(Math.max(1, nv)), D: c(), R: c(), aref: c(), floss: c(),
+    rownnz: new Int32Array(Math.max(1, maxEfc)), colind: new Int32Array(Math.max(1, maxEfc) * Math.max(1, nv)),
     type: new Int32Array(Math.max(1, maxEfc)), qfrcSmooth: v(), qaccSmooth: v(), scale: 1,
-    qacc: v(), force: c(), state: new Int32Array(Math.max(1, maxEfc)), qfrcConstraint: v(), cost: 0, nactive: 0,
+    qacc: v(), force: c(), state: new Int32Array(Math.max(1, maxEfc)), oldState: new Int32Array(Math.max(1, maxEfc)),
+    qfrcConstraint: v(), cost: 0, nactive: 0,
     Jaref: c(), Jv: c(), quad: c(3), Ma: v(), Mv: v(), grad: v(), Mgrad: v(), search: v(), gradOld: v(),
     MgradOld: v(), quadGauss: new Float64Array(3), L: new Float64Array(Math.max(1, nv * nv)), lsIterations: 0,
   };
+}
+
+/** Records the non-zero columns of every row of p.J. */
+export function indexRows(p: Problem): void {
+  const { nv, nefc, J, rownnz, colind } = p;
+  for (let r = 0; r < nefc; r++) {
+    const o = r * nv;
+    let k = 0;
+    for (let j = 0; j < nv; j++) if (J[o + j] !== 0) colind[o + k++] = j;
+    rownnz[r] = k;
+  }
+}
+
+/** res = J x (rows of the sparse pattern) */
+export function mulJ(p: Problem, res: Float64Array, x: Float64Array): void {
+  const { nv, nefc, J, rownnz, colind } = p;
+  for (let r = 0; r < nefc; r++) {
+    const o = r * nv, nnz = rownnz[r]!;
+    let s = 0;
+    for (let k = 0; k < nnz; k++) {
+      const j = colind[o + k]!;
+      s += J[o + j]! * x[j]!;
+    }
+    res[r] = s;
+  }
 }
 
 /** res = M x */
@@ -59,13 +88,8 @@ export function mulM(p: Problem, res: Float64Array, x: Float64Array): void {
 
 /** res = J x - aref (the "jar" of MuJoCo) */
 export function jacMinusAref(p: Problem, res: Float64Array, x: Float64Array): void {
-  const { nv, nefc, J, aref } = p;
-  for (let r = 0; r < nefc; r++) {
-    let s = 0;
-    const o = r * nv;
-    for (let j = 0; j < nv; j++) s += J[o + j]! * x[j]!;
-    res[r] = s - aref[r]!;
-  }
+  mulJ(p, res, x);
+  for (let r = 0; r < p.nefc; r++) res[r] = res[r]! - p.aref[r]!;
 }
 
 /**
@@ -119,14 +143,17 @@ export function gaussCost(p: Problem, Ma: Float64Array, qacc: Float64Array): num
 
 /** From p.Jaref, p.Ma, p.qacc: forces, states, qfrc_constraint = J' force, and the total cost. */
 export function updateConstraint(p: Problem): void {
-  const { nv, nefc, J, force, qfrcConstraint } = p;
+  const { nv, nefc, J, force, qfrcConstraint, rownnz, colind } = p;
   const c = constraintCost(p, p.Jaref);
   qfrcConstraint.fill(0);
   for (let r = 0; r < nefc; r++) {
     const f = force[r]!;
     if (f === 0) continue;
-    const o = r * nv;
-    for (let j = 0; j < nv; j++) qfrcConstraint[j] = qfrcConstraint[j]! + J[o + j]! * f;
+    const o = r * nv, nnz = rownnz[r]!;
+    for (let k = 0; k < nnz; k++) {
+      const j = colind[o + k]!;
+      qfrcConstraint[j] = qfrcConstraint[j]! + J[o + j]! * f;
+    }
   }
   const gauss = gaussCost(p, p.Ma, p.qacc);
   p.quadGauss[0] = gauss;
@@ -135,18 +162,21 @@ export function updateConstraint(p: Problem): void {
 
 /** Newton Hessian H = M + J' diag(D of quadratic rows) J, factored into p.L. */
 export function factorHessian(p: Problem): void {
-  const { nv, nefc, J, D, state, M, L } = p;
+  const { nv, nefc, J, D, state, M, L, rownnz, colind } = p;
   for (let i = 0; i < nv; i++) {
     for (let j = 0; j <= i; j++) L[i * nv + j] = M[i * nv + j]!;
   }
   for (let r = 0; r < nefc; r++) {
     if (state[r] !== ConstraintState.Quadratic) continue;
-    const dr = D[r]!, o = r * nv;
-    for (let i = 0; i < nv; i++) {
-      const a = J[o + i]!;
-      if (a === 0) continue;
-      const da = dr * a;
-      for (let j = 0; j <= i; j++) L[i * nv + j] = L[i * nv + j]! + da * J[o + j]!;
+    const dr = D[r]!, o = r * nv, nnz = rownnz[r]!;
+    // columns ascend, so the lower triangle of the row's outer product is k2 <= k1
+    for (let k1 = 0; k1 < nnz; k1++) {
+      const i = colind[o + k1]!;
+      const da = dr * J[o + i]!;
+      for (let k2 = 0; k2 <= k1; k2++) {
+        const j = colind[o + k2]!;
+        L[i * nv + j] = L[i * nv + j]! + da * J[o + j]!;
+      }
     }
   }
   cholFactor(L, nv, MINVAL);

@@ -23,6 +23,7 @@ interface Scratch {
   row: Float64Array;    // nv
   qvel: Float64Array;   // nv
   dA: Float64Array;     // maxEfc: diagApprox per row
+  vel: Float64Array;    // maxEfc: J qvel per row
   solref: Float64Array;
   solimp: Float64Array;
 }
@@ -36,7 +37,7 @@ function scratchFor(m: Model, d: Data): Scratch {
     s = {
       cdof: new Float64Array(6 * nv), jp: new Float64Array(3 * nv), jr: new Float64Array(3 * nv),
       jac: new Float64Array(6 * nv), row: new Float64Array(nv), qvel: new Float64Array(nv),
-      dA: new Float64Array(Math.max(1, d.maxEfc)), solref: new Float64Array(2), solimp: new Float64Array(5),
+      dA: new Float64Array(Math.max(1, d.maxEfc)), vel: new Float64Array(Math.max(1, d.maxEfc)), solref: new Float64Array(2), solimp: new Float64Array(5),
     };
     scratches.set(d, s);
   }
@@ -60,7 +61,13 @@ function addRow(
   }
   const r = cursor.nefc++;
   const base = r * nv;
-  for (let j = 0; j < nv; j++) d.efcJ[(base + j) * n + e] = s.row[j]!;
+  let vel = 0;
+  for (let j = 0; j < nv; j++) {
+    const v = s.row[j]!;
+    d.efcJ[(base + j) * n + e] = v;
+    vel += v * s.qvel[j]!;
+  }
+  s.vel[r] = vel;
   d.efcType[r * n + e] = type;
   d.efcId[r * n + e] = id;
   d.efcPos[r * n + e] = pos;
@@ -77,7 +84,7 @@ function addRow(
 function finishRows(
   m: Model, d: Data, s: Scratch, start: number, count: number, isFriction: boolean, pyramidal: boolean, mu0: number,
 ): void {
-  const e = cursor.e, n = d.nEnvs, nv = m.nv;
+  const e = cursor.e, n = d.nEnvs;
   safeSolref(s.solref, m.opt.timestep);
   clampSolimp(s.solimp);
   const imp = impedance(s.solimp, d.efcPos[start * n + e]!, d.efcMargin[start * n + e]!);
@@ -95,9 +102,7 @@ function finishRows(
     const R = pyramidal ? Rpy : regularizer(imp, s.dA[r]!);
     d.efcR[r * n + e] = R;
     d.efcD[r * n + e] = 1 / R;
-    let vel = 0;
-    const base = r * nv;
-    for (let j = 0; j < nv; j++) vel += d.efcJ[(base + j) * n + e]! * s.qvel[j]!;
+    const vel = s.vel[r]!;
     const pos = d.efcPos[r * n + e]!, margin = d.efcMargin[r * n + e]!;
     d.efcAref[r * n + e] = -B * vel - K * imp * (pos - margin);
   }

@@ -15,7 +15,7 @@
 import type { Data } from '../data/data.js';
 import { SolverType, type Model } from '../model/model.js';
 import { solvePrimal, type SolveStats } from '../solver/primal.js';
-import { type Problem, constraintCost, gaussCost, jacMinusAref, makeProblem, mulM } from '../solver/problem.js';
+import { type Problem, constraintCost, gaussCost, indexRows, jacMinusAref, makeProblem, mulM } from '../solver/problem.js';
 import {
   TIMER_ACTIVE, TIMER_CONTACTS, TIMER_ITERATIONS, TIMER_LS_ITERATIONS, TIMER_NEFC, TIMER_SOLVE_NS,
 } from '../solver/timers.js';
@@ -23,7 +23,7 @@ import {
 interface Scratch {
   p: Problem;
   touched: Uint8Array;    // per tree (indexed by the tree's root dof)
-  work: Float64Array;     // nv
+  work: Float64Array;     // maxEfc: J qacc_smooth - aref
   stats: SolveStats;
 }
 const scratches = new WeakMap<Data, Scratch>();
@@ -49,7 +49,7 @@ function scratchFor(m: Model, d: Data): Scratch {
   if (!s) {
     s = {
       p: makeProblem(m.nv, d.maxEfc), touched: new Uint8Array(Math.max(1, m.nv)),
-      work: new Float64Array(Math.max(1, m.nv)), stats: { iterations: 0, lsIterations: 0 },
+      work: new Float64Array(Math.max(1, d.maxEfc)), stats: { iterations: 0, lsIterations: 0 },
     };
     scratches.set(d, s);
   }
@@ -60,7 +60,14 @@ function scratchFor(m: Model, d: Data): Scratch {
 function gather(m: Model, d: Data, e: number, p: Problem): void {
   const n = d.nEnvs, nv = m.nv, nefc = d.nefc[e]!;
   p.nefc = nefc;
-  for (let k = 0; k < nv * nv; k++) p.M[k] = d.qM[k * n + e]!;
+  // M is symmetric: read the lower triangle (strided reads are the cost here) and mirror it
+  for (let i = 0; i < nv; i++) {
+    for (let j = 0; j <= i; j++) {
+      const v = d.qM[(i * nv + j) * n + e]!;
+      p.M[i * nv + j] = v;
+      p.M[j * nv + i] = v;
+    }
+  }
   for (let k = 0; k < nefc * nv; k++) p.J[k] = d.efcJ[k * n + e]!;
   for (let r = 0; r < nefc; r++) {
     const i = r * n + e;
@@ -81,25 +88,31 @@ function gather(m: Model, d: Data, e: number, p: Problem): void {
  * Marks the trees touched by any row, sets p.scale from their inertia and resets the other dofs to
  * qacc_smooth; then keeps the warm start only if it costs no more than qacc_smooth.
  */
-function warmstart(m: Model, s: Scratch): void {
+function warmstart(m: Model, s: Scratch): boolean {
   const { p, touched, work } = s;
   const nv = m.nv, tree = dofTrees(m);
+  indexRows(p);
   touched.fill(0);
   for (let r = 0; r < p.nefc; r++) {
-    const o = r * nv;
-    for (let j = 0; j < nv; j++) if (p.J[o + j] !== 0) touched[tree[j]!] = 1;
+    const o = r * nv, nnz = p.rownnz[r]!;
+    for (let k = 0; k < nnz; k++) touched[tree[p.colind[o + k]!]!] = 1;
   }
   let inertia = 0;
   for (let j = 0; j < nv; j++) if (touched[tree[j]!]) inertia += p.M[j * nv + j]!;
   p.scale = 1 / inertia;
 
+  // cost at the warm start (p.Ma and p.Jaref are kept for the solver if it stays the start)
   jacMinusAref(p, p.Jaref, p.qacc);
-  mulM(p, work, p.qacc);
-  const costWarm = constraintCost(p, p.Jaref) + gaussCost(p, work, p.qacc);
-  jacMinusAref(p, p.Jaref, p.qaccSmooth);
-  const costSmooth = constraintCost(p, p.Jaref);
-  if (costWarm > costSmooth) for (let j = 0; j < nv; j++) p.qacc[j] = p.qaccSmooth[j]!;
-  for (let j = 0; j < nv; j++) if (!touched[tree[j]!]) p.qacc[j] = p.qaccSmooth[j]!;
+  mulM(p, p.Ma, p.qacc);
+  const costWarm = constraintCost(p, p.Jaref) + gaussCost(p, p.Ma, p.qacc);
+  jacMinusAref(p, work, p.qaccSmooth);
+  const costSmooth = constraintCost(p, work);
+  let keep = !(costWarm > costSmooth);
+  if (!keep) for (let j = 0; j < nv; j++) p.qacc[j] = p.qaccSmooth[j]!;
+  for (let j = 0; j < nv; j++) {
+    if (!touched[tree[j]!] && p.qacc[j] !== p.qaccSmooth[j]) { p.qacc[j] = p.qaccSmooth[j]!; keep = false; }
+  }
+  return keep;
 }
 
 let warnedPgs = false;
@@ -115,8 +128,9 @@ export function solve(m: Model, d: Data, e0: number, e1: number): void {
   }
   const newton = opt.solver !== SolverType.CG;
 
+  // one clock read per env: env e's time runs from its start to the next env's start
+  let tStart = performance.now();
   for (let e = e0; e < e1; e++) {
-    const t0 = performance.now();
     const nefc = d.nefc[e]!;
     if (nefc === 0 || nv === 0) {
       for (let j = 0; j < nv; j++) {
@@ -128,8 +142,8 @@ export function solve(m: Model, d: Data, e0: number, e1: number): void {
       p.nactive = 0;
     } else {
       gather(m, d, e, p);
-      warmstart(m, s);
-      solvePrimal(p, newton, opt.iterations, opt.tolerance, opt.lsTolerance, opt.lsIterations, stats);
+      const reuse = warmstart(m, s);
+      solvePrimal(p, newton, opt.iterations, opt.tolerance, opt.lsTolerance, opt.lsIterations, stats, reuse);
       for (let j = 0; j < nv; j++) {
         d.qacc[j * n + e] = p.qacc[j]!;
         d.qfrcConstraint[j * n + e] = p.qfrcConstraint[j]!;
@@ -140,11 +154,13 @@ export function solve(m: Model, d: Data, e0: number, e1: number): void {
       }
     }
     const t = d.timers;
-    t[TIMER_SOLVE_NS * n + e] = (performance.now() - t0) * 1e6;
     t[TIMER_ITERATIONS * n + e] = stats.iterations;
     t[TIMER_ACTIVE * n + e] = nefc === 0 ? 0 : p.nactive;
     t[TIMER_CONTACTS * n + e] = d.ncon[e]!;
     t[TIMER_LS_ITERATIONS * n + e] = stats.lsIterations;
     t[TIMER_NEFC * n + e] = nefc;
+    const tEnd = performance.now();
+    t[TIMER_SOLVE_NS * n + e] = (tEnd - tStart) * 1e6;
+    tStart = tEnd;
   }
 }

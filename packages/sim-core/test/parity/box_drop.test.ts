@@ -28,4 +28,17 @@ describe('a box dropped on a plane, stepped by sim-core and by MuJoCo', () => {
       expect(worst).toBeLessThan(1e-6);
     });
   }
+
+  test('f32 Data: the box still lands at the same step and rests within 0.5 mm', async () => {
+    const { mj, m, d } = await loadMujocoXml(xml('Newton'));
+    const p = twin(mj, m, d, 3, undefined, '32');
+    let onsetMj = -1, onsetSim = -1;
+    run(p, 600, (s) => {
+      if (onsetMj < 0 && p.md.ncon > 0) onsetMj = s;
+      if (onsetSim < 0 && p.d.ncon[1]! > 0) onsetSim = s;
+    });
+    expect(Math.abs(onsetSim - onsetMj)).toBeLessThanOrEqual(1);
+    const n = p.d.nEnvs;
+    for (let e = 0; e < n; e++) expect(Math.abs(p.d.qpos[2 * n + e]! - (p.md.qpos[2] as number))).toBeLessThan(5e-4);
+  });
 });

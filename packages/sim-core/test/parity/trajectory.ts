@@ -10,11 +10,13 @@ import { modelFromMujoco, type Mj } from '../helpers/mujoco.js';
 
 export interface Pair { mj: Mj; mjm: Mj; md: Mj; model: Model; d: Data }
 
-/** sim-core Data (f64, `nEnvs` identical envs) in the same state as MuJoCo's `md` (qpos, qvel, ctrl). */
-export function twin(mj: Mj, mjm: Mj, md: Mj, nEnvs: number, patch?: (m: Model) => void): Pair {
+/** sim-core Data (f64 unless told, `nEnvs` identical envs) in the same state as MuJoCo's `md` (qpos, qvel, ctrl). */
+export function twin(
+  mj: Mj, mjm: Mj, md: Mj, nEnvs: number, patch?: (m: Model) => void, precision: '32' | '64' = '64',
+): Pair {
   const model = modelFromMujoco(mj, mjm);
   patch?.(model);
-  const d = makeData(model, nEnvs, '64');
+  const d = makeData(model, nEnvs, precision);
   const n = d.nEnvs;
   for (let e = 0; e < n; e++) {
     for (let k = 0; k < model.nq; k++) d.qpos[k * n + e] = md.qpos[k];
