@@ -11,8 +11,9 @@ export interface Scratch {
   /** Per env (rne): body spatial accelerations and forces, 6 * nbody. */
   cacc: Float64Array;
   cfrc: Float64Array;
-  /** Per env: one inverse pivot (factorizations). */
+  /** Per env: an inverse pivot and a multiplier (factorizations). */
   invd: Float64Array;
+  tmp: Float64Array;
   /** Per env: L'DL factor of M + h*B (integrate), nv * nv, and its inverse diagonal, nv. */
   qH: Float64Array;
   qHDiagInv: Float64Array;
@@ -32,6 +33,7 @@ export function scratchOf(m: Model, d: Data): Scratch {
       cacc: new Float64Array(6 * m.nbody * n),
       cfrc: new Float64Array(6 * m.nbody * n),
       invd: new Float64Array(n),
+      tmp: new Float64Array(n),
       qH: new Float64Array(m.nv * m.nv * n),
       qHDiagInv: new Float64Array(m.nv * n),
       vecNv: new Float64Array(m.nv * n),

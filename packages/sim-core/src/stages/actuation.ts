@@ -16,6 +16,12 @@ import { BiasType, type Model } from '../model/model.js';
 import { planOf } from '../data/plan.js';
 import { scratchOf } from '../data/scratch.js';
 
+// imported enum members read once: a module binding read in a hot loop is a getter call under tsx
+const MODE_NONE: number = DofCtrlMode.None;
+const MODE_FORCE: number = DofCtrlMode.Force;
+const MODE_POSITION: number = DofCtrlMode.Position;
+const BIAS_AFFINE: number = BiasType.Affine;
+
 const MAXVAL = 1e10;
 /** mjGAIN_AFFINE: accepted when a model carries it, though the loaders only produce fixed gains. */
 const GAIN_AFFINE = 1;
@@ -55,7 +61,7 @@ export function actuation(m: Model, d: Data, e0: number, e1: number): void {
     const flo = m.actuatorForcerange[2 * u]!, fhi = m.actuatorForcerange[2 * u + 1]!;
     const affineGain = m.actuatorGaintype[u] === GAIN_AFFINE;
     const g0 = m.actuatorGainprm[10 * u]!, g1 = m.actuatorGainprm[10 * u + 1]!, g2 = m.actuatorGainprm[10 * u + 2]!;
-    const affineBias = m.actuatorBiastype[u] === BiasType.Affine;
+    const affineBias = m.actuatorBiastype[u] === BIAS_AFFINE;
     const b0 = m.actuatorBiasprm[10 * u]!, b1 = m.actuatorBiasprm[10 * u + 1]!, b2 = m.actuatorBiasprm[10 * u + 2]!;
     const U = u * n, Q = qa * n, V = dof * n;
     for (let e = e0; e < e1; e++) {
@@ -63,7 +69,7 @@ export function actuation(m: Model, d: Data, e0: number, e1: number): void {
       const vel = gear * qvel[V + e]!;
       actuatorLength[U + e] = len;
       actuatorVelocity[U + e] = vel;
-      if (dofCtrlMode[V + e] !== DofCtrlMode.None) { actuatorForce[U + e] = 0; continue; }
+      if (dofCtrlMode[V + e] !== MODE_NONE) { actuatorForce[U + e] = 0; continue; }
       let c = 0;
       if (bad[e] === 0) {
         c = ctrl[U + e]!;
@@ -89,15 +95,15 @@ export function actuation(m: Model, d: Data, e0: number, e1: number): void {
     const lo = 2 * i * n, hi = (2 * i + 1) * n;
     for (let e = e0; e < e1; e++) {
       const mode = dofCtrlMode[o + e]!;
-      if (mode === DofCtrlMode.None) continue;
+      if (mode === MODE_NONE) continue;
       let f: number;
-      if (mode === DofCtrlMode.Force) {
+      if (mode === MODE_FORCE) {
         f = dofCtrlForce[o + e]!;
       } else {
         const kv = dofKv[o + e]!;
         f = kv * (dofCtrlVel[o + e]! - qvel[o + e]!);
         // a rotational dof of a ball or free joint has no scalar coordinate: velocity term only
-        if (mode === DofCtrlMode.Position && qa >= 0) f += dofKp[o + e]! * (dofCtrlPos[o + e]! - qpos[qa * n + e]!);
+        if (mode === MODE_POSITION && qa >= 0) f += dofKp[o + e]! * (dofCtrlPos[o + e]! - qpos[qa * n + e]!);
         qDeriv[o + e] = qDeriv[o + e]! - kv;
       }
       const a = dofForceRange[lo + e]!, b = dofForceRange[hi + e]!;

@@ -6,6 +6,11 @@
 import type { Data } from '../data/data.js';
 import { JointType, type Model } from '../model/model.js';
 
+// imported enum members read once: a module binding read in a hot loop is a getter call under tsx
+const FREE: number = JointType.Free;
+const SLIDE: number = JointType.Slide;
+const HINGE: number = JointType.Hinge;
+
 const MINVAL = 1e-15;
 
 export function com(m: Model, d: Data, e0: number, e1: number): void {
@@ -77,10 +82,10 @@ export function com(m: Model, d: Data, e0: number, e1: number): void {
       const ox = subtreeCom[R + e]! - xanchor[A + e]!;
       const oy = subtreeCom[R + n + e]! - xanchor[A + n + e]!;
       const oz = subtreeCom[R + 2 * n + e]! - xanchor[A + 2 * n + e]!;
-      if (type === JointType.Hinge || type === JointType.Slide) {
+      if (type === HINGE || type === SLIDE) {
         const ax = xaxis[A + e]!, ay = xaxis[A + n + e]!, az = xaxis[A + 2 * n + e]!;
         const D = 6 * da * n + e;
-        if (type === JointType.Hinge) {
+        if (type === HINGE) {
           cdof[D] = ax; cdof[D + n] = ay; cdof[D + 2 * n] = az;
           cdof[D + 3 * n] = ay * oz - az * oy; cdof[D + 4 * n] = az * ox - ax * oz; cdof[D + 5 * n] = ax * oy - ay * ox;
         } else {
@@ -90,7 +95,7 @@ export function com(m: Model, d: Data, e0: number, e1: number): void {
         continue;
       }
       let rot = da;
-      if (type === JointType.Free) {
+      if (type === FREE) {
         for (let i = 0; i < 3; i++) {
           const D = 6 * (da + i) * n + e;
           for (let k = 0; k < 6; k++) cdof[D + k * n] = k === 3 + i ? 1 : 0;

@@ -13,11 +13,11 @@ type Mat = Real | Float64Array;
 
 /**
  * In-place L'DL of the dense SoA matrices `LD` (nv x nv per env, lower part used) for envs [e0, e1), as
- * mj_factorI: backward over rows, each row's ancestors updated with the scaled row. `invd` is scratch of
- * nEnvs; `diagInv` receives 1/D.
+ * mj_factorI: backward over rows, each row's ancestors updated with the scaled row. `invd` and `tmp` are
+ * scratch of nEnvs each; `diagInv` receives 1/D.
  */
 export function factorLDL(
-  plan: Plan, nv: number, n: number, LD: Mat, diagInv: Mat, invd: Float64Array, e0: number, e1: number,
+  plan: Plan, nv: number, n: number, LD: Mat, diagInv: Mat, invd: Float64Array, tmp: Float64Array, e0: number, e1: number,
 ): void {
   const { rowadr, rownnz, colind } = plan;
   for (let k = nv - 1; k >= 0; k--) {
@@ -31,12 +31,13 @@ export function factorLDL(
     for (let adr = end - 1; adr >= start; adr--) {
       const i = colind[adr]!;
       const ki = (k * nv + i) * n;
-      // row i (ancestors of i and i) -= L(k,i)/D(k) * row k (same columns)
+      // L(k,i) = M(k,i)/D(k); row i (ancestors of i and i) -= L(k,i) * row k (same columns, still unscaled)
+      for (let e = e0; e < e1; e++) tmp[e] = LD[ki + e]! * invd[e]!;
       const si = rowadr[i]!, ei = si + rownnz[i]!;
       for (let c = si; c < ei; c++) {
         const j = colind[c]!;
         const ij = (i * nv + j) * n, kj = (k * nv + j) * n;
-        for (let e = e0; e < e1; e++) LD[ij + e] = LD[ij + e]! - LD[ki + e]! * invd[e]! * LD[kj + e]!;
+        for (let e = e0; e < e1; e++) LD[ij + e] = LD[ij + e]! - tmp[e]! * LD[kj + e]!;
       }
     }
     for (let adr = start; adr < end; adr++) {
@@ -116,7 +117,7 @@ export function factorM(m: Model, d: Data, e0: number, e1: number): void {
       for (let e = e0; e < e1; e++) LD[o + e] = qM[o + e]!;
     }
   }
-  factorLDL(plan, nv, n, LD, diagInv, scratch.invd, e0, e1);
+  factorLDL(plan, nv, n, LD, diagInv, scratch.invd, scratch.tmp, e0, e1);
   if (f64) return;
   for (let i = 0; i < nv; i++) {
     for (let c = rowadr[i]!, end = c + rownnz[i]!; c < end; c++) {

@@ -14,6 +14,13 @@ import { planOf } from '../data/plan.js';
 import { scratchOf } from '../data/scratch.js';
 import { factorLDL, solveLDL } from './factor_m.js';
 
+// imported enum members read once: a module binding read in a hot loop is a getter call under tsx
+const FREE: number = JointType.Free;
+const SLIDE: number = JointType.Slide;
+const HINGE: number = JointType.Hinge;
+const EULER: number = Integrator.Euler;
+const IMPLICITFAST: number = Integrator.ImplicitFast;
+
 const MINVAL = 1e-15;
 const MAXVAL = 1e10;
 const ERR_NAN = 1;
@@ -28,13 +35,14 @@ export function integrate(m: Model, d: Data, e0: number, e1: number): void {
   const { qvel, qacc, qM, qfrcSmooth, qfrcConstraint, qDeriv } = d;
 
   let acc: Real | Float64Array = qacc;
-  const implicitFast = integrator === Integrator.ImplicitFast;
-  if (integrator !== Integrator.Euler && !implicitFast) {
-    throw new Error(`integrate: integrator ${integrator} is not supported (use Euler or implicitfast)`);
+  const implicitFast = integrator === IMPLICITFAST;
+  if (integrator !== EULER && !implicitFast) {
+    const name = ['Euler', 'RK4', 'implicit', 'implicitfast'][integrator] ?? String(integrator);
+    throw new Error(`integrate: integrator '${name}' is not supported (Euler and implicitfast are)`);
   }
-  const eulerDamp = integrator === Integrator.Euler && !m.opt.disableEulerdamp && plan.anyDamping;
+  const eulerDamp = integrator === EULER && !m.opt.disableEulerdamp && plan.anyDamping;
   if (eulerDamp || implicitFast) {
-    const { qH, qHDiagInv, vecNv: x, invd } = s;
+    const { qH, qHDiagInv, vecNv: x, invd, tmp } = s;
     const { rowadr, rownnz, colind } = plan;
     for (let i = 0; i < nv; i++) {
       for (let c = rowadr[i]!, end = c + rownnz[i]!; c < end; c++) {
@@ -50,7 +58,7 @@ export function integrate(m: Model, d: Data, e0: number, e1: number): void {
       }
       for (let e = e0; e < e1; e++) x[o + e] = qfrcSmooth[o + e]! + qfrcConstraint[o + e]!;
     }
-    factorLDL(plan, nv, n, qH, qHDiagInv, invd, e0, e1);
+    factorLDL(plan, nv, n, qH, qHDiagInv, invd, tmp, e0, e1);
     solveLDL(plan, nv, n, qH, qHDiagInv, x, e0, e1);
     acc = x;
   }
@@ -88,12 +96,12 @@ export function integratePos(m: Model, qpos: Real, qvel: Real, n: number, h: num
   for (let j = 0; j < m.njnt; j++) {
     let pa = m.jntQposadr[j]!, da = m.jntDofadr[j]!;
     const type = m.jntType[j]!;
-    if (type === JointType.Hinge || type === JointType.Slide) {
+    if (type === HINGE || type === SLIDE) {
       const qo = pa * n, vo = da * n;
       for (let e = e0; e < e1; e++) qpos[qo + e] = qpos[qo + e]! + h * qvel[vo + e]!;
       continue;
     }
-    if (type === JointType.Free) {
+    if (type === FREE) {
       for (let k = 0; k < 3; k++) {
         const qo = (pa + k) * n, vo = (da + k) * n;
         for (let e = e0; e < e1; e++) qpos[qo + e] = qpos[qo + e]! + h * qvel[vo + e]!;

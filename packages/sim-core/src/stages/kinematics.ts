@@ -8,6 +8,15 @@ import type { Data, Real } from '../data/data.js';
 import { JointType, type Model } from '../model/model.js';
 import { planOf, SameFrame } from '../data/plan.js';
 
+// imported enum members read once: a module binding read in a hot loop is a getter call under tsx
+const FREE: number = JointType.Free;
+const SLIDE: number = JointType.Slide;
+const BALL: number = JointType.Ball;
+const SF_NONE: number = SameFrame.None;
+const SF_BODY: number = SameFrame.Body;
+const SF_INERTIA: number = SameFrame.Inertia;
+const SF_BODYROT: number = SameFrame.BodyRot;
+
 const MINVAL = 1e-15;
 
 export function kinematics(m: Model, d: Data, e0: number, e1: number): void {
@@ -29,7 +38,7 @@ export function kinematics(m: Model, d: Data, e0: number, e1: number): void {
     const jntadr = m.bodyJntadr[b]!;
     const jntnum = m.bodyJntnum[b]!;
     const pid = m.bodyParentid[b]!;
-    const isFree = jntnum === 1 && m.jntType[jntadr] === JointType.Free;
+    const isFree = jntnum === 1 && m.jntType[jntadr] === FREE;
     const bpx = bodyPos[3 * b]!, bpy = bodyPos[3 * b + 1]!, bpz = bodyPos[3 * b + 2]!;
     const bqw = bodyQuat[4 * b]!, bqx = bodyQuat[4 * b + 1]!, bqy = bodyQuat[4 * b + 2]!, bqz = bodyQuat[4 * b + 3]!;
     const P3 = 3 * pid * n, P4 = 4 * pid * n, P9 = 9 * pid * n;
@@ -90,12 +99,12 @@ export function kinematics(m: Model, d: Data, e0: number, e1: number): void {
           }
           cx += px; cy += py; cz += pz;
 
-          if (type === JointType.Slide) {
+          if (type === SLIDE) {
             const dq = qpos[qa * n + e]! - qpos0[qa]!;
             px += gx * dq; py += gy * dq; pz += gz * dq;
           } else {
             let lw: number, lx: number, ly: number, lz: number;
-            if (type === JointType.Ball) {
+            if (type === BALL) {
               lw = qpos[qa * n + e]!; lx = qpos[(qa + 1) * n + e]!; ly = qpos[(qa + 2) * n + e]!; lz = qpos[(qa + 3) * n + e]!;
               const nrm = Math.sqrt(lw * lw + lx * lx + ly * ly + lz * lz);
               if (nrm < MINVAL) { lw = 1; lx = 0; ly = 0; lz = 0; }
@@ -177,31 +186,38 @@ function local2global(
 ): void {
   const n = d.nEnvs;
   const { xpos, xquat, xmat, xipos, ximat } = d;
-  const p0 = pos[3 * i]!, p1 = pos[3 * i + 1]!, p2 = pos[3 * i + 2]!;
-  const bw = quat[4 * i]!, bx = quat[4 * i + 1]!, by = quat[4 * i + 2]!, bz = quat[4 * i + 3]!;
   const B3 = 3 * body * n, B4 = 4 * body * n, B9 = 9 * body * n, O3 = 3 * i * n, O9 = 9 * i * n;
-  for (let e = e0; e < e1; e++) {
-    if (sf === SameFrame.Body) {
-      for (let k = 0; k < 3; k++) outPos[O3 + k * n + e] = xpos[B3 + k * n + e]!;
-    } else if (sf === SameFrame.Inertia) {
-      for (let k = 0; k < 3; k++) outPos[O3 + k * n + e] = xipos[B3 + k * n + e]!;
-    } else {
-      for (let k = 0; k < 3; k++) {
-        const r = B9 + 3 * k * n + e;
-        outPos[O3 + k * n + e] = xmat[r]! * p0 + xmat[r + n]! * p1 + xmat[r + 2 * n]! * p2 + xpos[B3 + k * n + e]!;
+  // same frame as the body or its inertia: copies, as MuJoCo (no rounding from a product with identity)
+  if (sf === SF_BODY || sf === SF_INERTIA) {
+    const src = sf === SF_BODY ? xpos : xipos;
+    for (let k = 0; k < 3; k++) {
+      const o = O3 + k * n, b = B3 + k * n;
+      for (let e = e0; e < e1; e++) outPos[o + e] = src[b + e]!;
+    }
+  } else {
+    const p0 = pos[3 * i]!, p1 = pos[3 * i + 1]!, p2 = pos[3 * i + 2]!;
+    for (let k = 0; k < 3; k++) {
+      const r = B9 + 3 * k * n, o = O3 + k * n, b = B3 + k * n;
+      for (let e = e0; e < e1; e++) {
+        outPos[o + e] = xmat[r + e]! * p0 + xmat[r + n + e]! * p1 + xmat[r + 2 * n + e]! * p2 + xpos[b + e]!;
       }
     }
-    if (sf === SameFrame.Body || sf === SameFrame.BodyRot) {
-      for (let k = 0; k < 9; k++) outMat[O9 + k * n + e] = xmat[B9 + k * n + e]!;
-    } else if (sf === SameFrame.Inertia || sf === SameFrame.InertiaRot) {
-      for (let k = 0; k < 9; k++) outMat[O9 + k * n + e] = ximat[B9 + k * n + e]!;
-    } else {
-      const aw = xquat[B4 + e]!, ax = xquat[B4 + n + e]!, ay = xquat[B4 + 2 * n + e]!, az = xquat[B4 + 3 * n + e]!;
-      quatToMat(outMat, O9 + e, n,
-        aw * bw - ax * bx - ay * by - az * bz,
-        aw * bx + ax * bw + ay * bz - az * by,
-        aw * by - ax * bz + ay * bw + az * bx,
-        aw * bz + ax * by - ay * bx + az * bw);
+  }
+  if (sf !== SF_NONE) {
+    const src = sf === SF_BODY || sf === SF_BODYROT ? xmat : ximat;
+    for (let k = 0; k < 9; k++) {
+      const o = O9 + k * n, b = B9 + k * n;
+      for (let e = e0; e < e1; e++) outMat[o + e] = src[b + e]!;
     }
+    return;
+  }
+  const bw = quat[4 * i]!, bx = quat[4 * i + 1]!, by = quat[4 * i + 2]!, bz = quat[4 * i + 3]!;
+  for (let e = e0; e < e1; e++) {
+    const aw = xquat[B4 + e]!, ax = xquat[B4 + n + e]!, ay = xquat[B4 + 2 * n + e]!, az = xquat[B4 + 3 * n + e]!;
+    quatToMat(outMat, O9 + e, n,
+      aw * bw - ax * bx - ay * by - az * bz,
+      aw * bx + ax * bw + ay * bz - az * by,
+      aw * by - ax * bz + ay * bw + az * bx,
+      aw * bz + ax * by - ay * bx + az * bw);
   }
 }

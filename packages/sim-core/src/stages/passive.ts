@@ -6,6 +6,11 @@
 import type { Data } from '../data/data.js';
 import { JointType, type Model } from '../model/model.js';
 
+// imported enum members read once: a module binding read in a hot loop is a getter call under tsx
+const FREE: number = JointType.Free;
+const SLIDE: number = JointType.Slide;
+const HINGE: number = JointType.Hinge;
+
 const MINVAL = 1e-15;
 
 export function passive(m: Model, d: Data, e0: number, e1: number): void {
@@ -24,14 +29,14 @@ export function passive(m: Model, d: Data, e0: number, e1: number): void {
     if (k === 0) continue;
     let pa = m.jntQposadr[j]!, da = m.jntDofadr[j]!;
     const type = m.jntType[j]!;
-    if (type === JointType.Hinge || type === JointType.Slide || type === JointType.Free) {
-      const cnt = type === JointType.Free ? 3 : 1;
+    if (type === HINGE || type === SLIDE || type === FREE) {
+      const cnt = type === FREE ? 3 : 1;
       for (let c = 0; c < cnt; c++) {
         const s = m.qposSpring[pa + c]!;
         const qo = (pa + c) * n, fo = (da + c) * n;
         for (let e = e0; e < e1; e++) f[fo + e] = f[fo + e]! - k * (qpos[qo + e]! - s);
       }
-      if (type !== JointType.Free) continue;
+      if (type !== FREE) continue;
       pa += 3; da += 3;
     }
     // rotation: dif = subQuat(normalize(qpos), qpos_spring), force = -k * dif

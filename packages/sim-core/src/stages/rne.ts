@@ -10,6 +10,10 @@ import { JointType, type Model } from '../model/model.js';
 import { planOf } from '../data/plan.js';
 import { scratchOf } from '../data/scratch.js';
 
+// imported enum members read once: a module binding read in a hot loop is a getter call under tsx
+const FREE: number = JointType.Free;
+const BALL: number = JointType.Ball;
+
 export function rne(m: Model, d: Data, e0: number, e1: number): void {
   comVel(m, d, e0, e1);
   bias(m, d, e0, e1);
@@ -34,7 +38,7 @@ function comVel(m: Model, d: Data, e0: number, e1: number): void {
         const type = plan.dofJntType[dof]!;
         let nrot: number;
         let rot: number;
-        if (type === JointType.Free) {
+        if (type === FREE) {
           // translations: cdofDot = 0, velocity adds before the rotations' cdofDot
           for (let t = 0; t < 3; t++) {
             const D = 6 * (dof + t) * n + e;
@@ -44,7 +48,7 @@ function comVel(m: Model, d: Data, e0: number, e1: number): void {
             l0 += cdof[D + 3 * n]! * q; l1 += cdof[D + 4 * n]! * q; l2 += cdof[D + 5 * n]! * q;
           }
           rot = dof + 3; nrot = 3; j += 6;
-        } else if (type === JointType.Ball) {
+        } else if (type === BALL) {
           rot = dof; nrot = 3; j += 3;
         } else {
           rot = dof; nrot = 1; j += 1;

@@ -1,0 +1,72 @@
+/** The CPU pipeline as a list of named kernels: order, tracing, precision, integrator support. */
+import { describe, expect, test } from 'vitest';
+import type { SimTracer } from '../../src/instrument.js';
+import { makeData, bytesPerEnv } from '../../src/data/make-data.js';
+import { Integrator, type Model } from '../../src/model/model.js';
+import { CPU_STAGES, stepCpu } from '../../src/cpu/step.js';
+import { forwardCpu } from '../../src/cpu/forward.js';
+import { doublePendulumXml } from './models.js';
+import { pairFromXml } from './oracle.js';
+
+describe('CPU pipeline', () => {
+  test('kernels run in MuJoCo\'s order under the names traces show', () => {
+    expect(CPU_STAGES.map((s) => s.name)).toEqual([
+      'kinematics', 'com', 'crb', 'factor_m', 'collision', 'make_constraint', 'passive', 'rne', 'actuation',
+      'smooth_acc', 'solve', 'integrate',
+    ]);
+  });
+
+  test('with a tracer, every kernel of a step is one closed kernel span carrying the env count', async () => {
+    const p = await pairFromXml(doublePendulumXml({ integrator: 'Euler', damping: 0.1 }));
+    const d = makeData(p.model, 4, '64');
+    const events: string[] = [];
+    const tracer: SimTracer = {
+      begin: (name, category, args) => events.push(`B ${name} ${category} ${String(args?.nEnvs)}`),
+      end: () => events.push('E'),
+    };
+    stepCpu(p.model, d, 1, 4, tracer);
+    expect(events).toEqual(CPU_STAGES.flatMap((s) => [`B ${s.name} kernel 3`, 'E']));
+    expect(d.time[0]).toBe(0); // env 0 was outside [1, 4)
+    expect(d.time[1]).toBeCloseTo(p.model.opt.timestep, 15);
+  });
+
+  test('forwardCpu computes without advancing; a step advances time and keeps qacc for warm start', async () => {
+    const p = await pairFromXml(doublePendulumXml({ integrator: 'Euler', damping: 0.1 }));
+    const d = makeData(p.model, 1, '64');
+    d.qpos[0] = 0.5;
+    forwardCpu(p.model, d, 0, 1);
+    expect(d.time[0]).toBe(0);
+    expect(d.qpos[0]).toBe(0.5);
+    expect(d.qacc[0]).not.toBe(0);
+    const qacc = Array.from(d.qacc);
+    stepCpu(p.model, d, 0, 1);
+    expect(Array.from(d.qaccWarmstart)).toEqual(qacc);
+    expect(d.time[0]).toBeCloseTo(0.002, 15);
+  });
+
+  test('f32 Data follows the f64 trajectory to f32 accuracy', async () => {
+    const p = await pairFromXml(doublePendulumXml({ integrator: 'implicitfast', damping: 0.2 }));
+    const a = makeData(p.model, 2, '64'), b = makeData(p.model, 2, '32');
+    expect(b.qM).toBeInstanceOf(Float32Array);
+    expect(bytesPerEnv(b)).toBeLessThan(bytesPerEnv(a));
+    for (const d of [a, b]) { d.qpos[0] = 0.7; d.qpos[1] = 0.3; d.qpos[2] = -0.4; d.qpos[3] = 0.1; }
+    for (let s = 0; s < 200; s++) { stepCpu(p.model, a, 0, 2); stepCpu(p.model, b, 0, 2); }
+    for (let k = 0; k < 4; k++) expect(Math.abs(a.qpos[k]! - b.qpos[k]!)).toBeLessThan(1e-4);
+    expect(a.qpos[0]).not.toBeCloseTo(0.7, 2);
+  });
+
+  test('a NaN state raises the env\'s error flag and leaves the other env alone', async () => {
+    const p = await pairFromXml(doublePendulumXml({ integrator: 'Euler', damping: 0 }));
+    const d = makeData(p.model, 2, '64');
+    d.qvel[1 * 2 + 1] = Number.NaN; // dof 1 of env 1
+    stepCpu(p.model, d, 0, 2);
+    expect(d.errFlags[0]).toBe(0);
+    expect(d.errFlags[1]! & 1).toBe(1);
+  });
+
+  test('integrators other than Euler and implicitfast are refused by name', async () => {
+    const p = await pairFromXml(doublePendulumXml({ integrator: 'Euler', damping: 0 }));
+    const rk4: Model = { ...p.model, opt: { ...p.model.opt, integrator: Integrator.RK4 } };
+    expect(() => stepCpu(rk4, makeData(rk4, 1, '64'), 0, 1)).toThrow(/integrator 'RK4' is not supported/);
+  });
+});
