@@ -61,7 +61,9 @@ export async function baselineFromTrace(db: TraceDb, run: BaselineRun = {}): Pro
   const crows = await db.rows<{ name: string; value: number }>(`
     SELECT coalesce(t.name, 'counter ' || t.id) AS name, c.value FROM counter c JOIN track t ON t.id = c.track_id
     ORDER BY t.id, c.ts, c.id`);
-  for (const r of crows) (counts[r.name] ??= []).push(num(r.value));
+  // Chrome 'C' events name their track "<name> <arg key>" (Perfetto's rule) and our exporter's key is "value":
+  // drop it so a counter has the same name whichever format the run was saved in.
+  for (const r of crows) (counts[r.name.replace(/ value$/, '')] ??= []).push(num(r.value));
   return {
     format: BASELINE_FORMAT, version: BASELINE_VERSION, createdAt: new Date().toISOString(), source: db.path,
     run: { ...(await runFromMetadata(db)), ...run }, nEnvs: await nEnvsOf(db),

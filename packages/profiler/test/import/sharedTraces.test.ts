@@ -77,7 +77,7 @@ describe.skipIf(!shared)('third-party traces import', () => {
 
   it('keeps deviceProperties and distributedInfo in metadata', async () => {
     const path = sharedPath('traces', 'pytorch-kineto', 'cpu_only__rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz');
-    const raw = rawJson(path) as { distributedInfo: { rank: number; world_size: number; backend: string } };
+    const raw = rawJson(path) as unknown as { distributedInfo: { rank: number; world_size: number; backend: string } };
     const db = await openTrace(path);
     try {
       expect(await db.metadata('distributedInfo.rank')).toBe(raw.distributedInfo.rank);
@@ -88,7 +88,7 @@ describe.skipIf(!shared)('third-party traces import', () => {
       await db.close();
     }
     const triton = sharedPath('traces', 'pytorch-kineto', 'triton_example__triton_example.json.gz');
-    const props = (rawJson(triton) as { deviceProperties: { name: string }[] }).deviceProperties;
+    const props = (rawJson(triton) as unknown as { deviceProperties: { name: string }[] }).deviceProperties;
     const db2 = await openTrace(triton);
     try {
       const stored = JSON.parse(String(await db2.metadata('deviceProperties'))) as { name: string }[];
