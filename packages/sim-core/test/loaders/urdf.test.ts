@@ -9,6 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { hasShared, sharedPath } from '../../../../test/support/shared.js';
 import { loadMJCF, loadURDF, resolveAsset } from '../../src/loaders/index.js';
 import { GeomType, JointType, type Model } from '../../src/model/model.js';
+import { loadMujoco } from '../helpers/mujoco.js';
+import { mujocoModel } from './compare.js';
 import { addSym, pointInertia, quatToMat, rotateSym, rotatedInertia, type Quat, type Sym3, type Vec3 } from '../../src/model/frame_math.js';
 
 const ANYMAL = 'urdf/anymal_c/urdf/anymal_c.urdf';
@@ -173,5 +175,30 @@ describe('loadURDF fixed-link merging', () => {
     expect(() => loadURDF(massless, { fixed: true })).toThrow(`${massless}:3: <link>: link "b" moves but has no mass or inertia`);
     const orphan = write('orphan.urdf', '<robot name="r"><link name="a"/><link name="b"/></robot>');
     expect(() => loadURDF(orphan)).toThrow(/expected exactly one root link, found 2/);
+  });
+});
+
+describe("loadURDF against MuJoCo's own URDF import", () => {
+  it('places links, joints and collision geometry where MuJoCo does', async () => {
+    const file = resolveAsset(ANYMAL);
+    const ours = loadURDF(file, { fixed: true }).model;
+    const { mj, m, d } = await loadMujoco(file);
+    const ref = mujocoModel(mj, m);
+    d.delete();
+    m.delete();
+    // MuJoCo fuses the welded base into the world body; the legs keep their order, one body earlier
+    expect(ours.bodyName.slice(2)).toEqual(ref.bodyName.slice(1));
+    for (let b = 1; b < ref.nbody; b++) {
+      expectClose(v3(ours.bodyPos, b + 1), v3(ref.bodyPos, b), 1e-12, `${ref.bodyName[b]} pos`);
+      expectClose(quatToMat(q4(ours.bodyQuat, b + 1)), quatToMat(q4(ref.bodyQuat, b)), 1e-12, `${ref.bodyName[b]} rotation`);
+    }
+    expect(ours.jntName).toEqual(ref.jntName);
+    for (const key of ['jntAxis', 'jntRange', 'jntLimited', 'jntActfrcrange', 'jntActfrclimited', 'dofDamping', 'dofFrictionloss', 'dofArmature'] as const) {
+      expectClose(ours[key]!, ref[key]!, 1e-12, key);
+    }
+    // foot spheres (fused into the shanks by both) and the trunk box
+    expect(Array.from(ours.geomType)).toEqual(Array.from(ref.geomType));
+    expectClose(ours.geomSize, ref.geomSize, 1e-12, 'geomSize');
+    expectClose(ours.geomPos, ref.geomPos, 1e-12, 'geomPos');
   });
 });
