@@ -43,7 +43,7 @@ const inertial = fc.oneof(
     .map(([m, p, a, b, c, x, y, z]) => `<inertial mass="${m}" pos="${p}" fullinertia="${a + 1} ${b + 1} ${c + 1} ${x} ${y} ${z}"/>`),
 );
 
-interface Tree { geoms: string[]; joint: string; inertial: string; pos: string; orient: string; children: Tree[] }
+interface Tree { geoms: string[]; joint: string; inertial: string; pos: string; orient: string; children: readonly Tree[] }
 const tree: fc.Arbitrary<Tree> = fc.letrec<{ node: Tree }>((tie) => ({
   node: fc.record({
     geoms: fc.array(geom, { minLength: 1, maxLength: 3 }),
@@ -51,7 +51,7 @@ const tree: fc.Arbitrary<Tree> = fc.letrec<{ node: Tree }>((tie) => ({
     inertial,
     pos: vec(3, -0.5, 0.5),
     orient: orientation,
-    children: fc.oneof({ depthSize: 'small', withCrossShrink: true }, fc.constant([]), fc.array(tie('node'), { maxLength: 2 })),
+    children: fc.oneof({ depthSize: 'small', withCrossShrink: true }, fc.constant([] as Tree[]), fc.array(tie('node'), { maxLength: 2 })),
   }),
 })).node;
 
