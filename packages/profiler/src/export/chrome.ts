@@ -1,45 +1,55 @@
-// TraceModel -> Chrome trace JSON in PyTorch/Kineto's object form, streamed. Events are built with template
-// strings into ~256 KiB batches and written through a FileSink with backpressure; a .gz path is gzipped on
+// TraceModel -> Chrome trace JSON in PyTorch/Kineto's object form, streamed. Events are encoded into
+// ~256 KiB byte batches (json-batch.ts) and written through a FileSink with backpressure; a .gz path is gzipped on
 // the fly. The JSON is always closed, and only a complete file is renamed into place.
 import type { Args, TraceModel, TraceTrack } from '../model/trace.js';
 import { ENV_TIMERS_CATEGORY, ENV_TIMERS_EVENT, envTimerArgs, hostThreadTrack, laneName, metadataJson } from './common.js';
 import { FileSink } from './file-sink.js';
+import { formatMicros, JsonBatch, quote } from './json-batch.js';
 import { layoutSlices, sortedByTs, tracksById } from './layout.js';
+
+export { formatMicros };
 
 const BATCH_BYTES = 256 * 1024;
 /** Chrome tids given to overflow lanes and clashing tracks start here, far from real tids and queue indices. */
 const SYNTHETIC_TID_BASE = 1_000_000;
 
-/** Characters that JSON.stringify would escape (quotes, backslash, controls, lone surrogate halves). */
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+const PIECE = {
+  x: Buffer.from(',\n{"ph":"X","cat":'),
+  xFirst: Buffer.from('{"ph":"X","cat":'),
+  name: Buffer.from(',"name":'),
+  ts: Buffer.from(',"ts":'),
+  dur: Buffer.from(',"dur":'),
+  args: Buffer.from(',"args":{'),
+  end: Buffer.from('}'),
+  argsEnd: Buffer.from('}}'),
+  colon: Buffer.from(':'),
+  comma: Buffer.from(','),
+  true: Buffer.from('true'),
+  false: Buffer.from('false'),
+};
 
-/** A JSON string literal; plain names (nearly all of them) skip JSON.stringify. */
-function quote(s: string): string {
-  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : '"' + s + '"';
-}
-
-/** Integer ns -> µs with exactly three decimals, exact for any safe integer. */
-export function formatMicros(ns: number): string {
-  let n = Math.round(ns);
-  let sign = '';
-  if (n < 0) { sign = '-'; n = -n; }
-  const us = Math.floor(n / 1000);
-  const rem = n - us * 1000;
-  return sign + us + (rem >= 100 ? '.' : rem >= 10 ? '.0' : '.00') + rem;
+/** The members of an args object (string, number and boolean values; others are skipped). */
+function writeArgMembers(out: JsonBatch, args: Args): void {
+  let first = true;
+  for (const key in args) {
+    const v = args[key];
+    if (typeof v !== 'number' && typeof v !== 'string' && typeof v !== 'boolean') continue;
+    if (!first) out.bytes(PIECE.comma);
+    first = false;
+    out.string(key);
+    out.bytes(PIECE.colon);
+    if (typeof v === 'number') out.number(v);
+    else if (typeof v === 'string') out.string(v);
+    else out.bytes(v ? PIECE.true : PIECE.false);
+  }
 }
 
 function argsJson(args: Args): string {
-  let out = '{';
-  for (const key in args) {
-    const v = args[key];
-    let value: string;
-    if (typeof v === 'number') value = Number.isFinite(v) ? String(v) : 'null';
-    else if (typeof v === 'string') value = quote(v);
-    else if (typeof v === 'boolean') value = v ? 'true' : 'false';
-    else continue;
-    out += (out.length === 1 ? '' : ',') + quote(key) + ':' + value;
-  }
-  return out + '}';
+  const out = new JsonBatch(256);
+  out.text('{');
+  writeArgMembers(out, args);
+  out.text('}');
+  return out.take().toString();
 }
 
 /** Chrome (pid, tid) for every lane, unique per process, so no two tracks share a row. */
@@ -72,24 +82,14 @@ export async function writeChromeTraceFile(trace: TraceModel, path: string): Pro
   const sink = await FileSink.open(path, { gzip: path.endsWith('.gz') });
   try {
     // Events are encoded straight into a reused byte batch (no long string ropes to flatten and collect).
-    let batch = Buffer.allocUnsafe(BATCH_BYTES + 64 * 1024);
-    let pos = 0;
+    const out = new JsonBatch(BATCH_BYTES + 64 * 1024);
     let sep = '\n';
     const flush = async (): Promise<void> => {
-      sink.write(Buffer.from(batch.subarray(0, pos)));
-      pos = 0;
+      const chunk = out.takeShared();
+      sink.write(chunk, () => out.recycle(chunk));
       if (sink.needsDrain) await sink.drain();
     };
-    const put = (text: string): void => {
-      // UTF-8 needs at most 3 bytes per UTF-16 unit; grow for the rare event bigger than the batch.
-      if (pos + text.length * 3 > batch.length) {
-        const bigger = Buffer.allocUnsafe(Math.max(batch.length * 2, pos + text.length * 3));
-        batch.copy(bigger, 0, 0, pos);
-        batch = bigger;
-      }
-      pos += batch.write(text, pos);
-    };
-    put(
+    out.text(
       `{"schemaVersion":1,"deviceProperties":${JSON.stringify(md.deviceProperties)},` +
         `"distributedInfo":{"backend":"none","rank":0,"world_size":1},"displayTimeUnit":"ms",` +
         `"baseTimeNanoseconds":${md.baseTimeNs.toString()},"traceName":${JSON.stringify(md.traceName)},` +
@@ -97,9 +97,9 @@ export async function writeChromeTraceFile(trace: TraceModel, path: string): Pro
     );
     // Appends one event; returns true when the batch is full and must be flushed (awaited only then).
     const add = (event: string): boolean => {
-      put(sep + event);
+      out.text(sep + event);
       sep = ',\n';
-      return pos >= BATCH_BYTES;
+      return out.pos >= BATCH_BYTES;
     };
     const emit = async (event: string): Promise<void> => {
       if (add(event)) await flush();
@@ -122,15 +122,30 @@ export async function writeChromeTraceFile(trace: TraceModel, path: string): Pro
       await emit(`{"ph":"M","name":"thread_sort_index",${where[l]},"args":{"sort_index":${l}}}`);
     }
 
+    // The hot loop: one X event per slice, written as bytes ({"ph":"X","cat":..,"name":..,"pid":..,"tid":..,"ts":..,"dur":..,"args":{..}}).
+    const whereBytes = where.map((w) => Buffer.from(',' + w));
+    if (layout.order.length > 0 && sep === '\n') { out.text('\n'); sep = ''; }
     for (let k = 0; k < layout.order.length; k++) {
       const i = layout.order[k]!;
       const s = slices[i]!;
-      const args = s.args ? `,"args":${argsJson(s.args)}` : '';
-      const full = add(
-        `{"ph":"X","cat":${quote(s.category)},"name":${quote(s.name)},${where[layout.laneOf[i]!]},` +
-          `"ts":${formatMicros(s.ts)},"dur":${formatMicros(s.dur)}${args}}`,
-      );
-      if (full) await flush();
+      out.bytes(sep === '' ? PIECE.xFirst : PIECE.x);
+      sep = ',\n';
+      out.string(s.category);
+      out.bytes(PIECE.name);
+      out.string(s.name);
+      out.bytes(whereBytes[layout.laneOf[i]!]!);
+      out.bytes(PIECE.ts);
+      out.micros(s.ts);
+      out.bytes(PIECE.dur);
+      out.micros(s.dur);
+      if (s.args) {
+        out.bytes(PIECE.args);
+        writeArgMembers(out, s.args);
+        out.bytes(PIECE.argsEnd);
+      } else {
+        out.bytes(PIECE.end);
+      }
+      if (out.pos >= BATCH_BYTES) await flush();
     }
 
     const instantOrder = sortedByTs(trace.instants, 'instant');
@@ -170,7 +185,7 @@ export async function writeChromeTraceFile(trace: TraceModel, path: string): Pro
       );
     }
 
-    put('\n]}\n');
+    out.text('\n]}\n');
     await flush();
     await sink.close();
   } catch (e) {

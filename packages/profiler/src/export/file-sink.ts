@@ -77,12 +77,14 @@ export class FileSink {
     return this.blocked || this.failure !== undefined;
   }
 
-  write(chunk: Uint8Array | string): void {
+  /** Queues bytes for the file; `written` runs once the stream is done with them (so the caller may reuse them). */
+  write(chunk: Uint8Array | string, written?: () => void): void {
     if (this.failure) throw this.failure;
     if (this.closed) throw new Error(`trace file ${this.path} is already closed`);
     const size = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
     this.bytesWritten += size;
-    if (!this.target.write(chunk)) this.blocked = true;
+    const ok = written ? this.target.write(chunk, (e) => { if (!e) written(); }) : this.target.write(chunk);
+    if (!ok) this.blocked = true;
   }
 
   /** Resolves when the buffered bytes have gone below the high-water mark (at once if they already have). */

@@ -9,11 +9,17 @@ const TWO_32 = 4294967296;
 export class PacketBuffer {
   buf: Buffer;
   pos = 0;
-  private view: DataView;
+  private view!: DataView;
+  private spare: Buffer[] = [];
 
   constructor(capacity = 512 * 1024) {
     this.buf = Buffer.allocUnsafe(capacity);
-    this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
+    this.useBuffer(this.buf);
+  }
+
+  private useBuffer(b: Buffer): void {
+    this.buf = b;
+    this.view = new DataView(b.buffer, b.byteOffset, b.byteLength);
   }
 
   /** Makes room for `n` more bytes. */
@@ -21,8 +27,23 @@ export class PacketBuffer {
     if (this.pos + n <= this.buf.length) return;
     const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
     this.buf.copy(bigger, 0, 0, this.pos);
-    this.buf = bigger;
-    this.view = new DataView(bigger.buffer, bigger.byteOffset, bigger.byteLength);
+    this.useBuffer(bigger);
+  }
+
+  /**
+   * Hands out the bytes so far without copying and continues in a spare buffer; pass the returned bytes to
+   * `recycle` once they have been written, so a long export cycles through a few buffers instead of
+   * allocating (and garbage-collecting) one per batch.
+   */
+  takeShared(): Buffer {
+    const out = this.buf.subarray(0, this.pos);
+    this.useBuffer(this.spare.pop() ?? Buffer.allocUnsafe(this.buf.length));
+    this.pos = 0;
+    return out;
+  }
+
+  recycle(used: Buffer): void {
+    if (this.spare.length < 8) this.spare.push(Buffer.from(used.buffer, used.byteOffset, used.buffer.byteLength - used.byteOffset));
   }
 
   /** Copies out the bytes written so far and starts over (the buffer is reused). */
@@ -34,6 +55,12 @@ export class PacketBuffer {
 
   /** A varint of a non-negative integer below 2^53 (tags, lengths, iids, uuids). */
   varint(v: number): void {
+    // Most varints are one-byte tags and small iids: a path short enough to be inlined.
+    if (v < 128 && this.pos < this.buf.length) { this.buf[this.pos++] = v; return; }
+    this.varintSlow(v);
+  }
+
+  private varintSlow(v: number): void {
     this.ensure(10);
     const b = this.buf;
     let p = this.pos;

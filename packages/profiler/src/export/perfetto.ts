@@ -137,7 +137,8 @@ export class PerfettoStreamWriter {
   private handOver(): void {
     if (this.pendingBytes === 0) return;
     if (this.direct) {
-      this.sink.write(this.packets.take());
+      const chunk = this.packets.takeShared();
+      this.sink.write(chunk, () => this.packets.recycle(chunk));
     } else {
       this.sink.write(this.writer.finish());
       this.writer.reset();
@@ -195,15 +196,17 @@ export class PerfettoStreamWriter {
     this.writePacket({ trackDescriptor: descriptor });
   }
 
-  private track(key: number, what: string): DeclaredTrack {
+  /** The declared non-counter track `key`; the error message is only built when it is needed. */
+  private track(key: number, what: string, name?: string): DeclaredTrack {
     const t = this.tracks.get(key);
-    if (!t) throw new Error(`perfetto: ${what} on track ${key}, which was not declared with addTrack`);
-    if (t.kind === 'counter') throw new Error(`perfetto: ${what} on counter track ${key} ('${t.name}')`);
-    return t;
+    if (t !== undefined && t.kind !== 'counter') return t;
+    const event = name === undefined ? what : `${what} '${name}'`;
+    if (!t) throw new Error(`perfetto: ${event} on track ${key}, which was not declared with addTrack`);
+    throw new Error(`perfetto: ${event} on counter track ${key} ('${t.name}')`);
   }
 
   begin(track: number, name: string, category: string, ts: number, args?: Args, flowIds?: number[], terminatingFlowIds?: number[]): void {
-    const uuid = this.track(track, `slice '${name}'`).uuid;
+    const uuid = this.track(track, 'slice', name).uuid;
     this.event(ts, TYPE_SLICE_BEGIN, uuid, intern(this.names, name), intern(this.categories, category), args, flowIds, terminatingFlowIds);
   }
 
@@ -218,7 +221,7 @@ export class PerfettoStreamWriter {
   }
 
   instant(track: number, name: string, category: string, ts: number, args?: Args): void {
-    const uuid = this.track(track, `instant '${name}'`).uuid;
+    const uuid = this.track(track, 'instant', name).uuid;
     this.event(ts, TYPE_INSTANT, uuid, intern(this.names, name), intern(this.categories, category), args);
   }
 
@@ -370,10 +373,10 @@ export class PerfettoStreamWriter {
 /** Min-heap of open slices by end time; on ties the deeper slice ends first so nesting is preserved. */
 class EndHeap {
   private items: number[] = [];
-  constructor(private readonly endOf: (i: number) => number, private readonly depthOf: Int32Array) {}
+  constructor(private readonly endOf: Float64Array, private readonly depthOf: Int32Array) {}
   get size(): number { return this.items.length; }
   private less(a: number, b: number): boolean {
-    const ea = this.endOf(a), eb = this.endOf(b);
+    const ea = this.endOf[a]!, eb = this.endOf[b]!;
     return ea < eb || (ea === eb && this.depthOf[a]! > this.depthOf[b]!);
   }
   peek(): number { return this.items[0]!; }
@@ -454,7 +457,7 @@ export async function writePerfettoTraceFile(
     const instantOrder = sortedByTs(trace.instants, 'instant');
     const counterOrder = sortedByTs(trace.counters, 'counter sample');
     const timerOrder = sortedByTs(trace.envTimers, 'env timer sample');
-    const open = new EndHeap((i) => slices[i]!.ts + slices[i]!.dur, layout.depthOf);
+    const open = new EndHeap(layout.endOf, layout.depthOf);
     const n = slices.length;
     let si = 0, ii = 0, ci = 0, ti = 0;
     for (;;) {
@@ -466,10 +469,10 @@ export async function writePerfettoTraceFile(
       // Slices that end at or before the next event close first (a slice ending where another begins is a sibling).
       while (open.size > 0) {
         const i = open.peek();
-        const s = slices[i]!;
-        if (s.ts + s.dur > t) break;
+        const end = layout.endOf[i]!;
+        if (end > t) break;
         open.pop();
-        w.end(laneKey[layout.laneOf[i]!]!, s.ts + s.dur);
+        w.end(laneKey[layout.laneOf[i]!]!, end);
       }
       if (t === Infinity) break;
       if (tBegin === t) {

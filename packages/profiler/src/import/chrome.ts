@@ -8,7 +8,7 @@ import { ChromeJsonScanner, JsonScanError } from './jsonScanner.js';
 import { recordGsprofMetadata } from './metadata.js';
 import type { TraceSink } from './sink.js';
 import {
-  BIND_DIRECT, BIND_ENCLOSING, BIND_NEXT, FLOW_END, FLOW_START, FLOW_STEP,
+  BIND_DIRECT, BIND_ENCLOSING, BIND_NEXT, FLOW_END, FLOW_IN, FLOW_START, FLOW_STEP,
 } from '../sql/schema.js';
 
 interface OpenSlice { id: number; ts: number; name: string | null; category: string | null; argSet: number | null }
@@ -158,7 +158,7 @@ class ChromeImporter {
     const out = e.flow_out === true;
     const inn = e.flow_in === true;
     if (!out && !inn) return;
-    const kind = out && inn ? FLOW_STEP : out ? FLOW_START : FLOW_END;
+    const kind = out && inn ? FLOW_STEP : out ? FLOW_START : FLOW_IN;
     this.sink.flowEvent(`v2\u0000${String(e.bind_id)}`, kind, ts, track, BIND_DIRECT, sliceId);
   }
 

@@ -5,7 +5,7 @@
  */
 import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
 import {
-  BIND_DIRECT, BIND_ENCLOSING, FLOW_DDL, LAUNCH_DDL, STAGING_DDL, publicViewsDdl,
+  BIND_DIRECT, BIND_ENCLOSING, BIND_NEXT, FLOW_DDL, LAUNCH_DDL, STAGING_DDL, publicViewsDdl,
 } from '../sql/schema.js';
 
 export type ArgScalar = string | number | boolean | bigint | null;
@@ -265,76 +265,47 @@ export class TraceSink {
   }
 
   /**
-   * One pass over slices and to-be-bound flow events sorted by (track, ts): a stack of open slices gives each
-   * slice its depth and parent, and each flow event its enclosing slice (or the next slice to start).
+   * Nesting and flow binding in SQL, one sorted pass per track: each slice contributes +1 at its start and -1 at
+   * its end; the running sum before a start is its depth, and its parent is the latest earlier start one level
+   * up (an ASOF join). Ends at a time come before starts at that time (touching slices are siblings); starts
+   * come longest first (parents before children); a zero-length slice ends right after it starts.
+   * A flow event bound to its enclosing slice sits after the starts at its ts and takes the deepest open slice;
+   * one bound to the next slice takes the first slice starting at or after its ts.
    */
   private async nestAndBind(): Promise<void> {
-    const c = this.conn;
-    await c.run(`CREATE TABLE _nest (id BIGINT, depth INTEGER, parent_id BIGINT);
-                 CREATE TABLE _flow_bind (flow_key VARCHAR, seq BIGINT, kind TINYINT, ts DOUBLE, slice_id BIGINT);`);
-    const nestAp = await c.createAppender('_nest');
-    const bindAp = await c.createAppender('_flow_bind');
-    // order: 1 = next-binding flow events (before slices starting at the same ts), 2 = slices, 3 = enclosing.
-    const result = await c.stream(`
-      SELECT track_id, ts, dur, 2 AS ord, id, NULL::VARCHAR AS flow_key, NULL::BIGINT AS seq, NULL::TINYINT AS kind
-        FROM _slice_raw
-      UNION ALL
-      SELECT track_id, ts, 0, CASE WHEN bind = ${BIND_ENCLOSING} THEN 3 ELSE 1 END, NULL, flow_key, seq, kind
-        FROM _flow_event WHERE bind <> ${BIND_DIRECT}
-      ORDER BY track_id, ts, ord, dur DESC, id, seq`);
-    let curTrack = -1;
-    const stackId: number[] = [];
-    const stackStart: number[] = [];
-    const stackEnd: number[] = [];
-    let pendingNext: { key: string; seq: bigint; kind: number; ts: number }[] = [];
-    const bind = (key: string, seq: bigint, kind: number, ts: number, sliceId: number | null) => {
-      if (sliceId === null) { this.stat('flow_unbound'); return; }
-      bindAp.appendVarchar(key); bindAp.appendBigInt(seq); bindAp.appendTinyInt(kind); bindAp.appendDouble(ts);
-      bindAp.appendBigInt(BigInt(sliceId)); bindAp.endRow();
-    };
-    for (;;) {
-      const chunk = await result.fetchChunk();
-      if (!chunk || chunk.rowCount === 0) break;
-      const cols = chunk.getColumns();
-      const [tracks, tss, durs, ords, ids, keys, seqs, kinds] = cols as [number[], number[], number[], number[],
-        (bigint | null)[], (string | null)[], (bigint | null)[], (number | null)[]];
-      for (let i = 0; i < chunk.rowCount; i++) {
-        const track = tracks[i]!;
-        const ts = tss[i]!;
-        if (track !== curTrack) {
-          for (const p of pendingNext) bind(p.key, p.seq, p.kind, p.ts, null);
-          pendingNext = [];
-          curTrack = track;
-          stackId.length = stackStart.length = stackEnd.length = 0;
-        }
-        const ord = ords[i]!;
-        if (ord === 2) {
-          const dur = durs[i]!;
-          const id = Number(ids[i]!);
-          while (stackEnd.length > 0 && stackEnd[stackEnd.length - 1]! <= ts) {
-            stackId.pop(); stackStart.pop(); stackEnd.pop();
-          }
-          const depth = stackId.length;
-          nestAp.appendBigInt(BigInt(id)); nestAp.appendInteger(depth);
-          if (depth === 0) nestAp.appendNull(); else nestAp.appendBigInt(BigInt(stackId[depth - 1]!));
-          nestAp.endRow();
-          stackId.push(id); stackStart.push(ts); stackEnd.push(dur < 0 ? Infinity : ts + dur);
-          for (const p of pendingNext) bind(p.key, p.seq, p.kind, p.ts, id);
-          pendingNext = [];
-        } else if (ord === 1) {
-          pendingNext.push({ key: keys[i]!, seq: seqs[i]!, kind: kinds[i]!, ts });
-        } else {
-          // The deepest slice containing ts; a zero-length slice counts when it starts exactly at ts.
-          let found: number | null = null;
-          for (let d = stackId.length - 1; d >= 0; d--) {
-            if (stackStart[d]! <= ts && (ts < stackEnd[d]! || stackStart[d] === ts)) { found = stackId[d]!; break; }
-          }
-          bind(keys[i]!, seqs[i]!, kinds[i]!, ts, found);
-        }
-      }
-    }
-    for (const p of pendingNext) bind(p.key, p.seq, p.kind, p.ts, null);
-    nestAp.closeSync();
-    bindAp.closeSync();
+    await this.conn.run(`
+      CREATE TEMP TABLE _ev AS
+        WITH ev AS (
+          SELECT track_id, ts AS t, 1 AS k1, -dur AS k2, id AS k3, 0 AS k4, id, 1 AS delta, NULL::BIGINT AS fseq FROM _slice_raw
+          UNION ALL
+          SELECT track_id, CASE WHEN dur < 0 THEN 'Infinity'::DOUBLE WHEN dur = 0 THEN ts ELSE ts + dur END,
+                 CASE WHEN dur = 0 THEN 1 ELSE 0 END, 0, CASE WHEN dur = 0 THEN id ELSE 0 END, 1, id, -1, NULL
+          FROM _slice_raw
+          UNION ALL
+          SELECT track_id, ts, 1, 'Infinity'::DOUBLE, seq, 0, NULL, 0, seq FROM _flow_event WHERE bind = ${BIND_ENCLOSING})
+        SELECT track_id, id, delta, fseq,
+               coalesce(sum(delta) OVER w, 0) AS open_before,
+               row_number() OVER (PARTITION BY track_id ORDER BY t, k1, k2, k3, k4) AS pos
+        FROM ev
+        WINDOW w AS (PARTITION BY track_id ORDER BY t, k1, k2, k3, k4 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING);
+      CREATE TEMP TABLE _starts AS SELECT track_id, id, open_before AS depth, pos FROM _ev WHERE delta = 1;
+      CREATE TABLE _nest AS
+        SELECT s.id, CAST(s.depth AS INTEGER) AS depth, p.id AS parent_id
+        FROM _starts s ASOF LEFT JOIN _starts p
+          ON s.track_id = p.track_id AND s.depth - 1 = p.depth AND s.pos > p.pos;
+      CREATE TABLE _flow_bind AS
+        SELECT f.flow_key, f.seq, f.kind, f.ts, p.id AS slice_id
+        FROM (SELECT e.track_id, e.open_before, e.pos, fe.flow_key, fe.seq, fe.kind, fe.ts
+              FROM _ev e JOIN _flow_event fe ON fe.seq = e.fseq) f
+        ASOF LEFT JOIN _starts p ON f.track_id = p.track_id AND f.open_before - 1 = p.depth AND f.pos > p.pos
+        UNION ALL
+        SELECT f.flow_key, f.seq, f.kind, f.ts, s.id
+        FROM (SELECT * FROM _flow_event WHERE bind = ${BIND_NEXT}) f
+        ASOF LEFT JOIN _slice_raw s ON f.track_id = s.track_id AND f.ts <= s.ts;
+      DROP TABLE _ev; DROP TABLE _starts;`);
+    const [r] = (await this.conn.runAndReadAll(`SELECT count(*) FILTER (WHERE slice_id IS NULL) AS n FROM _flow_bind`)).getRowObjectsJS();
+    const unbound = Number((r as { n: bigint }).n);
+    if (unbound > 0) this.stat('flow_unbound', unbound);
+    await this.conn.run(`DELETE FROM _flow_bind WHERE slice_id IS NULL`);
   }
 }

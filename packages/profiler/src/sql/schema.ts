@@ -15,10 +15,14 @@ CREATE TABLE track (id INTEGER, name VARCHAR, type VARCHAR, parent_id INTEGER, u
 CREATE TABLE metadata (name VARCHAR, str_value VARCHAR, int_value BIGINT);
 `;
 
-/** Flow event kinds: a chain starts, passes through, or ends at the bound slice. */
+/**
+ * Flow event kinds: a chain starts, passes through, or ends at the bound slice; FLOW_IN (JSON v2 flow_in
+ * without flow_out) receives an arrow from the chain's latest slice but neither continues nor closes it.
+ */
 export const FLOW_START = 0;
 export const FLOW_STEP = 1;
 export const FLOW_END = 2;
+export const FLOW_IN = 3;
 /** How a flow event finds its slice: the deepest slice open at ts, the next slice to begin, or a known id. */
 export const BIND_ENCLOSING = 0;
 export const BIND_NEXT = 1;
@@ -52,19 +56,22 @@ CREATE MACRO extract_arg(set_id, arg_key) AS (
 }
 
 /**
- * Flow edges from the bound flow events: consecutive events of one chain (ordered by time, then file order)
- * are linked unless the first ends a chain or the second starts a new one.
+ * Flow edges from the bound flow events, per flow key in time (then file) order: every event that is not a
+ * start receives an arrow from the latest start/step before it, unless an end closed the chain in between.
  */
 export const FLOW_DDL = `
 CREATE TABLE flow AS
-  WITH ordered AS (
-    SELECT flow_key, kind, slice_id,
-           lead(slice_id) OVER w AS next_slice, lead(kind) OVER w AS next_kind
-    FROM _flow_bound WINDOW w AS (PARTITION BY flow_key ORDER BY ts, seq))
-  SELECT CAST(row_number() OVER (ORDER BY slice_id, next_slice) - 1 AS BIGINT) AS id,
-         slice_id AS slice_out, next_slice AS slice_in, CAST(NULL AS BIGINT) AS arg_set_id
-  FROM ordered
-  WHERE next_slice IS NOT NULL AND kind <> ${FLOW_END} AND next_kind <> ${FLOW_START} AND slice_id <> next_slice;
+  WITH o AS (
+    SELECT flow_key, kind, slice_id, row_number() OVER (PARTITION BY flow_key ORDER BY ts, seq) AS pos FROM _flow_bound),
+  seg AS (
+    SELECT *, coalesce(sum(CASE WHEN kind = ${FLOW_END} THEN 1 ELSE 0 END) OVER (PARTITION BY flow_key ORDER BY pos
+             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS segment FROM o),
+  src AS (SELECT flow_key, segment, pos, slice_id FROM seg WHERE kind IN (${FLOW_START}, ${FLOW_STEP})),
+  dst AS (SELECT flow_key, segment, pos, slice_id FROM seg WHERE kind <> ${FLOW_START})
+  SELECT CAST(row_number() OVER (ORDER BY s.slice_id, d.slice_id) - 1 AS BIGINT) AS id,
+         s.slice_id AS slice_out, d.slice_id AS slice_in, CAST(NULL AS BIGINT) AS arg_set_id
+  FROM dst d ASOF JOIN src s ON d.flow_key = s.flow_key AND d.segment = s.segment AND d.pos > s.pos
+  WHERE s.slice_id <> d.slice_id;
 `;
 
 /**

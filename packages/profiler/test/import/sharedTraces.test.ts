@@ -158,6 +158,22 @@ describe.skipIf(!shared)('Perfetto TrackEvent traces match their textproto sourc
     }
   });
 
+  it('JSON flows v1 (s/t/f, binding to enclosing or next slice) and v2 (bind_id) give the same links', async () => {
+    for (const f of ['flow_events_json_v1.json', 'flow_events_json_v2.json']) {
+      const db = await openTrace(sharedPath('traces', 'perfetto', f));
+      try {
+        const { rows } = await db.query(`select o.name || ' -> ' || i.name as e from flow f join slice o on o.id = f.slice_out
+          join slice i on i.id = f.slice_in order by 1`);
+        const expected = f.endsWith('v1.json')
+          ? ['OtherSlice -> SomeSlice', 'SenderA -> OtherSlice', 'SenderB -> Blergh']
+          : ['OtherSlice -> SomeOtherSlice', 'OtherSlice -> SomeSlice', 'SenderA -> OtherSlice', 'SenderB -> Blergh'];
+        expect(rows.map((r) => r.e), f).toEqual(expected);
+      } finally {
+        await db.close();
+      }
+    }
+  });
+
   it('counters: every TYPE_COUNTER value lands on its named counter track, and the sample count matches', async () => {
     const ps = packets('track_event_counters');
     const names = new Map<number, string>();
