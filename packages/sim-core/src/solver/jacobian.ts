@@ -2,13 +2,13 @@
  * Point Jacobians of one env (MuJoCo's mj_jac), from the com-based motion dofs `cdof` (angular, then linear,
  * about the subtree com of the body's root) gathered contiguously for that env.
  */
-import type { Data } from '../data/data.js';
+import type { Real } from '../data/data.js';
 import type { Model } from '../model/model.js';
 
-/** Copies env e's cdof (nv x 6) into `out`. */
-export function gatherCdof(m: Model, d: Data, e: number, out: Float64Array): void {
-  const n = d.nEnvs, len = 6 * m.nv;
-  for (let k = 0; k < len; k++) out[k] = d.cdof[k * n + e]!;
+/** Copies env e's cdof (nv x 6, SoA over n envs) into `out`. */
+export function gatherCdof(m: Model, cdofSoa: Real, n: number, e: number, out: Float64Array): void {
+  const len = 6 * m.nv;
+  for (let k = 0; k < len; k++) out[k] = cdofSoa[k * n + e]!;
 }
 
 /**
@@ -16,14 +16,14 @@ export function gatherCdof(m: Model, d: Data, e: number, out: Float64Array): voi
  * Jacobian to jr when given. Bodies welded to the world contribute nothing.
  */
 export function addPointJacobian(
-  m: Model, d: Data, e: number, cdof: Float64Array, body: number,
+  m: Model, subtreeCom: Real, n: number, e: number, cdof: Float64Array, body: number,
   px: number, py: number, pz: number, sign: number, jp: Float64Array, jr: Float64Array | null,
 ): void {
-  const n = d.nEnvs, nv = m.nv;
+  const nv = m.nv;
   const root = m.bodyRootid[body]!;
-  const ox = px - d.subtreeCom[(3 * root) * n + e]!;
-  const oy = py - d.subtreeCom[(3 * root + 1) * n + e]!;
-  const oz = pz - d.subtreeCom[(3 * root + 2) * n + e]!;
+  const ox = px - subtreeCom[(3 * root) * n + e]!;
+  const oy = py - subtreeCom[(3 * root + 1) * n + e]!;
+  const oz = pz - subtreeCom[(3 * root + 2) * n + e]!;
   let b = body;
   while (b !== 0 && m.bodyDofnum[b] === 0) b = m.bodyParentid[b]!;
   if (b === 0) return;

@@ -7,7 +7,7 @@
  */
 import { DIST, FRAME, MAX_CONTACT_PAIR, POS, STRIDE, makeFrame, makeGeomPose, type GeomPose } from '../collision/contact.js';
 import { collisionPlan } from '../collision/plan.js';
-import type { Data } from '../data/data.js';
+import type { Data, Real } from '../data/data.js';
 import { GeomType, type Model } from '../model/model.js';
 
 export const ERR_OVERFLOW = 1 << 2;
@@ -24,10 +24,9 @@ function scratchFor(d: Data): Scratch {
   return s;
 }
 
-function gatherPose(m: Model, d: Data, g: number, e: number, out: GeomPose): void {
-  const n = d.nEnvs;
-  for (let k = 0; k < 3; k++) out.pos[k] = d.geomXpos[(3 * g + k) * n + e]!;
-  for (let k = 0; k < 9; k++) out.mat[k] = d.geomXmat[(9 * g + k) * n + e]!;
+function gatherPose(m: Model, xpos: Real, xmat: Real, n: number, g: number, e: number, out: GeomPose): void {
+  for (let k = 0; k < 3; k++) out.pos[k] = xpos[(3 * g + k) * n + e]!;
+  for (let k = 0; k < 9; k++) out.mat[k] = xmat[(9 * g + k) * n + e]!;
   for (let k = 0; k < 3; k++) out.size[k] = m.geomSize[3 * g + k]!;
 }
 
@@ -48,43 +47,47 @@ function boundsApart(m: Model, g1: number, g2: number, p1: GeomPose, p2: GeomPos
 }
 
 export function collision(m: Model, d: Data, e0: number, e1: number): void {
-  const n = d.nEnvs;
+  // Data's fields are read once here: inner loops then index local typed arrays
+  const {
+    nEnvs: n, ncon: nconOut, errFlags, geomXpos, geomXmat, contactDist, contactPos, contactFrame,
+    contactIncludemargin, contactFriction, contactSolref, contactSolimp, contactGeom, maxContacts: maxc,
+  } = d;
   if (!m.opt.enableCollision) {
-    for (let e = e0; e < e1; e++) d.ncon[e] = 0;
+    for (let e = e0; e < e1; e++) nconOut[e] = 0;
     return;
   }
   const plan = collisionPlan(m);
   const { pose1, pose2, buf } = scratchFor(d);
-  const maxc = d.maxContacts;
+  const { geom1, geom2, narrow, margin: pairMargin, includemargin, friction, solref, solimp } = plan;
 
   for (let e = e0; e < e1; e++) {
     let ncon = 0;
     for (let p = 0; p < plan.npair; p++) {
-      const g1 = plan.geom1[p]!, g2 = plan.geom2[p]!;
-      const margin = plan.margin[p]!;
-      gatherPose(m, d, g1, e, pose1);
-      gatherPose(m, d, g2, e, pose2);
+      const g1 = geom1[p]!, g2 = geom2[p]!;
+      const margin = pairMargin[p]!;
+      gatherPose(m, geomXpos, geomXmat, n, g1, e, pose1);
+      gatherPose(m, geomXpos, geomXmat, n, g2, e, pose2);
       if (boundsApart(m, g1, g2, pose1, pose2, margin)) continue;
-      const num = plan.narrow[p]!(buf, pose1, pose2, margin);
+      const num = narrow[p]!(buf, pose1, pose2, margin);
       for (let k = 0; k < num; k++) {
         if (ncon >= maxc) {
-          d.errFlags[e] = d.errFlags[e]! | ERR_OVERFLOW;
+          errFlags[e] = errFlags[e]! | ERR_OVERFLOW;
           break;
         }
         const o = k * STRIDE;
         makeFrame(buf, o + FRAME);
         const c = ncon++;
-        d.contactDist[c * n + e] = buf[o + DIST]!;
-        for (let i = 0; i < 3; i++) d.contactPos[(3 * c + i) * n + e] = buf[o + POS + i]!;
-        for (let i = 0; i < 9; i++) d.contactFrame[(9 * c + i) * n + e] = buf[o + FRAME + i]!;
-        d.contactIncludemargin[c * n + e] = plan.includemargin[p]!;
-        for (let i = 0; i < 5; i++) d.contactFriction[(5 * c + i) * n + e] = plan.friction[5 * p + i]!;
-        for (let i = 0; i < 2; i++) d.contactSolref[(2 * c + i) * n + e] = plan.solref[2 * p + i]!;
-        for (let i = 0; i < 5; i++) d.contactSolimp[(5 * c + i) * n + e] = plan.solimp[5 * p + i]!;
-        d.contactGeom[(2 * c) * n + e] = g1;
-        d.contactGeom[(2 * c + 1) * n + e] = g2;
+        contactDist[c * n + e] = buf[o + DIST]!;
+        for (let i = 0; i < 3; i++) contactPos[(3 * c + i) * n + e] = buf[o + POS + i]!;
+        for (let i = 0; i < 9; i++) contactFrame[(9 * c + i) * n + e] = buf[o + FRAME + i]!;
+        contactIncludemargin[c * n + e] = includemargin[p]!;
+        for (let i = 0; i < 5; i++) contactFriction[(5 * c + i) * n + e] = friction[5 * p + i]!;
+        for (let i = 0; i < 2; i++) contactSolref[(2 * c + i) * n + e] = solref[2 * p + i]!;
+        for (let i = 0; i < 5; i++) contactSolimp[(5 * c + i) * n + e] = solimp[5 * p + i]!;
+        contactGeom[(2 * c) * n + e] = g1;
+        contactGeom[(2 * c + 1) * n + e] = g2;
       }
     }
-    d.ncon[e] = ncon;
+    nconOut[e] = ncon;
   }
 }

@@ -12,7 +12,7 @@
  * Also fills d.timers (see solver/timers.ts): wall-clock ns per env, iterations, active rows, contacts,
  * line-search evaluations and rows.
  */
-import type { Data } from '../data/data.js';
+import type { Data, Real } from '../data/data.js';
 import { SolverType, type Model } from '../model/model.js';
 import { solvePrimal, type SolveStats } from '../solver/primal.js';
 import { type Problem, constraintCost, gaussCost, indexRows, jacMinusAref, makeProblem, mulM } from '../solver/problem.js';
@@ -56,31 +56,39 @@ function scratchFor(m: Model, d: Data): Scratch {
   return s;
 }
 
+/** Data arrays the stage reads and writes, bound once per stage call (inner loops index locals). */
+interface Io {
+  n: number;
+  qM: Real; efcJ: Real; efcD: Real; efcR: Real; efcAref: Real; efcFrictionloss: Real; efcType: Int32Array;
+  qfrcSmooth: Real; qaccSmooth: Real; qaccWarmstart: Real;
+}
+
 /** Copies env e's rows and dynamics into the contiguous problem. */
-function gather(m: Model, d: Data, e: number, p: Problem): void {
-  const n = d.nEnvs, nv = m.nv, nefc = d.nefc[e]!;
+function gather(m: Model, io: Io, nefc: number, e: number, p: Problem): void {
+  const n = io.n, nv = m.nv;
+  const { qM, efcJ, efcD, efcR, efcAref, efcFrictionloss, efcType, qfrcSmooth, qaccSmooth, qaccWarmstart } = io;
   p.nefc = nefc;
   // M is symmetric: read the lower triangle (strided reads are the cost here) and mirror it
   for (let i = 0; i < nv; i++) {
     for (let j = 0; j <= i; j++) {
-      const v = d.qM[(i * nv + j) * n + e]!;
+      const v = qM[(i * nv + j) * n + e]!;
       p.M[i * nv + j] = v;
       p.M[j * nv + i] = v;
     }
   }
-  for (let k = 0; k < nefc * nv; k++) p.J[k] = d.efcJ[k * n + e]!;
+  for (let k = 0; k < nefc * nv; k++) p.J[k] = efcJ[k * n + e]!;
   for (let r = 0; r < nefc; r++) {
     const i = r * n + e;
-    p.D[r] = d.efcD[i]!;
-    p.R[r] = d.efcR[i]!;
-    p.aref[r] = d.efcAref[i]!;
-    p.floss[r] = d.efcFrictionloss[i]!;
-    p.type[r] = d.efcType[i]!;
+    p.D[r] = efcD[i]!;
+    p.R[r] = efcR[i]!;
+    p.aref[r] = efcAref[i]!;
+    p.floss[r] = efcFrictionloss[i]!;
+    p.type[r] = efcType[i]!;
   }
   for (let j = 0; j < nv; j++) {
-    p.qfrcSmooth[j] = d.qfrcSmooth[j * n + e]!;
-    p.qaccSmooth[j] = d.qaccSmooth[j * n + e]!;
-    p.qacc[j] = d.qaccWarmstart[j * n + e]!;
+    p.qfrcSmooth[j] = qfrcSmooth[j * n + e]!;
+    p.qaccSmooth[j] = qaccSmooth[j * n + e]!;
+    p.qacc[j] = qaccWarmstart[j * n + e]!;
   }
 }
 
@@ -128,35 +136,39 @@ export function solve(m: Model, d: Data, e0: number, e1: number): void {
   }
   const newton = opt.solver !== SolverType.CG;
 
+  const { nefc: nefcOf, qacc, qaccSmooth, qfrcConstraint, efcForce, efcState, timers: t, ncon } = d;
+  const io: Io = {
+    n, qM: d.qM, efcJ: d.efcJ, efcD: d.efcD, efcR: d.efcR, efcAref: d.efcAref, efcFrictionloss: d.efcFrictionloss,
+    efcType: d.efcType, qfrcSmooth: d.qfrcSmooth, qaccSmooth, qaccWarmstart: d.qaccWarmstart,
+  };
   // one clock read per env: env e's time runs from its start to the next env's start
   let tStart = performance.now();
   for (let e = e0; e < e1; e++) {
-    const nefc = d.nefc[e]!;
+    const nefc = nefcOf[e]!;
     if (nefc === 0 || nv === 0) {
       for (let j = 0; j < nv; j++) {
-        d.qacc[j * n + e] = d.qaccSmooth[j * n + e]!;
-        d.qfrcConstraint[j * n + e] = 0;
+        qacc[j * n + e] = qaccSmooth[j * n + e]!;
+        qfrcConstraint[j * n + e] = 0;
       }
       stats.iterations = 0;
       stats.lsIterations = 0;
       p.nactive = 0;
     } else {
-      gather(m, d, e, p);
+      gather(m, io, nefc, e, p);
       const reuse = warmstart(m, s);
       solvePrimal(p, newton, opt.iterations, opt.tolerance, opt.lsTolerance, opt.lsIterations, stats, reuse);
       for (let j = 0; j < nv; j++) {
-        d.qacc[j * n + e] = p.qacc[j]!;
-        d.qfrcConstraint[j * n + e] = p.qfrcConstraint[j]!;
+        qacc[j * n + e] = p.qacc[j]!;
+        qfrcConstraint[j * n + e] = p.qfrcConstraint[j]!;
       }
       for (let r = 0; r < nefc; r++) {
-        d.efcForce[r * n + e] = p.force[r]!;
-        d.efcState[r * n + e] = p.state[r]!;
+        efcForce[r * n + e] = p.force[r]!;
+        efcState[r * n + e] = p.state[r]!;
       }
     }
-    const t = d.timers;
     t[TIMER_ITERATIONS * n + e] = stats.iterations;
     t[TIMER_ACTIVE * n + e] = nefc === 0 ? 0 : p.nactive;
-    t[TIMER_CONTACTS * n + e] = d.ncon[e]!;
+    t[TIMER_CONTACTS * n + e] = ncon[e]!;
     t[TIMER_LS_ITERATIONS * n + e] = stats.lsIterations;
     t[TIMER_NEFC * n + e] = nefc;
     const tEnd = performance.now();
