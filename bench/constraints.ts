@@ -67,7 +67,7 @@ function run(scene: Scene, nEnvs: number): void {
     for (let s = 0; s < CPU_STAGES.length; s++) {
       const a = process.hrtime.bigint();
       CPU_STAGES[s]!.run(model, d, 0, nEnvs);
-      times[s] += Number(process.hrtime.bigint() - a);
+      times[s] = times[s]! + Number(process.hrtime.bigint() - a);
     }
     for (let e = 0; e < nEnvs; e++) {
       iters += d.timers[nEnvs + e]!;
