@@ -22,6 +22,11 @@ export interface OpenedGpu {
   close(): void;
 }
 
+/** Mesa's lavapipe (llvmpipe) and SwiftShader run shaders on the CPU. */
+export function isSoftwareAdapter(info: GpuDeviceInfo): boolean {
+  return /llvmpipe|lavapipe|swiftshader/i.test(`${info.description} ${info.adapterName} ${info.architecture}`);
+}
+
 export class GpuUnavailableError extends Error {
   override name = 'GpuUnavailableError';
 }

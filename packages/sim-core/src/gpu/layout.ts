@@ -34,7 +34,7 @@ export function dataFields(m: Model, cap: Capacities): FieldSpec[] {
     r('xanchor', 3 * njnt), r('xaxis', 3 * njnt), r('geomXpos', 3 * ngeom), r('geomXmat', 9 * ngeom),
     r('siteXpos', 3 * nsite), r('siteXmat', 9 * nsite), r('subtreeCom', 3 * nbody), r('cdof', 6 * nv),
     r('cinert', 10 * nbody), r('crb', 10 * nbody), r('qM', nv * nv), r('qLD', nv * nv), r('qLDiagInv', nv),
-    r('cvel', 6 * nbody), r('cdofDot', 6 * nv), r('actuatorLength', nu), r('actuatorVelocity', nu), r('actuatorForce', nu),
+    r('cvel', 6 * nbody), r('cdofDot', 6 * nv), r('cacc', 6 * nbody), r('cfrcBody', 6 * nbody), r('actuatorLength', nu), r('actuatorVelocity', nu), r('actuatorForce', nu),
     r('qfrcBias', nv), r('qfrcPassive', nv), r('qfrcActuator', nv), r('qfrcSmooth', nv), r('qaccSmooth', nv), r('qDeriv', nv),
     i('ncon', 1), r('contactPos', 3 * C), r('contactFrame', 9 * C), r('contactDist', C), r('contactIncludemargin', C),
     r('contactFriction', 5 * C), r('contactSolref', 2 * C), r('contactSolimp', 5 * C), i('contactGeom', 2 * C),
@@ -82,7 +82,7 @@ export function maxEnvsFor(layout: PackedLayout, limits: { maxStorageBufferBindi
 }
 
 export const MODEL_REAL_FIELDS = [
-  'bodyPos', 'bodyQuat', 'bodyIpos', 'bodyIquat', 'bodyMass', 'bodyInertia', 'bodyInvweight0',
+  'bodyPos', 'bodyQuat', 'bodyIpos', 'bodyIquat', 'bodyMass', 'bodySubtreemass', 'bodyInertia', 'bodyInvweight0',
   'jntSolref', 'jntSolimp', 'jntPos', 'jntAxis', 'jntStiffness', 'jntRange', 'jntMargin',
   'dofArmature', 'dofDamping', 'dofFrictionloss', 'dofSolref', 'dofSolimp', 'dofInvweight0',
   'geomSolmix', 'geomSolref', 'geomSolimp', 'geomSize', 'geomRbound', 'geomPos', 'geomQuat', 'geomFriction',

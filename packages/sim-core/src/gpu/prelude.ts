@@ -67,18 +67,28 @@ function literal(s: Named): string {
   return t.includes('.') || t.includes('e') ? `${t}f` : `${t}.0f`;
 }
 
-export function prelude(scalars: Named[], performanceMode: boolean): string {
+/** Model sizes, which are also every kernel's loop bounds. */
+const LOOP_BOUNDS = new Set(['NQ', 'NV', 'NU', 'NBODY', 'NJNT', 'NGEOM', 'NSITE', 'NEQ', 'NEXCLUDE', 'MAXCON', 'MAXEFC']);
+
+/**
+ * `bakeLoopBounds: false` keeps the model sizes dynamic even in performance mode. Software Vulkan (Mesa
+ * lavapipe) fully unrolls loops with constant trip counts, which turns a 100 ms shader compile into minutes;
+ * GPU drivers do not, so there everything is baked. (Mesa keeps compiled shaders in its disk cache, so
+ * only the first run of a given kernel source pays the compile.)
+ */
+export function prelude(scalars: Named[], performanceMode: boolean, bakeLoopBounds = true): string {
   const decls: string[] = [];
   const loads: string[] = [];
   scalars.forEach((s, k) => {
-    if (performanceMode) decls.push(`const ${s.name}: ${s.type} = ${literal(s)};`);
+    if (performanceMode && (bakeLoopBounds || !LOOP_BOUNDS.has(s.name))) decls.push(`const ${s.name}: ${s.type} = ${literal(s)};`);
     else {
       decls.push(`var<private> ${s.name}: ${s.type};`);
       const w = `lay[${k}u]`;
       loads.push(`  ${s.name} = ${s.type === 'u32' ? w : `bitcast<${s.type}>(${w})`};`);
     }
   });
-  return `// gsprof sim-core kernel prelude (${performanceMode ? 'performance mode: sizes baked in' : 'generic: sizes from the layout buffer'})
+  const mode = !performanceMode ? 'generic: sizes from the layout buffer' : bakeLoopBounds ? 'performance mode: everything baked in' : 'performance mode: all but loop bounds baked in';
+  return `// gsprof sim-core kernel prelude (${mode})
 @group(0) @binding(0) var<storage, read> mf: array<f32>;
 @group(0) @binding(1) var<storage, read> mi: array<i32>;
 @group(0) @binding(2) var<storage, read_write> df: array<f32>;
@@ -86,7 +96,7 @@ export function prelude(scalars: Named[], performanceMode: boolean): string {
 @group(0) @binding(4) var<storage, read> lay: array<u32>;
 ${decls.join('\n')}
 fn load_layout() {
-${performanceMode ? '  _ = lay[0];' : loads.join('\n')}
+${loads.length === 0 ? '  _ = lay[0];' : loads.join('\n')}
 }
 fn dget(base: u32, k: i32, e: u32) -> f32 { return df[(base + u32(k)) * N + e]; }
 fn dset(base: u32, k: i32, e: u32, v: f32) { df[(base + u32(k)) * N + e] = v; }

@@ -5,7 +5,7 @@
  */
 import type { SimTracer } from '../instrument.js';
 import type { Model } from '../model/model.js';
-import type { OpenedGpu } from './adapter.js';
+import { isSoftwareAdapter, type OpenedGpu } from './adapter.js';
 import { KernelCache } from './kernel-cache.js';
 import { bytesPerEnv, dataFields, maxEnvsFor, packLayout, packModel, type Capacities, type PackedLayout } from './layout.js';
 import { kernelSource, layoutWords, prelude, preludeScalars, WORKGROUP_SIZE } from './prelude.js';
@@ -76,7 +76,7 @@ export class GpuSim {
     }
     const pm = packModel(model);
     const scalars = preludeScalars(model, this.nEnvs, this.layout, pm, opts.capacities);
-    this.preludeSrc = prelude(scalars, opts.performanceMode);
+    this.preludeSrc = prelude(scalars, opts.performanceMode, !isSoftwareAdapter(gpu.info));
     const dev = this.device;
     const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
     this.realBuf = dev.createBuffer({ label: 'sim.data.f32', size: 4 * this.layout.realsPerEnv * this.nEnvs, usage: storage });

@@ -37,6 +37,12 @@ export async function loadMujoco(file: string): Promise<{ mj: Mj; m: Mj; d: Mj }
   return { mj, m, d };
 }
 
+/** Frees a model and its data; the WASM heap holds only ~150 loaded models per process. */
+export function disposeMujoco(loaded: { m: Mj; d: Mj }): void {
+  loaded.d.delete();
+  loaded.m.delete();
+}
+
 /** Loads MJCF text (no includes) into MuJoCo. */
 export async function loadMujocoXml(xml: string): Promise<{ mj: Mj; m: Mj; d: Mj }> {
   const mj = await mujoco();
@@ -52,18 +58,24 @@ const f64 = (a: ArrayLike<number>): Float64Array => Float64Array.from(a);
 const i32 = (a: ArrayLike<number>): Int32Array => Int32Array.from(a);
 const u8 = (a: ArrayLike<number>): Uint8Array => Uint8Array.from(a);
 
-function names(mj: Mj, m: Mj, objType: number, n: number): string[] {
+/** Names from MuJoCo's packed `names` buffer (mj_id2name returns junk for unnamed elements in mujoco-js). */
+function names(m: Mj, adrField: string, n: number): string[] {
+  const buf: Uint8Array = Uint8Array.from(m.names);
+  const adr: ArrayLike<number> = m[adrField];
   const out: string[] = [];
-  for (let i = 0; i < n; i++) out.push(mj.mj_id2name(m, objType, i) ?? '');
+  for (let i = 0; i < n; i++) {
+    let end = adr[i]!;
+    while (end < buf.length && buf[end] !== 0) end++;
+    out.push(new TextDecoder().decode(buf.subarray(adr[i]!, end)));
+  }
   return out;
 }
 
 /** Copies MuJoCo's compiled model into sim-core's Model (all arrays are copies: WASM heap views go stale). */
 export function modelFromMujoco(mj: Mj, m: Mj): Model {
-  const o = mj.mjtObj;
   const opt = m.opt;
   const DSBL_EULERDAMP = 1 << 15; // mjDSBL_EULERDAMP in MuJoCo 3.3
-  const DSBL_CONTACT = 1 << 2;
+  const DSBL_CONTACT = 1 << 4;
   const DSBL_LIMIT = 1 << 3;
   return {
     nq: m.nq, nv: m.nv, nu: m.nu, nbody: m.nbody, njnt: m.njnt, ngeom: m.ngeom, nsite: m.nsite,
@@ -86,11 +98,11 @@ export function modelFromMujoco(mj: Mj, m: Mj): Model {
     bodyDofadr: i32(m.body_dofadr), bodyGeomnum: i32(m.body_geomnum), bodyGeomadr: i32(m.body_geomadr),
     bodyPos: f64(m.body_pos), bodyQuat: f64(m.body_quat), bodyIpos: f64(m.body_ipos), bodyIquat: f64(m.body_iquat),
     bodyMass: f64(m.body_mass), bodySubtreemass: f64(m.body_subtreemass), bodyInertia: f64(m.body_inertia),
-    bodyInvweight0: f64(m.body_invweight0), bodyName: names(mj, m, o.mjOBJ_BODY.value, m.nbody),
+    bodyInvweight0: f64(m.body_invweight0), bodyName: names(m, 'name_bodyadr', m.nbody),
     jntType: i32(m.jnt_type), jntQposadr: i32(m.jnt_qposadr), jntDofadr: i32(m.jnt_dofadr), jntBodyid: i32(m.jnt_bodyid),
     jntLimited: u8(m.jnt_limited), jntSolref: f64(m.jnt_solref), jntSolimp: f64(m.jnt_solimp),
     jntPos: f64(m.jnt_pos), jntAxis: f64(m.jnt_axis), jntStiffness: f64(m.jnt_stiffness), jntRange: f64(m.jnt_range),
-    jntMargin: f64(m.jnt_margin), jntName: names(mj, m, o.mjOBJ_JOINT.value, m.njnt),
+    jntMargin: f64(m.jnt_margin), jntName: names(m, 'name_jntadr', m.njnt),
     dofBodyid: i32(m.dof_bodyid), dofJntid: i32(m.dof_jntid), dofParentid: i32(m.dof_parentid),
     dofArmature: f64(m.dof_armature), dofDamping: f64(m.dof_damping), dofFrictionloss: f64(m.dof_frictionloss),
     dofSolref: f64(m.dof_solref), dofSolimp: f64(m.dof_solimp), dofInvweight0: f64(m.dof_invweight0),
@@ -99,21 +111,21 @@ export function modelFromMujoco(mj: Mj, m: Mj): Model {
     geomSolmix: f64(m.geom_solmix), geomSolref: f64(m.geom_solref), geomSolimp: f64(m.geom_solimp),
     geomSize: f64(m.geom_size), geomRbound: f64(m.geom_rbound), geomPos: f64(m.geom_pos), geomQuat: f64(m.geom_quat),
     geomFriction: f64(m.geom_friction), geomMargin: f64(m.geom_margin), geomGap: f64(m.geom_gap),
-    geomName: names(mj, m, o.mjOBJ_GEOM.value, m.ngeom),
+    geomName: names(m, 'name_geomadr', m.ngeom),
     siteBodyid: i32(m.site_bodyid), sitePos: f64(m.site_pos), siteQuat: f64(m.site_quat),
-    siteName: names(mj, m, o.mjOBJ_SITE.value, m.nsite),
+    siteName: names(m, 'name_siteadr', m.nsite),
     actuatorTrntype: i32(m.actuator_trntype), actuatorDyntype: i32(m.actuator_dyntype),
     actuatorGaintype: i32(m.actuator_gaintype), actuatorBiastype: i32(m.actuator_biastype),
     actuatorTrnid: i32(m.actuator_trnid), actuatorCtrllimited: u8(m.actuator_ctrllimited),
     actuatorForcelimited: u8(m.actuator_forcelimited), actuatorCtrlrange: f64(m.actuator_ctrlrange),
     actuatorForcerange: f64(m.actuator_forcerange), actuatorGear: f64(m.actuator_gear),
     actuatorGainprm: f64(m.actuator_gainprm), actuatorBiasprm: f64(m.actuator_biasprm),
-    actuatorName: names(mj, m, o.mjOBJ_ACTUATOR.value, m.nu),
+    actuatorName: names(m, 'name_actuatoradr', m.nu),
     eqType: i32(m.eq_type), eqObj1id: i32(m.eq_obj1id), eqObj2id: i32(m.eq_obj2id), eqActive0: u8(m.eq_active0),
     eqSolref: f64(m.eq_solref), eqSolimp: f64(m.eq_solimp), eqData: f64(m.eq_data),
     excludeSignature: i32(m.exclude_signature),
     keyTime: f64(m.key_time), keyQpos: f64(m.key_qpos), keyQvel: f64(m.key_qvel), keyCtrl: f64(m.key_ctrl),
-    keyName: names(mj, m, o.mjOBJ_KEY.value, m.nkey),
+    keyName: names(m, 'name_keyadr', m.nkey),
   };
 }
 
