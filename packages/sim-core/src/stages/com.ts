@@ -19,26 +19,38 @@ export function com(m: Model, d: Data, e0: number, e1: number): void {
   const nbody = m.nbody;
 
   // subtree_com: body moments, accumulated leaf to root, then normalised by the subtree mass
+  const n2 = 2 * n;
   for (let b = 0; b < nbody; b++) {
     const mass = m.bodyMass[b]!;
-    for (let k = 0; k < 3; k++) {
-      const o = (3 * b + k) * n;
-      for (let e = e0; e < e1; e++) subtreeCom[o + e] = xipos[o + e]! * mass;
+    const o = 3 * b * n;
+    for (let e = e0; e < e1; e++) {
+      subtreeCom[o + e] = xipos[o + e]! * mass;
+      subtreeCom[o + n + e] = xipos[o + n + e]! * mass;
+      subtreeCom[o + n2 + e] = xipos[o + n2 + e]! * mass;
     }
   }
   for (let b = nbody - 1; b > 0; b--) {
-    const p = m.bodyParentid[b]!;
-    for (let k = 0; k < 3; k++) {
-      const o = (3 * b + k) * n, op = (3 * p + k) * n;
-      for (let e = e0; e < e1; e++) subtreeCom[op + e] = subtreeCom[op + e]! + subtreeCom[o + e]!;
+    const o = 3 * b * n, op = 3 * m.bodyParentid[b]! * n;
+    for (let e = e0; e < e1; e++) {
+      subtreeCom[op + e] = subtreeCom[op + e]! + subtreeCom[o + e]!;
+      subtreeCom[op + n + e] = subtreeCom[op + n + e]! + subtreeCom[o + n + e]!;
+      subtreeCom[op + n2 + e] = subtreeCom[op + n2 + e]! + subtreeCom[o + n2 + e]!;
     }
   }
   for (let b = 0; b < nbody; b++) {
     const st = m.bodySubtreemass[b]!;
-    for (let k = 0; k < 3; k++) {
-      const o = (3 * b + k) * n;
-      if (st < MINVAL) for (let e = e0; e < e1; e++) subtreeCom[o + e] = xipos[o + e]!;
-      else { const s = 1 / st; for (let e = e0; e < e1; e++) subtreeCom[o + e] = subtreeCom[o + e]! * s; }
+    const o = 3 * b * n;
+    if (st < MINVAL) {
+      for (let e = e0; e < e1; e++) {
+        subtreeCom[o + e] = xipos[o + e]!; subtreeCom[o + n + e] = xipos[o + n + e]!; subtreeCom[o + n2 + e] = xipos[o + n2 + e]!;
+      }
+    } else {
+      const s = 1 / st;
+      for (let e = e0; e < e1; e++) {
+        subtreeCom[o + e] = subtreeCom[o + e]! * s;
+        subtreeCom[o + n + e] = subtreeCom[o + n + e]! * s;
+        subtreeCom[o + n2 + e] = subtreeCom[o + n2 + e]! * s;
+      }
     }
   }
 

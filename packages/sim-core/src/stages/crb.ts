@@ -14,16 +14,19 @@ export function crb(m: Model, d: Data, e0: number, e1: number): void {
   const { cinert, crb: crbs, cdof, qM } = d;
   const plan = planOf(m);
 
-  for (let k = 0; k < 10 * m.nbody; k++) {
-    const o = k * n;
-    for (let e = e0; e < e1; e++) crbs[o + e] = cinert[o + e]!;
+  if (e0 === 0 && e1 === n) crbs.set(cinert);
+  else {
+    for (let k = 0; k < 10 * m.nbody; k++) {
+      const o = k * n;
+      for (let e = e0; e < e1; e++) crbs[o + e] = cinert[o + e]!;
+    }
   }
   for (let b = m.nbody - 1; b > 0; b--) {
     const p = m.bodyParentid[b]!;
     if (p === 0) continue;
-    for (let k = 0; k < 10; k++) {
-      const o = (10 * b + k) * n, op = (10 * p + k) * n;
-      for (let e = e0; e < e1; e++) crbs[op + e] = crbs[op + e]! + crbs[o + e]!;
+    const o = 10 * b * n, op = 10 * p * n;
+    for (let e = e0; e < e1; e++) {
+      for (let k = 0; k < 10 * n; k += n) crbs[op + k + e] = crbs[op + k + e]! + crbs[o + k + e]!;
     }
   }
 

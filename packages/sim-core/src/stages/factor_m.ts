@@ -19,6 +19,10 @@ type Mat = Real | Float64Array;
 export function factorLDL(
   plan: Plan, nv: number, n: number, LD: Mat, diagInv: Mat, invd: Float64Array, tmp: Float64Array, e0: number, e1: number,
 ): void {
+  if (e1 - e0 <= NARROW) {
+    for (let e = e0; e < e1; e++) factorLDLEnv(plan, nv, n, LD, diagInv, e);
+    return;
+  }
   const { rowadr, rownnz, colind } = plan;
   for (let k = nv - 1; k >= 0; k--) {
     const kk = (k * nv + k) * n;
@@ -47,8 +51,39 @@ export function factorLDL(
   }
 }
 
+/** factorLDL for one env, with scalar loops (faster than env-inner loops of one iteration). */
+function factorLDLEnv(plan: Plan, nv: number, n: number, LD: Mat, diagInv: Mat, e: number): void {
+  const { rowadr, rownnz, colind } = plan;
+  for (let k = nv - 1; k >= 0; k--) {
+    const invD = 1 / LD[(k * nv + k) * n + e]!;
+    diagInv[k * n + e] = invD;
+    const start = rowadr[k]!, end = start + rownnz[k]! - 1;
+    const K = k * nv * n + e;
+    for (let adr = end - 1; adr >= start; adr--) {
+      const i = colind[adr]!;
+      const t = LD[K + i * n]! * invD;
+      const I = i * nv * n + e;
+      for (let c = rowadr[i]!, ei = c + rownnz[i]!; c < ei; c++) {
+        const jn = colind[c]! * n;
+        LD[I + jn] = LD[I + jn]! - t * LD[K + jn]!;
+      }
+    }
+    for (let adr = start; adr < end; adr++) {
+      const o = K + colind[adr]! * n;
+      LD[o] = LD[o]! * invD;
+    }
+  }
+}
+
+/** Env ranges this narrow run the per-env scalar factor and solve. */
+const NARROW = 2;
+
 /** x <- (L'DL)^-1 x for SoA vectors x (nv per env) of envs [e0, e1). */
 export function solveLDL(plan: Plan, nv: number, n: number, LD: Mat, diagInv: Mat, x: Mat, e0: number, e1: number): void {
+  if (e1 - e0 <= NARROW) {
+    for (let e = e0; e < e1; e++) solveLDLStrided(plan, nv, n, LD, diagInv, e, x, e, n);
+    return;
+  }
   const { rowadr, rownnz, colind } = plan;
   // x <- L^-T x
   for (let i = nv - 1; i > 0; i--) {
@@ -77,27 +112,29 @@ export function solveLDL(plan: Plan, nv: number, n: number, LD: Mat, diagInv: Ma
   }
 }
 
-/** x[off .. off+nv) <- (L'DL)^-1 x for env `e` of the SoA factor (LD, diagInv); x is one env's contiguous vector. */
-export function solveLDLEnv(plan: Plan, nv: number, n: number, LD: Mat, diagInv: Mat, e: number, x: Mat, off = 0): void {
+/** x[off + i*stride] <- ((L'DL)^-1 x)_i for env `e` of the SoA factor (LD, diagInv). */
+export function solveLDLStrided(
+  plan: Plan, nv: number, n: number, LD: Mat, diagInv: Mat, e: number, x: Mat, off: number, stride: number,
+): void {
   const { rowadr, rownnz, colind } = plan;
   for (let i = nv - 1; i > 0; i--) {
-    const xi = x[off + i]!;
+    const xi = x[off + i * stride]!;
     if (xi === 0) continue;
-    const start = rowadr[i]!, end = start + rownnz[i]! - 1;
-    for (let adr = start; adr < end; adr++) {
+    const I = i * nv * n + e;
+    for (let adr = rowadr[i]!, end = adr + rownnz[i]! - 1; adr < end; adr++) {
       const j = colind[adr]!;
-      x[off + j] = x[off + j]! - LD[(i * nv + j) * n + e]! * xi;
+      x[off + j * stride] = x[off + j * stride]! - LD[I + j * n]! * xi;
     }
   }
-  for (let i = 0; i < nv; i++) x[off + i] = x[off + i]! * diagInv[i * n + e]!;
+  for (let i = 0; i < nv; i++) x[off + i * stride] = x[off + i * stride]! * diagInv[i * n + e]!;
   for (let i = 1; i < nv; i++) {
-    const start = rowadr[i]!, end = start + rownnz[i]! - 1;
-    let s = x[off + i]!;
-    for (let adr = start; adr < end; adr++) {
+    const I = i * nv * n + e;
+    let s = x[off + i * stride]!;
+    for (let adr = rowadr[i]!, end = adr + rownnz[i]! - 1; adr < end; adr++) {
       const j = colind[adr]!;
-      s -= LD[(i * nv + j) * n + e]! * x[off + j]!;
+      s -= LD[I + j * n]! * x[off + j * stride]!;
     }
-    x[off + i] = s;
+    x[off + i * stride] = s;
   }
 }
 
@@ -110,22 +147,36 @@ export function factorM(m: Model, d: Data, e0: number, e1: number): void {
   const f64 = qLD instanceof Float64Array;
   const LD = f64 ? qLD : scratch.qH;
   const diagInv = f64 ? qLDiagInv : scratch.qHDiagInv;
-  const { rowadr, rownnz, colind } = plan;
-  for (let i = 0; i < nv; i++) {
-    for (let c = rowadr[i]!, end = c + rownnz[i]!; c < end; c++) {
-      const o = (i * nv + colind[c]!) * n;
-      for (let e = e0; e < e1; e++) LD[o + e] = qM[o + e]!;
-    }
-  }
+  copyTree(plan, nv, n, qM, LD, e0, e1);
   factorLDL(plan, nv, n, LD, diagInv, scratch.invd, scratch.tmp, e0, e1);
   if (f64) return;
+  copyTree(plan, nv, n, LD, qLD, e0, e1);
+  for (let i = 0; i < nv; i++) {
+    const o = i * n;
+    for (let e = e0; e < e1; e++) qLDiagInv[o + e] = diagInv[o + e]!;
+  }
+}
+
+/** Copies the entries of the dof tree (lower triangle: M(i, j), j = i or an ancestor) of envs [e0, e1). */
+export function copyTree(plan: Plan, nv: number, n: number, src: Mat, dst: Mat, e0: number, e1: number): void {
+  const { rowadr, rownnz, colind } = plan;
+  if (e1 - e0 <= NARROW) {
+    for (let e = e0; e < e1; e++) {
+      for (let i = 0; i < nv; i++) {
+        const I = i * nv * n + e;
+        for (let c = rowadr[i]!, end = c + rownnz[i]!; c < end; c++) {
+          const o = I + colind[c]! * n;
+          dst[o] = src[o]!;
+        }
+      }
+    }
+    return;
+  }
   for (let i = 0; i < nv; i++) {
     for (let c = rowadr[i]!, end = c + rownnz[i]!; c < end; c++) {
       const o = (i * nv + colind[c]!) * n;
-      for (let e = e0; e < e1; e++) qLD[o + e] = LD[o + e]!;
+      for (let e = e0; e < e1; e++) dst[o + e] = src[o + e]!;
     }
-    const o = i * n;
-    for (let e = e0; e < e1; e++) qLDiagInv[o + e] = diagInv[o + e]!;
   }
 }
 
@@ -136,5 +187,5 @@ export function solveM(m: Model, d: Data, x: Mat, e0: number, e1: number): void 
 
 /** x[off .. off+nv) <- M^-1 x for env `e`, x being that env's contiguous vector (mj_solveM for one vector). */
 export function solveMEnv(m: Model, d: Data, e: number, x: Mat, off = 0): void {
-  solveLDLEnv(planOf(m), m.nv, d.nEnvs, d.qLD, d.qLDiagInv, e, x, off);
+  solveLDLStrided(planOf(m), m.nv, d.nEnvs, d.qLD, d.qLDiagInv, e, x, off, 1);
 }

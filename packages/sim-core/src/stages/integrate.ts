@@ -12,7 +12,7 @@ import type { Data, Real } from '../data/data.js';
 import { Integrator, JointType, type Model } from '../model/model.js';
 import { planOf } from '../data/plan.js';
 import { scratchOf } from '../data/scratch.js';
-import { factorLDL, solveLDL } from './factor_m.js';
+import { copyTree, factorLDL, solveLDL } from './factor_m.js';
 
 // imported enum members read once: a module binding read in a hot loop is a getter call under tsx
 const FREE: number = JointType.Free;
@@ -43,12 +43,8 @@ export function integrate(m: Model, d: Data, e0: number, e1: number): void {
   const eulerDamp = integrator === EULER && !m.opt.disableEulerdamp && plan.anyDamping;
   if (eulerDamp || implicitFast) {
     const { qH, qHDiagInv, vecNv: x, invd, tmp } = s;
-    const { rowadr, rownnz, colind } = plan;
+    copyTree(plan, nv, n, qM, qH, e0, e1);
     for (let i = 0; i < nv; i++) {
-      for (let c = rowadr[i]!, end = c + rownnz[i]!; c < end; c++) {
-        const o = (i * nv + colind[c]!) * n;
-        for (let e = e0; e < e1; e++) qH[o + e] = qM[o + e]!;
-      }
       const ii = (i * nv + i) * n, o = i * n;
       if (eulerDamp) {
         const hb = h * m.dofDamping[i]!;

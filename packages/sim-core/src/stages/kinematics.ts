@@ -26,12 +26,11 @@ export function kinematics(m: Model, d: Data, e0: number, e1: number): void {
   const { bodyPos, bodyQuat, jntPos, jntAxis, qpos0 } = m;
 
   for (let e = e0; e < e1; e++) {
-    for (let k = 0; k < 3; k++) { xpos[k * n + e] = 0; xipos[k * n + e] = 0; }
+    xpos[e] = 0; xpos[n + e] = 0; xpos[2 * n + e] = 0;
+    xipos[e] = 0; xipos[n + e] = 0; xipos[2 * n + e] = 0;
     xquat[e] = 1; xquat[n + e] = 0; xquat[2 * n + e] = 0; xquat[3 * n + e] = 0;
-    for (let k = 0; k < 9; k++) {
-      const v = k === 0 || k === 4 || k === 8 ? 1 : 0;
-      xmat[k * n + e] = v; ximat[k * n + e] = v;
-    }
+    quatToMat(xmat, e, n, 1, 0, 0, 0);
+    quatToMat(ximat, e, n, 1, 0, 0, 0);
   }
 
   for (let b = 1; b < m.nbody; b++) {
@@ -185,35 +184,38 @@ function local2global(
   sf: number, e0: number, e1: number,
 ): void {
   const n = d.nEnvs;
-  const { xpos, xquat, xmat, xipos, ximat } = d;
+  const n2 = 2 * n, n3 = 3 * n, n4 = 4 * n, n5 = 5 * n, n6 = 6 * n, n7 = 7 * n, n8 = 8 * n;
   const B3 = 3 * body * n, B4 = 4 * body * n, B9 = 9 * body * n, O3 = 3 * i * n, O9 = 9 * i * n;
-  // same frame as the body or its inertia: copies, as MuJoCo (no rounding from a product with identity)
+  const xpos = d.xpos, xmat = d.xmat;
+  // position: a copy when the frame is the body's or its inertia's (as MuJoCo: no rounding from a product)
   if (sf === SF_BODY || sf === SF_INERTIA) {
-    const src = sf === SF_BODY ? xpos : xipos;
-    for (let k = 0; k < 3; k++) {
-      const o = O3 + k * n, b = B3 + k * n;
-      for (let e = e0; e < e1; e++) outPos[o + e] = src[b + e]!;
+    const src = sf === SF_BODY ? xpos : d.xipos;
+    for (let e = e0; e < e1; e++) {
+      outPos[O3 + e] = src[B3 + e]!; outPos[O3 + n + e] = src[B3 + n + e]!; outPos[O3 + n2 + e] = src[B3 + n2 + e]!;
     }
   } else {
     const p0 = pos[3 * i]!, p1 = pos[3 * i + 1]!, p2 = pos[3 * i + 2]!;
-    for (let k = 0; k < 3; k++) {
-      const r = B9 + 3 * k * n, o = O3 + k * n, b = B3 + k * n;
-      for (let e = e0; e < e1; e++) {
-        outPos[o + e] = xmat[r + e]! * p0 + xmat[r + n + e]! * p1 + xmat[r + 2 * n + e]! * p2 + xpos[b + e]!;
-      }
+    for (let e = e0; e < e1; e++) {
+      const r = B9 + e;
+      outPos[O3 + e] = xmat[r]! * p0 + xmat[r + n]! * p1 + xmat[r + n2]! * p2 + xpos[B3 + e]!;
+      outPos[O3 + n + e] = xmat[r + n3]! * p0 + xmat[r + n4]! * p1 + xmat[r + n5]! * p2 + xpos[B3 + n + e]!;
+      outPos[O3 + n2 + e] = xmat[r + n6]! * p0 + xmat[r + n7]! * p1 + xmat[r + n8]! * p2 + xpos[B3 + n2 + e]!;
     }
   }
   if (sf !== SF_NONE) {
-    const src = sf === SF_BODY || sf === SF_BODYROT ? xmat : ximat;
-    for (let k = 0; k < 9; k++) {
-      const o = O9 + k * n, b = B9 + k * n;
-      for (let e = e0; e < e1; e++) outMat[o + e] = src[b + e]!;
+    const src = sf === SF_BODY || sf === SF_BODYROT ? xmat : d.ximat;
+    for (let e = e0; e < e1; e++) {
+      const o = O9 + e, b = B9 + e;
+      outMat[o] = src[b]!; outMat[o + n] = src[b + n]!; outMat[o + n2] = src[b + n2]!;
+      outMat[o + n3] = src[b + n3]!; outMat[o + n4] = src[b + n4]!; outMat[o + n5] = src[b + n5]!;
+      outMat[o + n6] = src[b + n6]!; outMat[o + n7] = src[b + n7]!; outMat[o + n8] = src[b + n8]!;
     }
     return;
   }
+  const xquat = d.xquat;
   const bw = quat[4 * i]!, bx = quat[4 * i + 1]!, by = quat[4 * i + 2]!, bz = quat[4 * i + 3]!;
   for (let e = e0; e < e1; e++) {
-    const aw = xquat[B4 + e]!, ax = xquat[B4 + n + e]!, ay = xquat[B4 + 2 * n + e]!, az = xquat[B4 + 3 * n + e]!;
+    const aw = xquat[B4 + e]!, ax = xquat[B4 + n + e]!, ay = xquat[B4 + n2 + e]!, az = xquat[B4 + n3 + e]!;
     quatToMat(outMat, O9 + e, n,
       aw * bw - ax * bx - ay * by - az * bz,
       aw * bx + ax * bw + ay * bz - az * by,

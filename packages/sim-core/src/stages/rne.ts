@@ -24,7 +24,7 @@ function comVel(m: Model, d: Data, e0: number, e1: number): void {
   const n = d.nEnvs;
   const plan = planOf(m);
   const { cvel, cdof, cdofDot, qvel } = d;
-  for (let k = 0; k < 6; k++) for (let e = e0; e < e1; e++) cvel[k * n + e] = 0;
+  for (let e = e0; e < e1; e++) for (let k = 0; k < 6 * n; k += n) cvel[k + e] = 0;
 
   for (let b = 1; b < m.nbody; b++) {
     const P = 6 * m.bodyParentid[b]! * n, B = 6 * b * n;
@@ -138,9 +138,9 @@ function bias(m: Model, d: Data, e0: number, e1: number): void {
   for (let b = m.nbody - 1; b > 0; b--) {
     const p = m.bodyParentid[b]!;
     if (p === 0) continue;
-    for (let k = 0; k < 6; k++) {
-      const o = (6 * b + k) * n, op = (6 * p + k) * n;
-      for (let e = e0; e < e1; e++) cfrc[op + e] = cfrc[op + e]! + cfrc[o + e]!;
+    const o = 6 * b * n, op = 6 * p * n;
+    for (let e = e0; e < e1; e++) {
+      for (let k = 0; k < 6 * n; k += n) cfrc[op + k + e] = cfrc[op + k + e]! + cfrc[o + k + e]!;
     }
   }
 
