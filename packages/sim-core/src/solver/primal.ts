@@ -6,7 +6,8 @@
  */
 import { lineSearch } from './linesearch.js';
 import {
-  type Problem, factorHessian, factorMass, jacMinusAref, mulM, updateConstraint, updateGradient,
+  type Problem, computeGradient, factorHessian, factorMass, jacMinusAref, mulM, precondition, updateConstraint,
+  updateGradient,
 } from './problem.js';
 import { ConstraintState, MINVAL } from './types.js';
 
@@ -59,16 +60,18 @@ export function solvePrimal(
     const oldCost = p.cost;
     if (newton) for (let r = 0; r < nefc; r++) p.oldState[r] = p.state[r]!;
     updateConstraint(p);
-    // the Hessian changes only when rows enter or leave the quadratic state (MuJoCo updates its factor then)
-    if (newton && quadraticSetChanged(p)) factorHessian(p);
-    updateGradient(p);
+    computeGradient(p);
 
     let gnorm = 0;
     for (let i = 0; i < nv; i++) gnorm += grad[i]! * grad[i]!;
     const improvement = p.scale * (oldCost - p.cost);
     const gradient = p.scale * Math.sqrt(gnorm);
     iter++;
-    if (improvement < tolerance || gradient < tolerance) break;
+    // the preconditioned gradient only serves the next direction: skip it (and any refactoring) when stopping
+    if (improvement < tolerance || gradient < tolerance || iter >= maxIter) break;
+    // the Hessian changes only when rows enter or leave the quadratic state (MuJoCo updates its factor then)
+    if (newton && quadraticSetChanged(p)) factorHessian(p);
+    precondition(p);
 
     if (newton) {
       for (let i = 0; i < nv; i++) search[i] = -Mgrad[i]!;

@@ -191,9 +191,18 @@ export function factorMass(p: Problem): void {
   cholFactor(L, nv, MINVAL);
 }
 
-/** grad = M qacc - qfrc_smooth - qfrc_constraint; Mgrad = (factored matrix)^-1 grad. */
-export function updateGradient(p: Problem): void {
+/** grad = M qacc - qfrc_smooth - qfrc_constraint */
+export function computeGradient(p: Problem): void {
   const { nv, grad } = p;
   for (let i = 0; i < nv; i++) grad[i] = p.Ma[i]! - p.qfrcSmooth[i]! - p.qfrcConstraint[i]!;
-  cholSolve(p.Mgrad, p.L, grad, nv);
+}
+
+/** Mgrad = (factored matrix)^-1 grad */
+export function precondition(p: Problem): void {
+  cholSolve(p.Mgrad, p.L, p.grad, p.nv);
+}
+
+export function updateGradient(p: Problem): void {
+  computeGradient(p);
+  precondition(p);
 }
