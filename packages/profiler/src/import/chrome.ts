@@ -75,7 +75,8 @@ class ChromeImporter {
       return;
     }
     if (ph === 'M') { this.metadataEvent(e); return; }
-    const ts = this.tsOf(e, buf, start, end);
+    findTimeTokens(buf, start, end, tokens);
+    const ts = this.tsOf(e, buf);
     const name = typeof e.name === 'string' ? e.name : e.name === undefined ? null : String(e.name);
     const category = typeof e.cat === 'string' ? e.cat : null;
     const pid = e.pid;
@@ -85,7 +86,7 @@ class ChromeImporter {
       case 'X': {
         const track = this.threadTrack(pid, tid);
         const id = this.sink.newSliceId();
-        const dur = this.durOf(e, buf, start, end);
+        const dur = this.durOf(e, buf);
         const argSet = this.args(e);
         this.v2Flow(e, id, ts, track);
         this.sink.slice(id, ts, dur, track, category, name, argSet);
@@ -186,23 +187,21 @@ class ChromeImporter {
 
   // ---- time -----------------------------------------------------------------------------------------------
 
-  /** ts in ns relative to the origin, parsed from the token text so 16+ digit µs values stay exact. */
-  private tsOf(e: Json, buf: Buffer, start: number, end: number): number {
+  /** ts in ns relative to the origin, from the token bytes so 16+ digit µs values stay exact. */
+  private tsOf(e: Json, buf: Buffer): number {
     if (e.ts === undefined) return 0;
-    const raw = tokenText(buf, start, end, 'ts') ?? String(e.ts);
-    const { intUs, fracNs } = splitMicros(raw, e.ts);
+    micros(buf, tokens.tsStart, tokens.tsEnd, e.ts, split);
     if (this.originUs === null) {
-      this.originUs = intUs;
-      this.sink.origin = BigInt(intUs) * 1000n;
+      this.originUs = split.intUs;
+      this.sink.origin = BigInt(split.intUs) * 1000n;
     }
-    return (intUs - this.originUs) * 1000 + fracNs;
+    return (split.intUs - this.originUs) * 1000 + split.fracNs;
   }
 
-  private durOf(e: Json, buf: Buffer, start: number, end: number): number {
+  private durOf(e: Json, buf: Buffer): number {
     if (e.dur === undefined) return 0;
-    const raw = tokenText(buf, start, end, 'dur') ?? String(e.dur);
-    const { intUs, fracNs } = splitMicros(raw, e.dur);
-    return Math.max(0, intUs * 1000 + fracNs);
+    micros(buf, tokens.durStart, tokens.durEnd, e.dur, split);
+    return Math.max(0, split.intUs * 1000 + split.fracNs);
   }
 
   // ---- processes, threads, tracks -------------------------------------------------------------------------
@@ -320,64 +319,101 @@ function hasProtoKey(v: unknown, depth = 0): boolean {
   return false;
 }
 
-/**
- * Text of the number token for a top-level key of the event object at buf[start, end), or null if the key is
- * absent, not at depth 1 or not a plain number token.
- */
-function tokenText(buf: Buffer, start: number, end: number, key: string): string | null {
+/** Byte ranges of the number tokens of the event's top-level "ts" and "dur" (-1 when absent or not numbers). */
+interface TimeTokens { tsStart: number; tsEnd: number; durStart: number; durEnd: number }
+const tokens: TimeTokens = { tsStart: -1, tsEnd: -1, durStart: -1, durEnd: -1 };
+const split = { intUs: 0, fracNs: 0 };
+
+function isWs(c: number | undefined): boolean { return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09; }
+
+/** One pass over the event's bytes: finds depth-1 keys "ts" and "dur" and the extent of their number values. */
+function findTimeTokens(buf: Buffer, start: number, end: number, out: TimeTokens): void {
+  out.tsStart = out.tsEnd = out.durStart = out.durEnd = -1;
   let depth = 0;
   let i = start;
   while (i < end) {
     const c = buf[i]!;
-    if (c === 0x22) {
-      // A string: find its end; at depth 1 followed by ':' it is a key.
-      let j = i + 1;
-      for (;;) {
-        const q = buf.indexOf(0x22, j);
-        if (q < 0 || q >= end) return null;
-        let n = 0;
-        for (let k = q - 1; k > i && buf[k] === 0x5c; k--) n++;
-        j = q + 1;
-        if ((n & 1) === 0) break;
-      }
-      if (depth === 1 && j - i - 2 === key.length && buf.toString('latin1', i + 1, j - 1) === key) {
-        let k = j;
-        while (k < end && (buf[k] === 0x20 || buf[k] === 0x0a || buf[k] === 0x0d || buf[k] === 0x09)) k++;
-        if (buf[k] === 0x3a) {
-          k++;
-          while (k < end && (buf[k] === 0x20 || buf[k] === 0x0a || buf[k] === 0x0d || buf[k] === 0x09)) k++;
-          let m = k;
-          while (m < end) {
-            const d = buf[m]!;
-            if ((d >= 0x30 && d <= 0x39) || d === 0x2d || d === 0x2b || d === 0x2e || d === 0x65 || d === 0x45) m++;
-            else break;
-          }
-          return m > k ? buf.toString('latin1', k, m) : null;
-        }
-      }
-      i = j;
+    if (c !== 0x22) {
+      if (c === 0x7b || c === 0x5b) depth++;
+      else if (c === 0x7d || c === 0x5d) depth--;
+      i++;
       continue;
     }
-    if (c === 0x7b || c === 0x5b) depth++;
-    else if (c === 0x7d || c === 0x5d) depth--;
-    i++;
+    let j = i + 1;
+    for (;;) {
+      const q = buf.indexOf(0x22, j);
+      if (q < 0 || q >= end) return;
+      let n = 0;
+      for (let k = q - 1; k > i && buf[k] === 0x5c; k--) n++;
+      j = q + 1;
+      if ((n & 1) === 0) break;
+    }
+    const len = j - i - 2;
+    const isTs = len === 2 && buf[i + 1] === 0x74 && buf[i + 2] === 0x73;
+    const isDur = len === 3 && buf[i + 1] === 0x64 && buf[i + 2] === 0x75 && buf[i + 3] === 0x72;
+    if (depth === 1 && (isTs || isDur)) {
+      let k = j;
+      while (k < end && isWs(buf[k])) k++;
+      if (buf[k] === 0x3a) {
+        k++;
+        while (k < end && isWs(buf[k])) k++;
+        let m = k;
+        while (m < end) {
+          const d = buf[m]!;
+          if ((d >= 0x30 && d <= 0x39) || d === 0x2d || d === 0x2b || d === 0x2e || d === 0x65 || d === 0x45) m++;
+          else break;
+        }
+        if (m > k) {
+          if (isTs) { out.tsStart = k; out.tsEnd = m; } else { out.durStart = k; out.durEnd = m; }
+          i = m;
+          continue;
+        }
+      }
+    }
+    i = j;
   }
-  return null;
 }
 
-/** Splits a µs number token into integer µs and the remaining ns (rounded), exactly for plain decimals. */
-function splitMicros(raw: string, parsed: unknown): { intUs: number; fracNs: number } {
-  const m = /^(-?)(\d+)(?:\.(\d*))?$/.exec(raw);
-  const intAbs = m ? Number(m[2]) : NaN;
-  if (m && Number.isSafeInteger(intAbs)) {
-    const neg = m[1] === '-';
-    const frac = (m[3] ?? '');
-    let fracNs = Number((frac + '000').slice(0, 3));
-    if (frac.length > 3 && frac.charCodeAt(3) >= 0x35) fracNs += 1;
-    return neg ? { intUs: -intAbs - (fracNs > 0 ? 1 : 0), fracNs: fracNs > 0 ? 1000 - fracNs : 0 } : { intUs: intAbs, fracNs };
+/**
+ * Splits a µs number token into integer µs and the remaining ns (rounded half up), exactly for plain decimals
+ * whose integer part is below 2^53; other forms (exponents, strings) go through the parsed double.
+ */
+function micros(buf: Buffer, s: number, e: number, parsed: unknown, out: { intUs: number; fracNs: number }): void {
+  if (s >= 0) {
+    let i = s;
+    const neg = buf[i] === 0x2d;
+    if (neg) i++;
+    let intAbs = 0;
+    const intStart = i;
+    while (i < e && buf[i]! >= 0x30 && buf[i]! <= 0x39) { intAbs = intAbs * 10 + (buf[i]! - 0x30); i++; }
+    let ok = i > intStart && i - intStart <= 16 && Number.isSafeInteger(intAbs);
+    let fracNs = 0;
+    if (ok && i < e) {
+      if (buf[i] !== 0x2e) ok = false;
+      else {
+        i++;
+        let digits = 0;
+        let round = 0;
+        while (i < e && buf[i]! >= 0x30 && buf[i]! <= 0x39) {
+          if (digits < 3) fracNs = fracNs * 10 + (buf[i]! - 0x30);
+          else if (digits === 3) round = buf[i]! >= 0x35 ? 1 : 0;
+          digits++;
+          i++;
+        }
+        for (let d = digits; d < 3; d++) fracNs *= 10;
+        fracNs += round;
+        if (i < e) ok = false;
+      }
+    }
+    if (ok) {
+      if (neg && fracNs > 0) { out.intUs = -intAbs - 1; out.fracNs = 1000 - fracNs; }
+      else { out.intUs = neg ? -intAbs : intAbs; out.fracNs = fracNs; }
+      return;
+    }
   }
-  const v = typeof parsed === 'number' ? parsed : Number(raw);
-  if (!Number.isFinite(v)) throw new Error(`timestamp ${JSON.stringify(raw)} is not a number`);
+  const v = typeof parsed === 'number' ? parsed : Number(parsed);
+  if (!Number.isFinite(v)) throw new Error(`timestamp ${JSON.stringify(parsed)} is not a finite number`);
   const intUs = Math.floor(v);
-  return { intUs, fracNs: Math.round((v - intUs) * 1000) };
+  out.intUs = intUs;
+  out.fracNs = Math.round((v - intUs) * 1000);
 }

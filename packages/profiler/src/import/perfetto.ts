@@ -158,7 +158,7 @@ class PerfettoImporter {
     }
     let ts = this.lastTs;
     if (tsLo >= 0) {
-      ts = this.sink.rel((BigInt(tsHi) << 32n) | BigInt(tsLo));
+      ts = this.sink.relParts(tsHi, tsLo);
       this.lastTs = ts;
     }
     const seq = this.seq(seqId);

@@ -200,9 +200,24 @@ export class TraceSink {
   /** Counts something the importer dropped or repaired; lands in metadata as `stats.<name>`. */
   stat(name: string, delta = 1): void { this.stats.set(name, (this.stats.get(name) ?? 0) + delta); }
 
+  private originHi = 0;
+  private originLo = 0;
+
+  /** Relative ns of an absolute uint64 ns time given as 32-bit halves, without BigInt on the hot path. */
+  relParts(hi: number, lo: number): number {
+    if (this.origin === null) {
+      this.origin = (BigInt(hi) << 32n) | BigInt(lo);
+      this.originHi = hi;
+      this.originLo = lo;
+    } else if (this.originHi === -1) {
+      return Number(((BigInt(hi) << 32n) | BigInt(lo)) - this.origin);
+    }
+    return (hi - this.originHi) * 4294967296 + (lo - this.originLo);
+  }
+
   /** Relative ns of an absolute ns time; the first call fixes the origin. */
   rel(absNs: bigint): number {
-    if (this.origin === null) this.origin = absNs;
+    if (this.origin === null) { this.origin = absNs; this.originHi = -1; }
     return Number(absNs - this.origin);
   }
 
