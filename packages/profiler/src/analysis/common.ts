@@ -10,8 +10,11 @@ export const KERNEL_WHERE = `category = 'kernel' AND dur >= 0`;
 /** ProfilerStep#k host slices (not Kineto's GPU-side copies of the annotation). */
 export const STEP_WHERE = `name LIKE 'ProfilerStep#%' AND coalesce(category, '') <> 'gpu_user_annotation' AND dur >= 0`;
 
-/** Tracks that carry GPU ops; everything else is host (CPU) work. */
-export const GPU_TRACKS_SQL = `(SELECT DISTINCT track_id FROM slice WHERE category IN ${GPU_OP_CATEGORY_SQL})`;
+/**
+ * Host (CPU) work: every slice that is not a GPU op nor Kineto's GPU-side copy of an annotation. By category,
+ * not by track, so that the CPU backend (kernels on the host thread) keeps its other host slices.
+ */
+export const HOST_WHERE = `coalesce(category, '') NOT IN ('kernel', 'gpu_memcpy', 'gpu_memset', 'gpu_user_annotation')`;
 
 export function sqlString(s: string): string {
   return `'${s.replace(/'/g, "''")}'`;

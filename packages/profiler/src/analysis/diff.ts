@@ -6,7 +6,7 @@
  * launched by a CPU op inside it.
  */
 import type { TraceDb } from '../sql/traceDb.js';
-import { GPU_OP_CATEGORY_SQL, GPU_TRACKS_SQL, STEP_WHERE, num, sqlString } from './common.js';
+import { GPU_OP_CATEGORY_SQL, HOST_WHERE, STEP_WHERE, num, sqlString } from './common.js';
 
 export interface DiffOptions {
   /** ProfilerStep number to compare in both traces (HTA's control_iteration / test_iteration). */
@@ -51,7 +51,7 @@ async function summarize(db: TraceDb, device: 'cpu' | 'gpu', iteration: number |
       AND EXISTS (SELECT 1 FROM slice st WHERE ${STEP_WHERE.replace(/\b(name|category|dur)\b/g, 'st.$1')}
                   AND st.name = ${sqlString(`ProfilerStep#${iteration}`)} AND s.ts >= st.ts AND s.ts < st.ts + st.dur)`;
     sql = `SELECT s.name, count(*) AS n, sum(greatest(s.dur, 0)) AS dur FROM slice s
-           WHERE s.track_id NOT IN ${GPU_TRACKS_SQL} AND s.name IS NOT NULL AND s.dur >= 0 ${inStep} GROUP BY s.name`;
+           WHERE ${HOST_WHERE.replace('category', 's.category')} AND s.name IS NOT NULL AND s.dur >= 0 ${inStep} GROUP BY s.name`;
   } else {
     const inStep = iteration === undefined ? '' : `
       AND EXISTS (SELECT 1 FROM gpu_launch gl JOIN slice l ON l.id = gl.launch_slice_id

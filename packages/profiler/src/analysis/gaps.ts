@@ -7,7 +7,7 @@
  * Launch delay = GPU start - end of the CPU launch call, clipped at 0.
  */
 import type { TraceDb } from '../sql/traceDb.js';
-import { GPU_OP_CATEGORY_SQL, GPU_TRACKS_SQL, TRACK_NAME_SQL, num } from './common.js';
+import { GPU_OP_CATEGORY_SQL, HOST_WHERE, TRACK_NAME_SQL, num } from './common.js';
 
 export interface GapsOptions {
   /** Gaps shorter than this (ns) with no host wait are kernel wait. Default 30 µs. */
@@ -164,7 +164,7 @@ export async function gaps(db: TraceDb, opts: GapsOptions = {}): Promise<GapsRes
                                 ORDER BY least(s.ts + s.dur, top.gap_end) - greatest(s.ts, top.gap_start) DESC, s.depth DESC, s.id) AS rk
       FROM top JOIN slice s ON s.ts < top.gap_end AND s.ts + s.dur > top.gap_start
       LEFT JOIN names n ON n.track_id = s.track_id
-      WHERE s.dur > 0 AND s.track_id NOT IN ${GPU_TRACKS_SQL})
+      WHERE s.dur > 0 AND ${HOST_WHERE.replace('category', 's.category')})
     SELECT top.track_id, tn.track_name, top.gap_start - t0.t0 AS start_rel, top.gap_end - t0.t0 AS end_rel, top.len,
            top.kind, nx.name AS next_name, cpu.name AS cpu_name, cpu.category AS cpu_cat, cpu.track_name AS cpu_track,
            cpu.overlap, cpu.depth AS cpu_depth, cpu.rk

@@ -7,7 +7,7 @@ import { TraceFormatError } from './errors.js';
 import { recordGsprofMetadata } from './metadata.js';
 import { ProtoError, ProtoReader } from './protoReader.js';
 import type { ArgScalar, TraceSink } from './sink.js';
-import { BIND_DIRECT, FLOW_END, FLOW_STEP } from '../sql/schema.js';
+import { BIND_DIRECT, FLOW_END, FLOW_IN, FLOW_START, FLOW_STEP } from '../sql/schema.js';
 
 type Key = number | string;
 
@@ -35,6 +35,9 @@ interface TrackReg {
   utid: number | null;
   upid: number | null;
 }
+
+/** Legacy (Chrome JSON-style) fields of a TrackEvent; flow_direction 1 = in, 2 = out, 3 = in and out. */
+interface LegacyInfo { phase: number; durUs: number; id: string | null; bindId: Key | null; flowDirection: number }
 
 interface OpenSlice { id: number; ts: number; argSet: number | null; name: string | null; category: string | null }
 
@@ -329,7 +332,7 @@ class PerfettoImporter {
     let extraDoubleUuids: Key[] | null = null;
     const extraValues: number[] = [];
     const extraDoubleValues: number[] = [];
-    let legacy: { phase: number; durUs: number; id: string | null } | null = null;
+    let legacy: LegacyInfo | null = null;
     let correlation: number | null = null;
     while (r.next()) {
       switch (r.field) {
@@ -413,6 +416,10 @@ class PerfettoImporter {
         if (correlation !== null) this.sink.arg(argSet, 'correlation_id', correlation);
       }
       this.flows(flows, terminating, ts, trackId, id);
+      if (legacy?.bindId != null && legacy.flowDirection > 0) {
+        const kind = legacy.flowDirection === 3 ? FLOW_STEP : legacy.flowDirection === 2 ? FLOW_START : FLOW_IN;
+        this.sink.flowEvent(`lb${legacy.bindId}`, kind, ts, trackId, BIND_DIRECT, id);
+      }
       if (type === 3) this.sink.slice(id, ts, 0, trackId, category, name, argSet);
       else if (type === 5) this.sink.slice(id, ts, (legacy?.durUs ?? 0) * 1000, trackId, category, name, argSet);
       else {
@@ -448,11 +455,12 @@ class PerfettoImporter {
     while (r.pos < end) out.push(r.double());
   }
 
-  private legacyEvent(r: ProtoReader, seq: SeqState, setName: (n: string) => void):
-    { phase: number; durUs: number; id: string | null } {
+  private legacyEvent(r: ProtoReader, seq: SeqState, setName: (n: string) => void): LegacyInfo {
     let phase = 0;
     let durUs = 0;
     let id: string | null = null;
+    let bindId: Key | null = null;
+    let flowDirection = 0;
     while (r.next()) {
       switch (r.field) {
         case 1: { const n = seq.names.get(r.varint()); if (n !== undefined) setName(n); break; }
@@ -461,10 +469,12 @@ class PerfettoImporter {
         case 6: r.readVarint(); id = `u${r.key()}`; break;
         case 10: r.readVarint(); id = `l${r.key()}`; break;
         case 11: r.readVarint(); id = `g${r.key()}`; break;
+        case 8: r.readVarint(); bindId = r.key(); break;
+        case 13: flowDirection = r.varint(); break;
         default: r.skip();
       }
     }
-    return { phase, durUs, id };
+    return { phase, durUs, id, bindId, flowDirection };
   }
 
   private flows(flows: Key[], terminating: Key[], ts: number, trackId: number, sliceId: number): void {

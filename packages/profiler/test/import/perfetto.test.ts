@@ -109,3 +109,22 @@ describe('Perfetto protobuf import', () => {
     await expect(openTrace(files.write('bad.pftrace', bad))).rejects.toThrow(/bad\.pftrace: byte \d+: /);
   });
 });
+
+describe('Perfetto legacy flows', () => {
+  it('links legacy bind_id flows (flow_direction out -> in)', async () => {
+    const legacyX = (name: string, ts: number, dir: number): Field[] => [[10, 1], [8, ts],
+      [11, [[11, 1], [23, name], [6, [[2, 88], [3, 1], [8, 77], [13, dir]]]]]];
+    const path = files.write('legacy.pftrace', trace([
+      [[10, 1], [8, 0], [13, 3], [60, [[1, 1], [2, 't']]]],
+      legacyX('out', 10_000, 2),
+      legacyX('in', 20_000, 1),
+    ]));
+    const db = await openTrace(path);
+    try {
+      expect((await db.query(`select o.name as o, i.name as i, i.dur from flow f join slice o on o.id = f.slice_out join slice i on i.id = f.slice_in`)).rows)
+        .toEqual([{ o: 'out', i: 'in', dur: 1000 }]);
+    } finally {
+      await db.close();
+    }
+  });
+});
