@@ -4,16 +4,16 @@
  * and write qacc, qfrcConstraint, efcForce and efcState. Each env iterates on its own and stops on its own
  * (per-env early exit). Envs without rows get qacc = qacc_smooth.
  *
- * MuJoCo 3.3 solves each constraint island (kinematic trees linked by constraints) separately and scales its
- * tolerances by the island's inertia (sum of diag(M) over the island's dofs). Here all constrained trees of an
- * env are solved together, scaled by the sum over all of them; for one constrained tree (one robot, or a
- * robot on the floor) that is exactly MuJoCo's island. Dofs of unconstrained trees keep qacc_smooth.
+ * As MuJoCo 3.3, the warm start is chosen for the whole env, then each constraint island (kinematic trees
+ * linked by rows, see solver/islands.ts) is solved on its own with its tolerances scaled by its own inertia
+ * (sum of diag(M) over its dofs); dofs of trees without rows keep qacc_smooth.
  *
  * Also fills d.timers (see solver/timers.ts): wall-clock ns per env, iterations, active rows, contacts,
  * line-search evaluations and rows.
  */
 import type { Data, Real } from '../data/data.js';
 import { SolverType, type Model } from '../model/model.js';
+import { Islands, type SolverSettings } from '../solver/islands.js';
 import { solvePrimal, type SolveStats } from '../solver/primal.js';
 import { type Problem, constraintCost, gaussCost, indexRows, jacMinusAref, makeProblem, mulM } from '../solver/problem.js';
 import {
@@ -22,6 +22,7 @@ import {
 
 interface Scratch {
   p: Problem;
+  islands: Islands;
   touched: Uint8Array;    // per tree (indexed by the tree's root dof)
   work: Float64Array;     // maxEfc: J qacc_smooth - aref
   stats: SolveStats;
@@ -48,7 +49,7 @@ function scratchFor(m: Model, d: Data): Scratch {
   let s = scratches.get(d);
   if (!s) {
     s = {
-      p: makeProblem(m.nv, d.maxEfc), touched: new Uint8Array(Math.max(1, m.nv)),
+      p: makeProblem(m.nv, d.maxEfc), islands: new Islands(m.nv, d.maxEfc), touched: new Uint8Array(Math.max(1, m.nv)),
       work: new Float64Array(Math.max(1, d.maxEfc)), stats: { iterations: 0, lsIterations: 0 },
     };
     scratches.set(d, s);
@@ -124,6 +125,7 @@ function warmstart(m: Model, s: Scratch): boolean {
 }
 
 let warnedPgs = false;
+const settings: SolverSettings = { newton: true, iterations: 0, tolerance: 0, lsTolerance: 0, lsIterations: 0 };
 
 export function solve(m: Model, d: Data, e0: number, e1: number): void {
   const n = d.nEnvs, nv = m.nv;
@@ -156,7 +158,14 @@ export function solve(m: Model, d: Data, e0: number, e1: number): void {
     } else {
       gather(m, io, nefc, e, p);
       const reuse = warmstart(m, s);
-      solvePrimal(p, newton, opt.iterations, opt.tolerance, opt.lsTolerance, opt.lsIterations, stats, reuse);
+      const tree = dofTrees(m);
+      if (s.islands.discover(p, tree) > 1) {
+        settings.newton = newton; settings.iterations = opt.iterations; settings.tolerance = opt.tolerance;
+        settings.lsTolerance = opt.lsTolerance; settings.lsIterations = opt.lsIterations;
+        s.islands.solveEach(p, tree, settings, stats);
+      } else {
+        solvePrimal(p, newton, opt.iterations, opt.tolerance, opt.lsTolerance, opt.lsIterations, stats, reuse);
+      }
       for (let j = 0; j < nv; j++) {
         qacc[j * n + e] = p.qacc[j]!;
         qfrcConstraint[j * n + e] = p.qfrcConstraint[j]!;

@@ -152,3 +152,25 @@ test('timers: labels, per-env slots and an env without rows', async () => {
   expect([slot(1, 1), slot(2, 1), slot(3, 1), slot(5, 1)]).toEqual([0, 0, 0, 0]);
   expect(Array.from(d.qacc.filter((_, k) => k % 2 === 1))).toEqual(Array.from(flying.qacc as ArrayLike<number>));
 });
+
+test('two islands (two boxes on the floor, 2 iterations) are solved separately, as MuJoCo', async () => {
+  const xml = `<mujoco><option iterations="2"/><worldbody><geom type="plane" size="0 0 0.05"/>
+    <body pos="0 0 0.04"><freejoint/><geom type="box" size="0.1 0.1 0.05"/></body>
+    <body pos="1 0 0.06" euler="0.2 0.1 0"><freejoint/><geom type="box" size="0.05 0.1 0.08" mass="3"/></body>
+  </worldbody></mujoco>`;
+  const { mj, m: mjm } = await loadMujocoXml(xml);
+  const model = modelFromMujoco(mj, mjm);
+  const md = new mj.MjData(mjm);
+  for (let k = 0; k < 12; k++) md.qvel[k] = 0.3 * Math.sin(k + 1);
+  mj.mj_forward(mjm, md);
+  expect(md.nisland).toBe(2);
+  const d = allocData(model, 1);
+  copyFromMujoco(mj, mjm, model, d, [md]);
+  collision(model, d, 0, 1);
+  makeConstraint(model, d, 0, 1);
+  solve(model, d, 0, 1);
+  const iters = (md.solver_niter as Int32Array)[0]! + (md.solver_niter as Int32Array)[1]!;
+  expect(d.timers[1]).toBe(iters);
+  expect(relErr(envVec(d.qacc, 12, 1, 0), Array.from(md.qacc as ArrayLike<number>))).toBeLessThan(1e-9);
+  expect(relErr(envVec(d.efcForce, md.nefc, 1, 0), Array.from(md.efc_force as ArrayLike<number>))).toBeLessThan(1e-9);
+});
