@@ -92,7 +92,10 @@ export async function writeBaseline(path: string, baseline: Baseline): Promise<v
   const tmp = `${path}.tmp-${process.pid}`;
   // format first: readers recognise a baseline from its first bytes.
   const { format, version, ...rest } = baseline;
-  await writeFile(tmp, `${JSON.stringify({ format, version, ...rest }, null, 1)}\n`);
+  // One line per sample array keeps the file small and diffable.
+  const text = JSON.stringify({ format, version, ...rest }, null, 1)
+    .replace(/\[\n\s*([-\d.eE+,\s]*?)\n\s*\]/g, (_m, body: string) => `[${body.replace(/\s+/g, '')}]`);
+  await writeFile(tmp, `${text}\n`);
   await rename(tmp, path);
 }
 
