@@ -35,7 +35,7 @@ export function actuation(m: Model, d: Data, e0: number, e1: number): void {
 
   for (let i = 0; i < nv; i++) {
     const o = i * n;
-    const damping = -m.dofDamping[i]!;
+    const damping = 0 - m.dofDamping[i]!; // +0 for no damping, as MuJoCo's qDeriv -= damping
     for (let e = e0; e < e1; e++) { qfrcActuator[o + e] = 0; qDeriv[o + e] = damping; }
   }
 

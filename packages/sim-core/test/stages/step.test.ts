@@ -227,3 +227,25 @@ describe.skipIf(!hasShared())('Menagerie Franka at the home pose', () => {
     }
   });
 });
+
+describe.skipIf(!hasShared())('Menagerie ANYmal C (free base)', () => {
+  test('at its standing keyframe and moving: M, bias and passive forces agree with MuJoCo to 1e-9', async () => {
+    const p = await pairFromFile(sharedPath('models/anybotics_anymal_c_nomesh/scene_mjx.xml'));
+    expect(p.model.nkey).toBeGreaterThan(0);
+    const stand = Array.from(p.model.keyQpos.subarray(0, p.model.nq));
+    const r = rng(21);
+    const moving = Array.from({ length: p.model.nv }, () => r() * 2 - 1);
+    const d = makeData(p.model, 2, '64');
+    setEnvState(d, 0, { qpos: stand, qvel: [], ctrl: [] });
+    setEnvState(d, 1, { qpos: stand, qvel: moving, ctrl: [] });
+    forwardCpu(p.model, d, 0, 2);
+    for (const [e, qvel] of [[0, moving.map(() => 0)], [1, moving]] as const) {
+      setMujocoState(p, { qpos: stand, qvel: [...qvel], ctrl: [] });
+      p.mj.mj_forward(p.mm, p.md);
+      expectClose(envOf(d, d.qM, e), fullM(p.mj, p.mm, p.md), 1e-9, `env ${e} qM`);
+      expectClose(envOf(d, d.qfrcBias, e), p.md.qfrc_bias, 1e-9, `env ${e} qfrc_bias`);
+      expectClose(envOf(d, d.qfrcPassive, e), p.md.qfrc_passive, 1e-9, `env ${e} qfrc_passive`);
+      expectClose(envOf(d, d.qaccSmooth, e), p.md.qacc_smooth, 1e-9, `env ${e} qacc_smooth`);
+    }
+  });
+});
