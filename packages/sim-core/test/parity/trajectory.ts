@@ -1,10 +1,12 @@
 /**
  * Steps MuJoCo (mujoco-js) and sim-core's CPU pipeline side by side on the same model (built from MuJoCo's
- * own compiled model, so the loaders are not under test) and reports how far the trajectories drift apart.
+ * own compiled model, so the loaders are not under test, with the derived constants recomputed by sim-core's
+ * setConst as a loaded model gets them) and reports how far the trajectories drift apart.
  */
 import { stepCpu } from '../../src/cpu/step.js';
 import type { Data } from '../../src/data/data.js';
 import { makeData } from '../../src/data/make-data.js';
+import { setConst } from '../../src/physics/setconst.js';
 import type { Model } from '../../src/model/model.js';
 import { modelFromMujoco, type Mj } from '../helpers/mujoco.js';
 
@@ -14,7 +16,7 @@ export interface Pair { mj: Mj; mjm: Mj; md: Mj; model: Model; d: Data }
 export function twin(
   mj: Mj, mjm: Mj, md: Mj, nEnvs: number, patch?: (m: Model) => void, precision: '32' | '64' = '64',
 ): Pair {
-  const model = modelFromMujoco(mj, mjm);
+  const model = setConst(modelFromMujoco(mj, mjm));
   patch?.(model);
   const d = makeData(model, nEnvs, precision);
   const n = d.nEnvs;
