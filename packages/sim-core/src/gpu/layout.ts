@@ -44,6 +44,10 @@ export function dataFields(m: Model, cap: Capacities): FieldSpec[] {
     // Solver scratch per env (Newton): Hessian factor, gradient, search direction, Ma, Jaref, Jv.
     r('solH', nv * nv), r('solGrad', nv), r('solMgrad', nv), r('solSearch', nv), r('solMa', nv), r('solMv', nv),
     r('solJaref', E), r('solJv', E), r('solQfrc', nv),
+    // Appended by the constraint kernels (issue 3): make_constraint's point Jacobian difference of one contact
+    // (per dof: 3 translational, 3 rotational); the CG solver's previous gradients; Newton's previous row
+    // states (refactor only when the quadratic set changes); the constrained-tree marks of the warm start.
+    r('conJac', 6 * nv), r('solGradOld', nv), r('solMgradOld', nv), i('solOldState', E), i('solTouched', nv),
   ];
 }
 

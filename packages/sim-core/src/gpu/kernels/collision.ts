@@ -1,4 +1,380 @@
+/**
+ * WGSL twin of stage `collision` (src/stages/collision.ts): one invocation per env, serial inside the env.
+ *
+ * The CPU builds its candidate pair list once per model (collision/plan.ts); here the same filters run inside
+ * the kernel, in the same order, so the kernel needs nothing but the packed model: body pairs (b1 < b2) with
+ * geoms, weld/parent-weld filter, <exclude> signatures, the self-collision switch, contype/conaffinity, pair
+ * ordering by geom type, then the bounding-sphere test and the narrow phase. Contacts come out in the CPU's
+ * order with its positions, frames and mixed parameters (collision/params.ts). Contacts beyond MAXCON set
+ * errFlags bit 2 (value 4).
+ *
+ * Narrow phases mirrored: plane against sphere, capsule, cylinder and box; sphere-sphere, sphere-capsule,
+ * capsule-capsule, sphere-cylinder, sphere-box. Not mirrored: capsule-box (those pairs give no contacts here).
+ * Geom types: 0 plane, 2 sphere, 3 capsule, 5 cylinder, 6 box.
+ */
 import type { KernelDef } from '../runtime.js';
+import { WGSL_MATH } from '../wgsl-math.js';
 
-/** Placeholder until the WGSL collision kernel lands: no contacts. */
-export const collisionKernel: KernelDef = { name: 'collision', helpers: '', body: '  iset(D_NCON, 0, e, 0);' };
+const COLLISION_HELPERS = /* wgsl */ `
+const MINVAL_C: f32 = 1e-15;
+// One pair's contacts (at most 4 for the narrow phases here): distance, point, normal, first tangent.
+var<private> nc_dist: array<f32, 4>;
+var<private> nc_pos: array<vec3<f32>, 4>;
+var<private> nc_n: array<vec3<f32>, 4>;
+var<private> nc_t: array<vec3<f32>, 4>;
+
+fn set_contact(k: i32, dist: f32, p: vec3<f32>, n: vec3<f32>) {
+  nc_dist[k] = dist; nc_pos[k] = p; nc_n[k] = n; nc_t[k] = vec3<f32>(0.0);
+}
+
+// Plane (point pp, normal pn) against a sphere (centre c, radius r), as contact k.
+fn plane_sphere_at(k: i32, pp: vec3<f32>, pn: vec3<f32>, c: vec3<f32>, r: f32, margin: f32) -> i32 {
+  let cdist = dot(c - pp, pn);
+  if (cdist > margin + r) { return 0; }
+  let dist = cdist - r;
+  set_contact(k, dist, c + pn * (-dist / 2.0 - r), pn);
+  return 1;
+}
+
+fn plane_capsule(pp: vec3<f32>, pn: vec3<f32>, cp: vec3<f32>, cm: mat3x3<f32>, r: f32, h: f32, margin: f32) -> i32 {
+  let a = cm[2];
+  let n1 = plane_sphere_at(0, pp, pn, cp + h * a, r, margin);
+  let n2 = plane_sphere_at(n1, pp, pn, cp - h * a, r, margin);
+  if (n1 != 0) { nc_t[0] = a; }
+  if (n2 != 0) { nc_t[n1] = a; }
+  return n1 + n2;
+}
+
+fn plane_cylinder(pp: vec3<f32>, n: vec3<f32>, cp: vec3<f32>, cm: mat3x3<f32>, radius: f32, halfh: f32, margin: f32) -> i32 {
+  var ax = cm[2];
+  var prjaxis = dot(n, ax);
+  if (prjaxis > 0.0) { ax = -ax; prjaxis = -prjaxis; }
+  let dist0 = dot(cp - pp, n);
+  var v = ax * prjaxis - n;
+  let lenSqr = dot(v, v);
+  if (lenSqr >= MINVAL_C * MINVAL_C) { v = v * (radius / sqrt(lenSqr)); } else { v = cm[0] * radius; }
+  let prjvec = dot(v, n);
+  ax = ax * halfh;
+  prjaxis = prjaxis * halfh;
+  var cnt = 0;
+  let d1 = dist0 + prjaxis + prjvec;
+  if (d1 > margin) { return 0; }
+  set_contact(cnt, d1, cp + v + ax - n * d1 * 0.5, n); cnt++;
+  let d2 = dist0 - prjaxis + prjvec;
+  if (d2 <= margin) { set_contact(cnt, d2, cp + v - ax - n * d2 * 0.5, n); cnt++; }
+  let d3 = dist0 + prjaxis - prjvec * 0.5;
+  if (d3 <= margin) {
+    var s = cross(v, ax);
+    let sn = length(s);
+    if (sn < MINVAL_C) { s = vec3<f32>(1.0, 0.0, 0.0); } else { s = s / sn; }
+    s = s * (radius * sqrt(3.0) / 2.0);
+    let b = cp + ax - v * 0.5 - n * d3 * 0.5;
+    set_contact(cnt, d3, b + s, n); cnt++;
+    set_contact(cnt, d3, b - s, n); cnt++;
+  }
+  return cnt;
+}
+
+fn plane_box(pp: vec3<f32>, n: vec3<f32>, bp: vec3<f32>, bm: mat3x3<f32>, sz: vec3<f32>, margin: f32) -> i32 {
+  let dist = dot(bp - pp, n);
+  var cnt = 0;
+  for (var i = 0; i < 8; i++) {
+    let l = vec3<f32>(select(-sz.x, sz.x, (i & 1) != 0), select(-sz.y, sz.y, (i & 2) != 0), select(-sz.z, sz.z, (i & 4) != 0));
+    let c = bm * l;
+    let ldist = dot(n, c);
+    if (dist + ldist > margin || ldist > 0.0) { continue; }
+    let d = dist + ldist;
+    set_contact(cnt, d, c + bp - n * d / 2.0, n);
+    cnt++;
+    if (cnt >= 4) { return 4; }
+  }
+  return cnt;
+}
+
+// Sphere (a, ra, z axis u1) against sphere (b, rb, z axis u2), as contact k; the normal points from a to b.
+fn sphere_sphere_at(k: i32, a: vec3<f32>, ra: f32, u1: vec3<f32>, b: vec3<f32>, rb: f32, u2: vec3<f32>, margin: f32) -> i32 {
+  let dd = a - b;
+  let cdistSqr = dot(dd, dd);
+  let minDist = margin + ra + rb;
+  if (cdistSqr > minDist * minDist) { return 0; }
+  let dist = sqrt(cdistSqr) - ra - rb;
+  var n = b - a;
+  let len = length(n);
+  if (len < MINVAL_C) {
+    n = cross(u1, u2);
+    let nn = length(n);
+    if (nn < MINVAL_C) { n = vec3<f32>(1.0, 0.0, 0.0); } else { n = n / nn; }
+  } else {
+    n = n / len;
+  }
+  set_contact(k, dist, a + n * (ra + dist / 2.0), n);
+  return 1;
+}
+
+fn sphere_capsule(a: vec3<f32>, ra: f32, am: mat3x3<f32>, b: vec3<f32>, bm: mat3x3<f32>, rb: f32, h: f32, margin: f32) -> i32 {
+  let u = bm[2];
+  let x = clamp(dot(u, a - b), -h, h);
+  return sphere_sphere_at(0, a, ra, am[2], b + u * x, rb, u, margin);
+}
+
+// Spheres at fractions x1, x2 of the two capsule segments.
+fn segment_spheres(k: i32, p1: vec3<f32>, m1: mat3x3<f32>, s1: vec2<f32>, p2: vec3<f32>, m2: mat3x3<f32>, s2: vec2<f32>, x1: f32, x2: f32, margin: f32) -> i32 {
+  return sphere_sphere_at(k, p1 + m1[2] * (s1.y * x1), s1.x, m1[2], p2 + m2[2] * (s2.y * x2), s2.x, m2[2], margin);
+}
+
+fn capsule_capsule(p1: vec3<f32>, m1: mat3x3<f32>, s1: vec2<f32>, p2: vec3<f32>, m2: mat3x3<f32>, s2: vec2<f32>, margin: f32) -> i32 {
+  let a1 = m1[2] * s1.y;
+  let a2 = m2[2] * s2.y;
+  let dif = p1 - p2;
+  let ma = dot(a1, a1);
+  let mb = -dot(a1, a2);
+  let mc = dot(a2, a2);
+  let u = -dot(a1, dif);
+  let v = dot(a2, dif);
+  let det = ma * mc - mb * mb;
+  if (abs(det) >= MINVAL_C) {
+    var x1 = (mc * u - mb * v) / det;
+    var x2 = (ma * v - mb * u) / det;
+    if (x1 > 1.0) { x1 = 1.0; x2 = (v - mb) / mc; } else if (x1 < -1.0) { x1 = -1.0; x2 = (v + mb) / mc; }
+    if (x2 > 1.0) { x2 = 1.0; x1 = clamp((u - mb) / ma, -1.0, 1.0); } else if (x2 < -1.0) { x2 = -1.0; x1 = clamp((u + mb) / ma, -1.0, 1.0); }
+    return segment_spheres(0, p1, m1, s1, p2, m2, s2, x1, x2, margin);
+  }
+  var n = segment_spheres(0, p1, m1, s1, p2, m2, s2, 1.0, clamp((v - mb) / mc, -1.0, 1.0), margin);
+  n += segment_spheres(n, p1, m1, s1, p2, m2, s2, -1.0, clamp((v + mb) / mc, -1.0, 1.0), margin);
+  if (n >= 2) { return n; }
+  n += segment_spheres(n, p1, m1, s1, p2, m2, s2, clamp((u - mb) / ma, -1.0, 1.0), 1.0, margin);
+  if (n >= 2) { return n; }
+  n += segment_spheres(n, p1, m1, s1, p2, m2, s2, clamp((u + mb) / ma, -1.0, 1.0), -1.0, margin);
+  return n;
+}
+
+fn sphere_cylinder(a: vec3<f32>, ra: f32, am: mat3x3<f32>, b: vec3<f32>, m: mat3x3<f32>, radius: f32, height: f32, margin: f32) -> i32 {
+  let u = m[2];
+  let vv = a - b;
+  let x = dot(u, vv);
+  let ax = u * x;
+  var p = vv - ax;
+  let pSqr = dot(p, p);
+  var side = abs(x) < height;
+  var cap = pSqr < radius * radius;
+  if (side && cap) {
+    if (height - abs(x) < radius - sqrt(pSqr)) { side = false; } else { cap = false; }
+  }
+  if (side) { return sphere_sphere_at(0, a, ra, am[2], ax + b, radius, u, margin); }
+  if (cap) {
+    let sgn = select(-1.0, 1.0, x > 0.0);
+    let n = plane_sphere_at(0, b + u * (height * sgn), u * sgn, a, ra, margin);
+    if (n != 0) { nc_n[0] = -nc_n[0]; }
+    return n;
+  }
+  p = p * (radius / sqrt(pSqr));
+  let hh = select(-height, height, x > 0.0);
+  return sphere_sphere_at(0, a, ra, am[2], u * hh + p + b, 0.0, u, margin);
+}
+
+fn sphere_box(c: vec3<f32>, r: f32, bp: vec3<f32>, bm: mat3x3<f32>, s: vec3<f32>, margin: f32) -> i32 {
+  let center = transpose(bm) * (c - bp);
+  var clamped = center;
+  for (var i = 0; i < 3; i++) { if (s[i] > 0.0) { clamped[i] = clamp(center[i], -s[i], s[i]); } }
+  var d = clamped - center;
+  var dist = length(d);
+  if (dist < MINVAL_C) { d = vec3<f32>(1.0, 0.0, 0.0); } else { d = d / dist; }
+  if (dist - r > margin) { return 0; }
+  var p: vec3<f32>;
+  var n: vec3<f32>;
+  if (dist <= MINVAL_C) {
+    var closest = (s.x + s.y + s.z) * 2.0;
+    var face = 0;
+    for (var i = 0; i < 6; i++) {
+      let gap = abs(select(-1.0, 1.0, (i % 2) != 0) * s[i >> 1u] - center[i >> 1u]);
+      if (closest > gap) { closest = gap; face = i; }
+    }
+    var l = vec3<f32>(0.0);
+    l[face >> 1u] = select(1.0, -1.0, (face % 2) != 0);
+    p = center + l * ((r - closest) / 2.0);
+    n = bm * l;
+    dist = -closest;
+  } else {
+    p = 0.5 * clamped + 0.5 * (center + d * r);
+    n = bm * d;
+  }
+  set_contact(0, dist - r, bm * p + bp, n);
+  return 1;
+}
+
+fn has_narrow(t1: i32, t2: i32) -> bool {
+  if (t1 == 0) { return t2 == 2 || t2 == 3 || t2 == 5 || t2 == 6; }
+  if (t1 == 2) { return t2 == 2 || t2 == 3 || t2 == 5 || t2 == 6; }
+  if (t1 == 3) { return t2 == 3; }
+  return false;
+}
+
+fn geom_size(g: i32) -> vec3<f32> { return m3(M_GEOM_SIZE, g); }
+
+// The narrow phase of an ordered pair (type of g1 <= type of g2); fills nc_* and returns the count.
+fn narrow(g1: i32, g2: i32, e: u32, margin: f32) -> i32 {
+  let t1 = mn(M_GEOM_TYPE, g1);
+  let t2 = mn(M_GEOM_TYPE, g2);
+  let p1 = ld3(D_GEOM_XPOS, g1, e);
+  let p2 = ld3(D_GEOM_XPOS, g2, e);
+  let m1 = ldmat(D_GEOM_XMAT, g1, e);
+  let m2 = ldmat(D_GEOM_XMAT, g2, e);
+  let s1 = geom_size(g1);
+  let s2 = geom_size(g2);
+  if (t1 == 0) {
+    let n = m1[2];
+    if (t2 == 2) { return plane_sphere_at(0, p1, n, p2, s2.x, margin); }
+    if (t2 == 3) { return plane_capsule(p1, n, p2, m2, s2.x, s2.y, margin); }
+    if (t2 == 5) { return plane_cylinder(p1, n, p2, m2, s2.x, s2.y, margin); }
+    if (t2 == 6) { return plane_box(p1, n, p2, m2, s2, margin); }
+    return 0;
+  }
+  if (t1 == 2) {
+    if (t2 == 2) { return sphere_sphere_at(0, p1, s1.x, m1[2], p2, s2.x, m2[2], margin); }
+    if (t2 == 3) { return sphere_capsule(p1, s1.x, m1, p2, m2, s2.x, s2.y, margin); }
+    if (t2 == 5) { return sphere_cylinder(p1, s1.x, m1, p2, m2, s2.x, s2.y, margin); }
+    if (t2 == 6) { return sphere_box(p1, s1.x, p2, m2, s2, margin); }
+    return 0;
+  }
+  if (t1 == 3 && t2 == 3) { return capsule_capsule(p1, m1, s1.xy, p2, m2, s2.xy, margin); }
+  return 0;
+}
+
+// True when the bounding spheres (or sphere and plane half-space) are farther apart than the margin.
+fn bounds_apart(g1: i32, g2: i32, e: u32, margin: f32) -> bool {
+  let r1 = mr(M_GEOM_RBOUND, g1);
+  let r2 = mr(M_GEOM_RBOUND, g2);
+  let p1 = ld3(D_GEOM_XPOS, g1, e);
+  let p2 = ld3(D_GEOM_XPOS, g2, e);
+  if (r1 > 0.0 && r2 > 0.0) {
+    let d = p1 - p2;
+    let bound = r1 + r2 + margin;
+    return dot(d, d) > bound * bound;
+  }
+  if (mn(M_GEOM_TYPE, g1) == 0 && r2 > 0.0) {
+    let n = vec3<f32>(dget(D_GEOM_XMAT, 9 * g1 + 2, e), dget(D_GEOM_XMAT, 9 * g1 + 5, e), dget(D_GEOM_XMAT, 9 * g1 + 8, e));
+    return dot(p2 - p1, n) > margin + r2;
+  }
+  return false;
+}
+
+// MuJoCo's filterBodyPair: same weld, or one weld is the other's parent weld (neither is the world).
+fn weld_filtered(b1: i32, b2: i32) -> bool {
+  let w1 = mn(M_BODY_WELDID, b1);
+  let w2 = mn(M_BODY_WELDID, b2);
+  if (w1 == w2) { return true; }
+  let pw1 = mn(M_BODY_WELDID, mn(M_BODY_PARENTID, w1));
+  let pw2 = mn(M_BODY_WELDID, mn(M_BODY_PARENTID, w2));
+  return w1 != 0 && w2 != 0 && (w1 == pw2 || w2 == pw1);
+}
+
+fn excluded(b1: i32, b2: i32) -> bool {
+  let sig = (b1 << 16u) + b2;
+  for (var i = 0; i < NEXCLUDE; i++) { if (mn(M_EXCLUDE_SIGNATURE, i) == sig) { return true; } }
+  return false;
+}
+
+// mju_makeFrame on contact k: unit normal, the tangent orthogonalised (world y or z when unset), their cross.
+fn make_frame(k: i32) -> mat3x3<f32> {
+  var n = nc_n[k];
+  let nn = length(n);
+  if (nn < MINVAL_C) { n = vec3<f32>(1.0, 0.0, 0.0); } else { n = n / nn; }
+  var t = nc_t[k];
+  if (dot(t, t) < 0.25) {
+    t = select(vec3<f32>(0.0, 0.0, 1.0), vec3<f32>(0.0, 1.0, 0.0), n.y < 0.5 && n.y > -0.5);
+  }
+  t = t - n * dot(n, t);
+  let tn = length(t);
+  if (tn < MINVAL_C) { t = vec3<f32>(1.0, 0.0, 0.0); } else { t = t / tn; }
+  return mat3x3<f32>(n, t, cross(n, t));
+}
+
+// mj_contactParam for contact c of geoms g1, g2 (see collision/params.ts).
+fn write_params(c: i32, g1: i32, g2: i32, e: u32, margin: f32) {
+  let gap = max(mr(M_GEOM_GAP, g1), mr(M_GEOM_GAP, g2));
+  dset(D_CONTACT_INCLUDEMARGIN, c, e, margin - gap);
+  let p1 = mn(M_GEOM_PRIORITY, g1);
+  let p2 = mn(M_GEOM_PRIORITY, g2);
+  var fri: vec3<f32>;
+  if (p1 != p2) {
+    let g = select(g2, g1, p1 > p2);
+    for (var i = 0; i < 2; i++) { dset(D_CONTACT_SOLREF, 2 * c + i, e, mr(M_GEOM_SOLREF, 2 * g + i)); }
+    for (var i = 0; i < 5; i++) { dset(D_CONTACT_SOLIMP, 5 * c + i, e, mr(M_GEOM_SOLIMP, 5 * g + i)); }
+    fri = m3(M_GEOM_FRICTION, g);
+  } else {
+    let s1 = mr(M_GEOM_SOLMIX, g1);
+    let s2 = mr(M_GEOM_SOLMIX, g2);
+    var mix: f32;
+    if (s1 >= MINVAL_C && s2 >= MINVAL_C) { mix = s1 / (s1 + s2); }
+    else if (s1 < MINVAL_C && s2 < MINVAL_C) { mix = 0.5; }
+    else if (s1 < MINVAL_C) { mix = 0.0; }
+    else { mix = 1.0; }
+    if (mr(M_GEOM_SOLREF, 2 * g1) > 0.0 && mr(M_GEOM_SOLREF, 2 * g2) > 0.0) {
+      for (var i = 0; i < 2; i++) { dset(D_CONTACT_SOLREF, 2 * c + i, e, mix * mr(M_GEOM_SOLREF, 2 * g1 + i) + (1.0 - mix) * mr(M_GEOM_SOLREF, 2 * g2 + i)); }
+    } else {
+      for (var i = 0; i < 2; i++) { dset(D_CONTACT_SOLREF, 2 * c + i, e, min(mr(M_GEOM_SOLREF, 2 * g1 + i), mr(M_GEOM_SOLREF, 2 * g2 + i))); }
+    }
+    for (var i = 0; i < 5; i++) { dset(D_CONTACT_SOLIMP, 5 * c + i, e, mix * mr(M_GEOM_SOLIMP, 5 * g1 + i) + (1.0 - mix) * mr(M_GEOM_SOLIMP, 5 * g2 + i)); }
+    fri = max(m3(M_GEOM_FRICTION, g1), m3(M_GEOM_FRICTION, g2));
+  }
+  dset(D_CONTACT_FRICTION, 5 * c, e, fri.x); dset(D_CONTACT_FRICTION, 5 * c + 1, e, fri.x);
+  dset(D_CONTACT_FRICTION, 5 * c + 2, e, fri.y);
+  dset(D_CONTACT_FRICTION, 5 * c + 3, e, fri.z); dset(D_CONTACT_FRICTION, 5 * c + 4, e, fri.z);
+}
+
+// Narrow phase of one ordered pair; appends its contacts after 'ncon' and returns the new count.
+fn collide_pair(ga: i32, gb: i32, e: u32, ncon0: i32) -> i32 {
+  var ncon = ncon0;
+  let margin = max(mr(M_GEOM_MARGIN, ga), mr(M_GEOM_MARGIN, gb));
+  if (bounds_apart(ga, gb, e, margin)) { return ncon; }
+  let num = narrow(ga, gb, e, margin);
+  for (var k = 0; k < num; k++) {
+    if (ncon >= MAXCON) {
+      iset(D_ERR_FLAGS, 0, e, iget(D_ERR_FLAGS, 0, e) | 4);
+      break;
+    }
+    let c = ncon;
+    ncon++;
+    dset(D_CONTACT_DIST, c, e, nc_dist[k]);
+    st3(D_CONTACT_POS, c, e, nc_pos[k]);
+    stmat(D_CONTACT_FRAME, c, e, transpose(make_frame(k)));
+    write_params(c, ga, gb, e, margin);
+    iset(D_CONTACT_GEOM, 2 * c, e, ga);
+    iset(D_CONTACT_GEOM, 2 * c + 1, e, gb);
+  }
+  return ncon;
+}
+`;
+
+export const collisionKernel: KernelDef = {
+  name: 'collision',
+  helpers: WGSL_MATH + COLLISION_HELPERS,
+  body: /* wgsl */ `
+  var ncon = 0;
+  if (OPT_COLLISION != 0) {
+    for (var b1 = 0; b1 < NBODY; b1++) {
+      let n1 = mn(M_BODY_GEOMNUM, b1);
+      if (n1 == 0) { continue; }
+      let a1 = mn(M_BODY_GEOMADR, b1);
+      for (var b2 = b1 + 1; b2 < NBODY; b2++) {
+        let n2 = mn(M_BODY_GEOMNUM, b2);
+        if (n2 == 0) { continue; }
+        if (weld_filtered(b1, b2) || excluded(b1, b2)) { continue; }
+        if (OPT_SELF_COLLISION == 0 && b1 != 0 && mn(M_BODY_ROOTID, b1) == mn(M_BODY_ROOTID, b2)) { continue; }
+        let a2 = mn(M_BODY_GEOMADR, b2);
+        for (var g1 = a1; g1 < a1 + n1; g1++) {
+          for (var g2 = a2; g2 < a2 + n2; g2++) {
+            let ct1 = mn(M_GEOM_CONTYPE, g1); let ca1 = mn(M_GEOM_CONAFFINITY, g1);
+            let ct2 = mn(M_GEOM_CONTYPE, g2); let ca2 = mn(M_GEOM_CONAFFINITY, g2);
+            if ((ct1 & ca2) == 0 && (ct2 & ca1) == 0) { continue; }
+            var ga = g1; var gb = g2;
+            if (mn(M_GEOM_TYPE, g1) > mn(M_GEOM_TYPE, g2)) { ga = g2; gb = g1; }
+            if (!has_narrow(mn(M_GEOM_TYPE, ga), mn(M_GEOM_TYPE, gb))) { continue; }
+            ncon = collide_pair(ga, gb, e, ncon);
+          }
+        }
+      }
+    }
+  }
+  iset(D_NCON, 0, e, ncon);`,
+};

@@ -1,4 +1,286 @@
+/**
+ * WGSL twin of stage `make_constraint` (src/stages/make_constraint.ts): one invocation per env builds its
+ * rows in MuJoCo's order: joint equalities, dof friction loss, joint limits, contacts (frictionless: 1 row,
+ * pyramidal: 2*(condim-1) rows). Per row: efcJ (dense MAXEFC x NV per env), efcPos, efcMargin,
+ * efcFrictionloss, efcType, efcId and the soft-constraint terms efcR, efcD, efcAref (solver/impedance.ts),
+ * diagApprox from dof/body invweight0. Rows beyond MAXEFC set errFlags bit 2 (value 4).
+ * The contact's point Jacobian difference is kept in the Data scratch field conJac.
+ * Not mirrored (as on the CPU): equality types other than joint, elliptic cones.
+ */
 import type { KernelDef } from '../runtime.js';
+import { WGSL_MATH } from '../wgsl-math.js';
 
-/** Placeholder until the WGSL make_constraint kernel lands: no constraint rows. */
-export const makeConstraintKernel: KernelDef = { name: 'make_constraint', helpers: '', body: '  iset(D_NEFC, 0, e, 0);' };
+export const IMPEDANCE_WGSL = /* wgsl */ `
+const MINVAL_I: f32 = 1e-15;
+const MINIMP: f32 = 0.0001;
+const MAXIMP: f32 = 0.9999;
+struct Solimp { dmin: f32, dmax: f32, width: f32, mid: f32, power: f32 }
+
+fn clamp_solimp(s: Solimp) -> Solimp {
+  return Solimp(clamp(s.dmin, MINIMP, MAXIMP), clamp(s.dmax, MINIMP, MAXIMP), max(0.0, s.width),
+    clamp(s.mid, MINIMP, MAXIMP), max(1.0, s.power));
+}
+// Mixed signs fall back to (0.02, 1); a time constant below 2 timesteps is raised to it.
+fn safe_solref(s: vec2<f32>) -> vec2<f32> {
+  var r = s;
+  if ((r.x > 0.0) != (r.y > 0.0)) { r = vec2<f32>(0.02, 1.0); }
+  if (r.x > 0.0) { r.x = max(r.x, 2.0 * OPT_TIMESTEP); }
+  return r;
+}
+fn imp_power(a: f32, b: f32) -> f32 {
+  if (b == 1.0) { return a; }
+  if (b == 2.0) { return a * a; }
+  return pow(a, b);
+}
+fn impedance(s: Solimp, pos: f32, margin: f32) -> f32 {
+  if (s.dmin == s.dmax || s.width <= MINVAL_I) { return 0.5 * (s.dmin + s.dmax); }
+  let x = abs((pos - margin) / s.width);
+  if (x >= 1.0) { return s.dmax; }
+  if (x <= 0.0) { return s.dmin; }
+  var y: f32;
+  if (s.power == 1.0) { y = x; }
+  else if (x <= s.mid) { y = (1.0 / imp_power(s.mid, s.power - 1.0)) * imp_power(x, s.power); }
+  else { y = 1.0 - (1.0 / imp_power(1.0 - s.mid, s.power - 1.0)) * imp_power(1.0 - x, s.power); }
+  return s.dmin + y * (s.dmax - s.dmin);
+}
+fn ref_stiffness(r: vec2<f32>, s: Solimp) -> f32 {
+  if (r.x > 0.0) { return 1.0 / max(MINVAL_I, s.dmax * s.dmax * r.x * r.x * r.y * r.y); }
+  return -r.x / max(MINVAL_I, s.dmax * s.dmax);
+}
+fn ref_damping(r: vec2<f32>, s: Solimp) -> f32 {
+  if (r.y > 0.0) { return 2.0 / max(MINVAL_I, s.dmax * r.x); }
+  return -r.y / max(MINVAL_I, s.dmax);
+}
+fn regularizer(imp: f32, diag: f32) -> f32 { return max(MINVAL_I, (1.0 - imp) * diag / imp); }
+`;
+
+const MAKE_CONSTRAINT_HELPERS = /* wgsl */ `
+var<private> mc_nefc: i32;
+var<private> mc_full: bool;
+
+fn model_solimp(base: i32, k: i32) -> Solimp {
+  return Solimp(mr(base, 5 * k), mr(base, 5 * k + 1), mr(base, 5 * k + 2), mr(base, 5 * k + 3), mr(base, 5 * k + 4));
+}
+
+// The next row index, or -1 (and the overflow flag) when the env is full.
+fn alloc_row(e: u32) -> i32 {
+  if (mc_nefc >= MAXEFC) {
+    mc_full = true;
+    iset(D_ERR_FLAGS, 0, e, iget(D_ERR_FLAGS, 0, e) | 4);
+    return -1;
+  }
+  let r = mc_nefc;
+  mc_nefc++;
+  return r;
+}
+
+fn zero_row(r: i32, e: u32) { for (var j = 0; j < NV; j++) { dset(D_EFC_J, r * NV + j, e, 0.0); } }
+
+// Everything of row r but its Jacobian (already in efcJ): aref from the row's velocity J qvel.
+fn finish_row(r: i32, e: u32, typ: i32, id: i32, pos: f32, margin: f32, floss: f32, R: f32, K: f32, B: f32, imp: f32) {
+  var vel = 0.0;
+  for (var j = 0; j < NV; j++) { vel += dget(D_EFC_J, r * NV + j, e) * dget(D_QVEL, j, e); }
+  iset(D_EFC_TYPE, r, e, typ);
+  iset(D_EFC_ID, r, e, id);
+  dset(D_EFC_POS, r, e, pos);
+  dset(D_EFC_MARGIN, r, e, margin);
+  dset(D_EFC_FRICTIONLOSS, r, e, floss);
+  dset(D_EFC_R, r, e, R);
+  dset(D_EFC_D, r, e, 1.0 / R);
+  dset(D_EFC_AREF, r, e, -B * vel - K * imp * (pos - margin));
+}
+
+// A scalar row (equality, friction loss, limit) with its own impedance.
+fn scalar_row(r: i32, e: u32, typ: i32, id: i32, pos: f32, margin: f32, floss: f32, diag: f32, sr0: vec2<f32>, si0: Solimp) {
+  let sr = safe_solref(sr0);
+  let si = clamp_solimp(si0);
+  let imp = impedance(si, pos, margin);
+  var K = ref_stiffness(sr, si);
+  if (typ == 1) { K = 0.0; }
+  finish_row(r, e, typ, id, pos, margin, floss, regularizer(imp, diag), K, ref_damping(sr, si), imp);
+}
+
+fn equality_rows(e: u32) {
+  for (var i = 0; i < NEQ; i++) {
+    if (mc_full) { return; }
+    if (mn(M_EQ_ACTIVE0, i) == 0 || mn(M_EQ_TYPE, i) != 2) { continue; }
+    let j1 = mn(M_EQ_OBJ1ID, i);
+    let j2 = mn(M_EQ_OBJ2ID, i);
+    let c = 11 * i;
+    let dof1 = mn(M_JNT_DOFADR, j1);
+    let qa1 = mn(M_JNT_QPOSADR, j1);
+    let q1 = dget(D_QPOS, qa1, e) - mr(M_QPOS0, qa1);
+    var pos: f32;
+    var dA = mr(M_DOF_INVWEIGHT0, dof1);
+    var dof2 = -1;
+    var deriv = 0.0;
+    if (j2 >= 0) {
+      dof2 = mn(M_JNT_DOFADR, j2);
+      let qa2 = mn(M_JNT_QPOSADR, j2);
+      let x = dget(D_QPOS, qa2, e) - mr(M_QPOS0, qa2);
+      let a0 = mr(M_EQ_DATA, c); let a1 = mr(M_EQ_DATA, c + 1); let a2 = mr(M_EQ_DATA, c + 2);
+      let a3 = mr(M_EQ_DATA, c + 3); let a4 = mr(M_EQ_DATA, c + 4);
+      pos = q1 - a0 - (a1 * x + a2 * x * x + a3 * x * x * x + a4 * x * x * x * x);
+      deriv = a1 + 2.0 * a2 * x + 3.0 * a3 * x * x + 4.0 * a4 * x * x * x;
+      dA += mr(M_DOF_INVWEIGHT0, dof2);
+    } else {
+      pos = q1 - mr(M_EQ_DATA, c);
+    }
+    // a row that cancels to zero (q1 coupled to itself with slope 1) is no constraint
+    if (dof2 == dof1 && 1.0 - deriv == 0.0) { continue; }
+    let r = alloc_row(e);
+    if (r < 0) { return; }
+    zero_row(r, e);
+    dset(D_EFC_J, r * NV + dof1, e, 1.0);
+    if (dof2 >= 0) { dset(D_EFC_J, r * NV + dof2, e, dget(D_EFC_J, r * NV + dof2, e) - deriv); }
+    scalar_row(r, e, 0, i, pos, 0.0, 0.0, dA, vec2<f32>(mr(M_EQ_SOLREF, 2 * i), mr(M_EQ_SOLREF, 2 * i + 1)), model_solimp(M_EQ_SOLIMP, i));
+  }
+}
+
+fn friction_rows(e: u32) {
+  for (var i = 0; i < NV; i++) {
+    if (mc_full) { return; }
+    let floss = mr(M_DOF_FRICTIONLOSS, i);
+    if (!(floss > 0.0)) { continue; }
+    let r = alloc_row(e);
+    if (r < 0) { return; }
+    zero_row(r, e);
+    dset(D_EFC_J, r * NV + i, e, 1.0);
+    scalar_row(r, e, 1, i, 0.0, 0.0, floss, mr(M_DOF_INVWEIGHT0, i), vec2<f32>(mr(M_DOF_SOLREF, 2 * i), mr(M_DOF_SOLREF, 2 * i + 1)), model_solimp(M_DOF_SOLIMP, i));
+  }
+}
+
+fn limit_rows(e: u32) {
+  if (OPT_JOINT_LIMIT == 0) { return; }
+  for (var j = 0; j < NJNT; j++) {
+    if (mc_full) { return; }
+    if (mn(M_JNT_LIMITED, j) == 0) { continue; }
+    let t = mn(M_JNT_TYPE, j);
+    if (t != 2 && t != 3) { continue; }
+    let margin = mr(M_JNT_MARGIN, j);
+    let value = dget(D_QPOS, mn(M_JNT_QPOSADR, j), e);
+    let dof = mn(M_JNT_DOFADR, j);
+    for (var side = -1; side <= 1; side += 2) {
+      let sgn = f32(side);
+      let dist = sgn * (mr(M_JNT_RANGE, 2 * j + (side + 1) / 2) - value);
+      if (!(dist < margin)) { continue; }
+      let r = alloc_row(e);
+      if (r < 0) { return; }
+      zero_row(r, e);
+      dset(D_EFC_J, r * NV + dof, e, -sgn);
+      scalar_row(r, e, 3, j, dist, margin, 0.0, mr(M_DOF_INVWEIGHT0, dof), vec2<f32>(mr(M_JNT_SOLREF, 2 * j), mr(M_JNT_SOLREF, 2 * j + 1)), model_solimp(M_JNT_SOLIMP, j));
+    }
+  }
+}
+
+// The first body at or above b that has dofs (0: welded to the world).
+fn moving_body(b0: i32) -> i32 {
+  var b = b0;
+  while (b != 0 && mn(M_BODY_DOFNUM, b) == 0) { b = mn(M_BODY_PARENTID, b); }
+  return b;
+}
+
+fn contact_condim(g1: i32, g2: i32) -> i32 {
+  let p1 = mn(M_GEOM_PRIORITY, g1);
+  let p2 = mn(M_GEOM_PRIORITY, g2);
+  if (p1 > p2) { return mn(M_GEOM_CONDIM, g1); }
+  if (p1 < p2) { return mn(M_GEOM_CONDIM, g2); }
+  return max(mn(M_GEOM_CONDIM, g1), mn(M_GEOM_CONDIM, g2));
+}
+
+// conJac += sign * (point Jacobian of p on body): per dof, translational then rotational part.
+fn add_point_jacobian(body: i32, p: vec3<f32>, sgn: f32, e: u32) {
+  let root = mn(M_BODY_ROOTID, body);
+  let o = p - ld3(D_SUBTREE_COM, root, e);
+  let b = moving_body(body);
+  if (b == 0) { return; }
+  var i = mn(M_BODY_DOFADR, b) + mn(M_BODY_DOFNUM, b) - 1;
+  while (i >= 0) {
+    let w = vec3<f32>(dget(D_CDOF, 6 * i, e), dget(D_CDOF, 6 * i + 1, e), dget(D_CDOF, 6 * i + 2, e));
+    let v = vec3<f32>(dget(D_CDOF, 6 * i + 3, e), dget(D_CDOF, 6 * i + 4, e), dget(D_CDOF, 6 * i + 5, e));
+    let lin = v + cross(w, o);
+    for (var k = 0; k < 3; k++) {
+      dset(D_CON_JAC, 6 * i + k, e, dget(D_CON_JAC, 6 * i + k, e) + sgn * lin[k]);
+      dset(D_CON_JAC, 6 * i + 3 + k, e, dget(D_CON_JAC, 6 * i + 3 + k, e) + sgn * w[k]);
+    }
+    i = mn(M_DOF_PARENTID, i);
+  }
+}
+
+// Row fr of the contact's frame (0 normal, 1-2 tangents) applied to dof j's Jacobian (rot: rotational part).
+fn frame_jac(frame: mat3x3<f32>, fr: i32, rot: bool, j: i32, e: u32) -> f32 {
+  let o = select(0, 3, rot);
+  let jv = vec3<f32>(dget(D_CON_JAC, 6 * j + o, e), dget(D_CON_JAC, 6 * j + o + 1, e), dget(D_CON_JAC, 6 * j + o + 2, e));
+  return dot(frame[fr], jv);
+}
+
+fn contact_rows(e: u32) {
+  let ncon = iget(D_NCON, 0, e);
+  for (var c = 0; c < ncon; c++) {
+    if (mc_full) { return; }
+    let dist = dget(D_CONTACT_DIST, c, e);
+    let includemargin = dget(D_CONTACT_INCLUDEMARGIN, c, e);
+    if (dist >= includemargin) { continue; }
+    let g1 = iget(D_CONTACT_GEOM, 2 * c, e);
+    let g2 = iget(D_CONTACT_GEOM, 2 * c + 1, e);
+    let b1 = mn(M_GEOM_BODYID, g1);
+    let b2 = mn(M_GEOM_BODYID, g2);
+    if (moving_body(b1) == 0 && moving_body(b2) == 0) { continue; }
+    let dim = contact_condim(g1, g2);
+    let p = ld3(D_CONTACT_POS, c, e);
+    for (var k = 0; k < 6 * NV; k++) { dset(D_CON_JAC, k, e, 0.0); }
+    add_point_jacobian(b2, p, 1.0, e);
+    add_point_jacobian(b1, p, -1.0, e);
+    // frame rows as columns of a matrix: frame[r] is row r of contactFrame
+    var frame: mat3x3<f32>;
+    for (var r = 0; r < 3; r++) { frame[r] = vec3<f32>(dget(D_CONTACT_FRAME, 9 * c + 3 * r, e), dget(D_CONTACT_FRAME, 9 * c + 3 * r + 1, e), dget(D_CONTACT_FRAME, 9 * c + 3 * r + 2, e)); }
+    let tran = mr(M_BODY_INVWEIGHT0, 2 * b1) + mr(M_BODY_INVWEIGHT0, 2 * b2);
+    let rotw = mr(M_BODY_INVWEIGHT0, 2 * b1 + 1) + mr(M_BODY_INVWEIGHT0, 2 * b2 + 1);
+    let sr = safe_solref(vec2<f32>(dget(D_CONTACT_SOLREF, 2 * c, e), dget(D_CONTACT_SOLREF, 2 * c + 1, e)));
+    let si = clamp_solimp(Solimp(dget(D_CONTACT_SOLIMP, 5 * c, e), dget(D_CONTACT_SOLIMP, 5 * c + 1, e), dget(D_CONTACT_SOLIMP, 5 * c + 2, e), dget(D_CONTACT_SOLIMP, 5 * c + 3, e), dget(D_CONTACT_SOLIMP, 5 * c + 4, e)));
+    let imp = impedance(si, dist, includemargin);
+    let K = ref_stiffness(sr, si);
+    let B = ref_damping(sr, si);
+    if (dim == 1) {
+      let r = alloc_row(e);
+      if (r < 0) { return; }
+      for (var j = 0; j < NV; j++) { dset(D_EFC_J, r * NV + j, e, frame_jac(frame, 0, false, j, e)); }
+      finish_row(r, e, 5, c, dist, includemargin, 0.0, regularizer(imp, tran), K, B, imp);
+      continue;
+    }
+    // pyramidal: one R for all edges, matching the elliptic cone's friction impedance (impratio)
+    let mu0 = dget(D_CONTACT_FRICTION, 5 * c, e);
+    let R0 = regularizer(imp, tran + mu0 * mu0 * tran);
+    let R1 = R0 / max(MINVAL_I, OPT_IMPRATIO);
+    let mu = mu0 * sqrt(R1 / R0);
+    let Rpy = 2.0 * mu * mu * R0;
+    for (var k = 1; k < dim; k++) {
+      let muk = dget(D_CONTACT_FRICTION, 5 * c + k - 1, e);
+      for (var s = 0; s < 2; s++) {
+        let smu = select(-muk, muk, s == 0);
+        let r = alloc_row(e);
+        if (r < 0) { return; }
+        for (var j = 0; j < NV; j++) {
+          let jn = frame_jac(frame, 0, false, j, e);
+          let jk = frame_jac(frame, select(k - 3, k, k < 3), k >= 3, j, e);
+          dset(D_EFC_J, r * NV + j, e, jn + smu * jk);
+        }
+        finish_row(r, e, 6, c, dist, includemargin, 0.0, Rpy, K, B, imp);
+      }
+    }
+  }
+}
+`;
+
+export const makeConstraintKernel: KernelDef = {
+  name: 'make_constraint',
+  helpers: WGSL_MATH + IMPEDANCE_WGSL + MAKE_CONSTRAINT_HELPERS,
+  body: /* wgsl */ `
+  mc_nefc = 0;
+  mc_full = false;
+  equality_rows(e);
+  friction_rows(e);
+  limit_rows(e);
+  contact_rows(e);
+  iset(D_NEFC, 0, e, mc_nefc);`,
+};

@@ -1,8 +1,360 @@
+/**
+ * WGSL twin of stage `solve` (src/stages/solve.ts with solver/primal.ts, problem.ts, linesearch.ts): one
+ * invocation per env runs MuJoCo's primal solver on that env's rows and stops on its own (per-env early exit).
+ * Newton (H = M + J'DJ over quadratic rows, dense Cholesky in solH, refactored only when the quadratic set
+ * changes) or CG when OPT_SOLVER == 1 (Polak-Ribiere, preconditioned by M), both with the exact line search.
+ * Warm start from qaccWarmstart when it costs no more than qacc_smooth; tolerances scaled by the inertia of
+ * the constrained kinematic trees; dofs of untouched trees keep qacc_smooth.
+ *
+ * Writes qacc, qfrcConstraint, efcForce, efcState and the timers: timerIterations, timerActive (rows not
+ * satisfied), timerContacts (ncon), timerLsIterations. The CPU's slot 0 (ns per env) has no GPU twin: WGSL
+ * has no shader clock. Rows are dense (the CPU skips zero columns; the sums are the same).
+ * Row types: 0 equality, 1 dof friction, 2 tendon friction; states: 0 satisfied, 1 quadratic, 2/3 linear.
+ */
 import type { KernelDef } from '../runtime.js';
 
-/** Placeholder until the WGSL solve kernel lands: qacc = qacc_smooth. */
+const SOLVE_HELPERS = /* wgsl */ `
+const MINVAL_S: f32 = 1e-15;
+var<private> sv_nefc: i32;
+var<private> sv_scale: f32;
+var<private> sv_cost: f32;
+var<private> sv_nactive: i32;
+var<private> sv_qg: vec3<f32>;      // the Gauss term's quadratic along the search: cost, slope, curvature/2
+var<private> ls_evals: i32;
+
+// dst = M src (nv-vector fields)
+fn mul_m(dst: u32, src: u32, e: u32) {
+  for (var i = 0; i < NV; i++) {
+    var s = 0.0;
+    for (var j = 0; j < NV; j++) { s += dget(D_Q_M, i * NV + j, e) * dget(src, j, e); }
+    dset(dst, i, e, s);
+  }
+}
+// dst = J src, minus aref when asked (nefc-vector dst)
+fn mul_j(dst: u32, src: u32, minus_aref: bool, e: u32) {
+  for (var r = 0; r < sv_nefc; r++) {
+    var s = 0.0;
+    for (var j = 0; j < NV; j++) { s += dget(D_EFC_J, r * NV + j, e) * dget(src, j, e); }
+    if (minus_aref) { s -= dget(D_EFC_AREF, r, e); }
+    dset(dst, r, e, s);
+  }
+}
+
+// Forces and states from jar (a field of nefc values); returns the constraint cost and counts active rows.
+fn constraint_cost(jar: u32, e: u32) -> f32 {
+  var cost = 0.0;
+  var nactive = 0;
+  for (var i = 0; i < sv_nefc; i++) {
+    let x = dget(jar, i, e);
+    let t = iget(D_EFC_TYPE, i, e);
+    let D = dget(D_EFC_D, i, e);
+    var force = 0.0;
+    var state = 1;
+    if (t == 0) {
+      force = -D * x;
+      cost += 0.5 * D * x * x;
+    } else if (t == 1 || t == 2) {
+      let f = dget(D_EFC_FRICTIONLOSS, i, e);
+      let R = dget(D_EFC_R, i, e);
+      let Rf = R * f;
+      if (x <= -Rf) { force = f; cost += -0.5 * R * f * f - f * x; state = 2; }
+      else if (x >= Rf) { force = -f; cost += -0.5 * R * f * f + f * x; state = 3; }
+      else { force = -D * x; cost += 0.5 * D * x * x; }
+    } else if (x >= 0.0) {
+      state = 0;
+    } else {
+      force = -D * x;
+      cost += 0.5 * D * x * x;
+    }
+    dset(D_EFC_FORCE, i, e, force);
+    iset(D_EFC_STATE, i, e, state);
+    if (state != 0) { nactive++; }
+  }
+  sv_nactive = nactive;
+  return cost;
+}
+
+// 1/2 (M qacc - qfrc_smooth)'(qacc - qacc_smooth), with solMa = M qacc
+fn gauss_cost(e: u32) -> f32 {
+  var g = 0.0;
+  for (var i = 0; i < NV; i++) {
+    g += 0.5 * (dget(D_SOL_MA, i, e) - dget(D_QFRC_SMOOTH, i, e)) * (dget(D_QACC, i, e) - dget(D_QACC_SMOOTH, i, e));
+  }
+  return g;
+}
+
+// From solJaref and solMa: forces, states, qfrc_constraint = J' force, the total cost.
+fn update_constraint(e: u32) {
+  let c = constraint_cost(D_SOL_JAREF, e);
+  for (var j = 0; j < NV; j++) { dset(D_QFRC_CONSTRAINT, j, e, 0.0); }
+  for (var r = 0; r < sv_nefc; r++) {
+    let f = dget(D_EFC_FORCE, r, e);
+    if (f == 0.0) { continue; }
+    for (var j = 0; j < NV; j++) {
+      dset(D_QFRC_CONSTRAINT, j, e, dget(D_QFRC_CONSTRAINT, j, e) + dget(D_EFC_J, r * NV + j, e) * f);
+    }
+  }
+  let g = gauss_cost(e);
+  sv_qg.x = g;
+  sv_cost = c + g;
+}
+
+// Dense Cholesky of the lower triangle of solH in place (mju_cholFactor, pivots raised to MINVAL).
+fn chol_factor(e: u32) {
+  for (var j = 0; j < NV; j++) {
+    var t = dget(D_SOL_H, j * NV + j, e);
+    for (var k = 0; k < j; k++) { let l = dget(D_SOL_H, j * NV + k, e); t -= l * l; }
+    if (t < MINVAL_S) { t = MINVAL_S; }
+    let djj = sqrt(t);
+    dset(D_SOL_H, j * NV + j, e, djj);
+    let inv = 1.0 / djj;
+    for (var i = j + 1; i < NV; i++) {
+      var s = dget(D_SOL_H, i * NV + j, e);
+      for (var k = 0; k < j; k++) { s -= dget(D_SOL_H, i * NV + k, e) * dget(D_SOL_H, j * NV + k, e); }
+      dset(D_SOL_H, i * NV + j, e, s * inv);
+    }
+  }
+}
+
+// H = M (+ J' diag(D) J over quadratic rows for Newton), factored.
+fn factor(newton: bool, e: u32) {
+  for (var i = 0; i < NV; i++) { for (var j = 0; j <= i; j++) { dset(D_SOL_H, i * NV + j, e, dget(D_Q_M, i * NV + j, e)); } }
+  if (newton) {
+    for (var r = 0; r < sv_nefc; r++) {
+      if (iget(D_EFC_STATE, r, e) != 1) { continue; }
+      let dr = dget(D_EFC_D, r, e);
+      for (var i = 0; i < NV; i++) {
+        let ji = dget(D_EFC_J, r * NV + i, e);
+        if (ji == 0.0) { continue; }
+        let da = dr * ji;
+        for (var j = 0; j <= i; j++) {
+          dset(D_SOL_H, i * NV + j, e, dget(D_SOL_H, i * NV + j, e) + da * dget(D_EFC_J, r * NV + j, e));
+        }
+      }
+    }
+  }
+  chol_factor(e);
+}
+
+// grad = M qacc - qfrc_smooth - qfrc_constraint
+fn compute_gradient(e: u32) {
+  for (var i = 0; i < NV; i++) {
+    dset(D_SOL_GRAD, i, e, dget(D_SOL_MA, i, e) - dget(D_QFRC_SMOOTH, i, e) - dget(D_QFRC_CONSTRAINT, i, e));
+  }
+}
+
+// Mgrad = (L L')^-1 grad
+fn precondition(e: u32) {
+  for (var i = 0; i < NV; i++) {
+    var s = dget(D_SOL_GRAD, i, e);
+    for (var k = 0; k < i; k++) { s -= dget(D_SOL_H, i * NV + k, e) * dget(D_SOL_MGRAD, k, e); }
+    dset(D_SOL_MGRAD, i, e, s / dget(D_SOL_H, i * NV + i, e));
+  }
+  for (var i = NV - 1; i >= 0; i--) {
+    var s = dget(D_SOL_MGRAD, i, e);
+    for (var k = i + 1; k < NV; k++) { s -= dget(D_SOL_H, k * NV + i, e) * dget(D_SOL_MGRAD, k, e); }
+    dset(D_SOL_MGRAD, i, e, s / dget(D_SOL_H, i * NV + i, e));
+  }
+}
+
+// Cost, slope and curvature (x, y, z, w = alpha, cost, d0, d1) along the search at alpha.
+fn ls_eval(alpha: f32, e: u32) -> vec4<f32> {
+  var q0 = sv_qg.x; var q1 = sv_qg.y; var q2 = sv_qg.z;
+  for (var i = 0; i < sv_nefc; i++) {
+    let t = iget(D_EFC_TYPE, i, e);
+    let start = dget(D_SOL_JAREF, i, e);
+    let dir = dget(D_SOL_JV, i, e);
+    let D = dget(D_EFC_D, i, e);
+    let dj = D * start;
+    let a0 = 0.5 * start * dj;
+    let a1 = dir * dj;
+    let a2 = 0.5 * dir * D * dir;
+    if (t == 0) { q0 += a0; q1 += a1; q2 += a2; continue; }
+    let x = start + alpha * dir;
+    if (t == 1 || t == 2) {
+      let f = dget(D_EFC_FRICTIONLOSS, i, e);
+      let Rf = dget(D_EFC_R, i, e) * f;
+      if (-Rf < x && x < Rf) { q0 += a0; q1 += a1; q2 += a2; }
+      else if (x <= -Rf) { q0 += f * (-0.5 * Rf - start); q1 += -f * dir; }
+      else { q0 += f * (-0.5 * Rf + start); q1 += f * dir; }
+      continue;
+    }
+    if (x < 0.0) { q0 += a0; q1 += a1; q2 += a2; }
+  }
+  ls_evals++;
+  let d1 = 2.0 * q2;
+  return vec4<f32>(alpha, alpha * alpha * q2 + alpha * q1 + q0, 2.0 * alpha * q2 + q1, select(MINVAL_S, d1, d1 > 0.0));
+}
+
+fn ls_newton(pt: vec4<f32>, e: u32) -> vec4<f32> { return ls_eval(pt.x - pt.z / pt.w, e); }
+
+// True when candidate c has a smaller slope of the same sign as bracket end b (b then moves to c).
+fn better_end(b: vec4<f32>, c: vec4<f32>) -> bool {
+  return (b.z < 0.0 && c.z < 0.0 && b.z < c.z) || (b.z > 0.0 && c.z > 0.0 && b.z > c.z);
+}
+
+// MuJoCo's exact line search along solSearch; returns the step (0: no improvement).
+fn line_search(tolerance: f32, max_evals: i32, e: u32) -> f32 {
+  ls_evals = 0;
+  var search_norm = 0.0;
+  for (var i = 0; i < NV; i++) { let s = dget(D_SOL_SEARCH, i, e); search_norm += s * s; }
+  search_norm = sqrt(search_norm);
+  if (search_norm < MINVAL_S) { return 0.0; }
+  let gtol = tolerance * search_norm / sv_scale;
+  mul_m(D_SOL_MV, D_SOL_SEARCH, e);
+  mul_j(D_SOL_JV, D_SOL_SEARCH, false, e);
+  var a = 0.0; var b = 0.0; var c = 0.0;
+  for (var i = 0; i < NV; i++) {
+    let s = dget(D_SOL_SEARCH, i, e);
+    a += s * dget(D_SOL_MA, i, e);
+    b += dget(D_QFRC_SMOOTH, i, e) * s;
+    c += s * dget(D_SOL_MV, i, e);
+  }
+  sv_qg.y = a - b;
+  sv_qg.z = 0.5 * c;
+
+  let p0 = ls_eval(0.0, e);
+  var p1 = ls_newton(p0, e);
+  if (p0.y < p1.y) { p1 = p0; }
+  if (abs(p1.z) < gtol) { return p1.x; }
+  let dir = select(-1.0, 1.0, p1.z < 0.0);
+  var bracketed = false;
+  var p2 = p1;
+  while (p1.z * dir <= -gtol && ls_evals < max_evals) {
+    p2 = p1;
+    bracketed = true;
+    p1 = ls_newton(p1, e);
+    if (abs(p1.z) < gtol) { return p1.x; }
+  }
+  if (ls_evals >= max_evals || !bracketed) { return p1.x; }
+
+  var p2next = p1;
+  var p1next = ls_newton(p1, e);
+  while (ls_evals < max_evals) {
+    let pmid = ls_eval(0.5 * (p1.x + p2.x), e);
+    var cand = array<vec4<f32>, 3>(p1next, p2next, pmid);
+    var best = -1;
+    for (var i = 0; i < 3; i++) {
+      if (abs(cand[i].z) < gtol && (best == -1 || cand[i].y < cand[best].y)) { best = i; }
+    }
+    if (best >= 0) { return cand[best].x; }
+    var moved1 = false;
+    for (var i = 0; i < 3; i++) { if (better_end(p1, cand[i])) { p1 = cand[i]; moved1 = true; } }
+    if (moved1) { p1next = ls_newton(p1, e); }
+    var moved2 = false;
+    for (var i = 0; i < 3; i++) { if (better_end(p2, cand[i])) { p2 = cand[i]; moved2 = true; } }
+    if (moved2) { p2next = ls_newton(p2, e); }
+    if (!moved1 && !moved2) { return pmid.x; }
+  }
+  if (p1.y <= p2.y && p1.y < p0.y) { return p1.x; }
+  if (p2.y <= p1.y && p2.y < p0.y) { return p2.x; }
+  return 0.0;
+}
+
+// The root dof of dof j's kinematic tree.
+fn tree_of(j: i32) -> i32 {
+  var r = j;
+  while (mn(M_DOF_PARENTID, r) >= 0) { r = mn(M_DOF_PARENTID, r); }
+  return r;
+}
+
+// Marks the constrained trees, sets the tolerance scale, and picks the start: warm start unless qacc_smooth
+// costs less; dofs of unconstrained trees take qacc_smooth.
+fn warmstart(e: u32) {
+  for (var j = 0; j < NV; j++) { iset(D_SOL_TOUCHED, j, e, 0); }
+  for (var r = 0; r < sv_nefc; r++) {
+    for (var j = 0; j < NV; j++) { if (dget(D_EFC_J, r * NV + j, e) != 0.0) { iset(D_SOL_TOUCHED, tree_of(j), e, 1); } }
+  }
+  var inertia = 0.0;
+  for (var j = 0; j < NV; j++) { if (iget(D_SOL_TOUCHED, tree_of(j), e) != 0) { inertia += dget(D_Q_M, j * NV + j, e); } }
+  sv_scale = 1.0 / inertia;
+  for (var j = 0; j < NV; j++) { dset(D_QACC, j, e, dget(D_QACC_WARMSTART, j, e)); }
+  mul_j(D_SOL_JAREF, D_QACC, true, e);
+  mul_m(D_SOL_MA, D_QACC, e);
+  let cost_warm = constraint_cost(D_SOL_JAREF, e) + gauss_cost(e);
+  mul_j(D_SOL_JV, D_QACC_SMOOTH, true, e);
+  let cost_smooth = constraint_cost(D_SOL_JV, e);
+  let smooth_start = cost_warm > cost_smooth;
+  for (var j = 0; j < NV; j++) {
+    if (smooth_start || iget(D_SOL_TOUCHED, tree_of(j), e) == 0) { dset(D_QACC, j, e, dget(D_QACC_SMOOTH, j, e)); }
+  }
+}
+
+// solvePrimal from qacc; returns (iterations, line-search evaluations).
+fn solve_primal(newton: bool, e: u32) -> vec2<i32> {
+  mul_m(D_SOL_MA, D_QACC, e);
+  mul_j(D_SOL_JAREF, D_QACC, true, e);
+  update_constraint(e);
+  factor(newton, e);
+  compute_gradient(e);
+  precondition(e);
+  for (var i = 0; i < NV; i++) { dset(D_SOL_SEARCH, i, e, -dget(D_SOL_MGRAD, i, e)); }
+  var iter = 0;
+  var ls_total = 0;
+  while (iter < OPT_ITERATIONS) {
+    let alpha = line_search(OPT_TOLERANCE * OPT_LS_TOLERANCE, OPT_LS_ITERATIONS, e);
+    ls_total += ls_evals;
+    if (alpha == 0.0) { break; }
+    for (var i = 0; i < NV; i++) {
+      dset(D_QACC, i, e, dget(D_QACC, i, e) + alpha * dget(D_SOL_SEARCH, i, e));
+      dset(D_SOL_MA, i, e, dget(D_SOL_MA, i, e) + alpha * dget(D_SOL_MV, i, e));
+    }
+    for (var r = 0; r < sv_nefc; r++) { dset(D_SOL_JAREF, r, e, dget(D_SOL_JAREF, r, e) + alpha * dget(D_SOL_JV, r, e)); }
+    if (!newton) {
+      for (var i = 0; i < NV; i++) { dset(D_SOL_GRAD_OLD, i, e, dget(D_SOL_GRAD, i, e)); dset(D_SOL_MGRAD_OLD, i, e, dget(D_SOL_MGRAD, i, e)); }
+    } else {
+      for (var r = 0; r < sv_nefc; r++) { iset(D_SOL_OLD_STATE, r, e, iget(D_EFC_STATE, r, e)); }
+    }
+    let old_cost = sv_cost;
+    update_constraint(e);
+    compute_gradient(e);
+    var gnorm = 0.0;
+    for (var i = 0; i < NV; i++) { let g = dget(D_SOL_GRAD, i, e); gnorm += g * g; }
+    let improvement = sv_scale * (old_cost - sv_cost);
+    let gradient = sv_scale * sqrt(gnorm);
+    iter++;
+    if (improvement < OPT_TOLERANCE || gradient < OPT_TOLERANCE || iter >= OPT_ITERATIONS) { break; }
+    if (newton) {
+      var changed = false;
+      for (var r = 0; r < sv_nefc; r++) {
+        if ((iget(D_EFC_STATE, r, e) == 1) != (iget(D_SOL_OLD_STATE, r, e) == 1)) { changed = true; break; }
+      }
+      if (changed) { factor(true, e); }
+    }
+    precondition(e);
+    if (newton) {
+      for (var i = 0; i < NV; i++) { dset(D_SOL_SEARCH, i, e, -dget(D_SOL_MGRAD, i, e)); }
+    } else {
+      var num = 0.0;
+      var den = 0.0;
+      for (var i = 0; i < NV; i++) {
+        num += dget(D_SOL_GRAD, i, e) * (dget(D_SOL_MGRAD, i, e) - dget(D_SOL_MGRAD_OLD, i, e));
+        den += dget(D_SOL_GRAD_OLD, i, e) * dget(D_SOL_MGRAD_OLD, i, e);
+      }
+      let beta = max(0.0, num / max(MINVAL_S, den));
+      for (var i = 0; i < NV; i++) { dset(D_SOL_SEARCH, i, e, -dget(D_SOL_MGRAD, i, e) + beta * dget(D_SOL_SEARCH, i, e)); }
+    }
+  }
+  return vec2<i32>(iter, ls_total);
+}
+`;
+
 export const solveKernel: KernelDef = {
   name: 'solve',
-  helpers: '',
-  body: `  for (var d = 0; d < NV; d++) { dset(D_QACC, d, e, dget(D_QACC_SMOOTH, d, e)); dset(D_QFRC_CONSTRAINT, d, e, 0.0); }`,
+  helpers: SOLVE_HELPERS,
+  body: /* wgsl */ `
+  sv_nefc = iget(D_NEFC, 0, e);
+  var stats = vec2<i32>(0, 0);
+  var nactive = 0;
+  if (sv_nefc == 0 || NV == 0) {
+    for (var j = 0; j < NV; j++) { dset(D_QACC, j, e, dget(D_QACC_SMOOTH, j, e)); dset(D_QFRC_CONSTRAINT, j, e, 0.0); }
+  } else {
+    warmstart(e);
+    stats = solve_primal(OPT_SOLVER != 1, e);
+    nactive = sv_nactive;
+  }
+  iset(D_TIMER_ITERATIONS, 0, e, stats.x);
+  iset(D_TIMER_ACTIVE, 0, e, nactive);
+  iset(D_TIMER_CONTACTS, 0, e, iget(D_NCON, 0, e));
+  iset(D_TIMER_LS_ITERATIONS, 0, e, stats.y);`,
 };
