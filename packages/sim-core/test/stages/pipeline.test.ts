@@ -69,4 +69,15 @@ describe('CPU pipeline', () => {
     const rk4: Model = { ...p.model, opt: { ...p.model.opt, integrator: Integrator.RK4 } };
     expect(() => stepCpu(rk4, makeData(rk4, 1, '64'), 0, 1)).toThrow(/integrator 'RK4' is not supported/);
   });
+
+  test('a model without dofs steps (time advances, static poses are computed)', async () => {
+    const p = await pairFromXml(`<mujoco><worldbody><geom type="plane" size="1 1 0.1"/>
+      <body pos="0 0 0.5" euler="0 0 90"><geom type="box" size="0.1 0.1 0.1"/></body></worldbody></mujoco>`);
+    expect(p.model.nv).toBe(0);
+    const d = makeData(p.model, 2, '64');
+    stepCpu(p.model, d, 0, 2);
+    expect(Array.from(d.time)).toEqual([0.002, 0.002]);
+    p.mj.mj_forward(p.mm, p.md);
+    expect(Array.from(d.xmat.subarray(9 * 2, 9 * 2 + 2))).toEqual([p.md.xmat[9], p.md.xmat[9]]);
+  });
 });
