@@ -20,7 +20,8 @@ export interface SliceLayout {
   lanes: Lane[];
   /** Lane number of lane 0 of each track, by track id. */
   laneOfTrack: Map<number, number>;
-  /** End time (ts + dur) of each slice. */
+  /** Start time and end time (ts + dur) of each slice. */
+  tsOf: Float64Array;
   endOf: Float64Array;
 }
 
@@ -62,18 +63,7 @@ export function layoutSlices(trace: TraceModel, byId = tracksById(trace)): Slice
     trackOf[i] = t;
     if (i > 0 && (tsOf[i - 1]! > ts || (tsOf[i - 1] === ts && endOf[i - 1]! < ts + dur))) sorted = false;
   }
-  let order: Int32Array;
-  if (sorted) {
-    order = new Int32Array(n);
-    for (let i = 0; i < n; i++) order[i] = i;
-  } else {
-    // Array.prototype.sort is TimSort, fast on the nearly sorted order a recorder produces (children
-    // complete, and are appended, before their parents).
-    const indices = new Array<number>(n);
-    for (let i = 0; i < n; i++) indices[i] = i;
-    indices.sort((a, b) => tsOf[a]! - tsOf[b]! || endOf[b]! - endOf[a]! || a - b);
-    order = Int32Array.from(indices);
-  }
+  const order = sorted ? identity(n) : startOrder(tsOf, endOf);
 
   const lanes: Lane[] = [];
   const laneOfTrack = new Map<number, number>();
@@ -111,7 +101,39 @@ export function layoutSlices(trace: TraceModel, byId = tracksById(trace)): Slice
     depthOf[i] = stack.length;
     stack.push(end);
   }
-  return { order, laneOf, depthOf, lanes, laneOfTrack, endOf };
+  return { order, laneOf, depthOf, lanes, laneOfTrack, tsOf, endOf };
+}
+
+function identity(n: number): Int32Array {
+  const order = new Int32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  return order;
+}
+
+/**
+ * Slice indices by start, longest first, then index. A recorder appends each slice when it ends, so the
+ * input is sorted except for parents that come after their children: those few are pulled out, sorted
+ * apart and merged back, which costs far less than sorting everything with a comparator.
+ */
+function startOrder(tsOf: Float64Array, endOf: Float64Array): Int32Array {
+  const n = tsOf.length;
+  // a comes before b: earlier start, or same start and later end (the parent), or same slice shape and lower index.
+  const before = (a: number, b: number): boolean =>
+    tsOf[a]! < tsOf[b]! || (tsOf[a] === tsOf[b] && (endOf[a]! > endOf[b]! || (endOf[a] === endOf[b] && a < b)));
+  const inOrder = new Int32Array(n);
+  let m = 0;
+  const misplaced: number[] = [];
+  for (let i = 0; i < n; i++) {
+    if (m === 0 || before(inOrder[m - 1]!, i)) inOrder[m++] = i;
+    else misplaced.push(i);
+  }
+  misplaced.sort((a, b) => (before(a, b) ? -1 : 1));
+  const order = new Int32Array(n);
+  let x = 0, y = 0, k = 0;
+  while (x < m && y < misplaced.length) order[k++] = before(inOrder[x]!, misplaced[y]!) ? inOrder[x++]! : misplaced[y++]!;
+  while (x < m) order[k++] = inOrder[x++]!;
+  while (y < misplaced.length) order[k++] = misplaced[y++]!;
+  return order;
 }
 
 /** Indices of items sorted by ts (stable); skips the sort when they already are. */

@@ -151,6 +151,18 @@ export class PacketBuffer {
   }
 }
 
+/** Unchecked varint of a non-negative integer below 2^32 at `p` (the caller made room); returns the new end. */
+export function putVarint(b: Buffer, p: number, v: number): number {
+  while (v > 127) { b[p++] = (v & 0x7f) | 0x80; v >>>= 7; }
+  b[p++] = v;
+  return p;
+}
+
+/** Unchecked varint of a 64-bit value given as two unsigned 32-bit halves; returns the new end. */
+export function putVarint64(b: Buffer, p: number, lo: number, hi: number): number {
+  return writeVarint64(b, p, lo >>> 0, hi >>> 0);
+}
+
 function writeVarint64(b: Buffer, p: number, lo: number, hi: number): number {
   while (hi > 0 || lo > 127) {
     b[p++] = (lo & 0x7f) | 0x80;

@@ -10,7 +10,7 @@ import {
 } from './common.js';
 import { FileSink } from './file-sink.js';
 import { layoutSlices, sortedByTs, tracksById } from './layout.js';
-import { PacketBuffer } from './packet-buffer.js';
+import { PacketBuffer, putVarint, putVarint64 } from './packet-buffer.js';
 import { loadPerfettoSchema } from './schema.js';
 
 export const SEQ_INCREMENTAL_STATE_CLEARED = 1;
@@ -22,6 +22,8 @@ export const TYPE_COUNTER = 4;
 
 const COUNTER_UNITS: Record<string, number> = { ns: 1, count: 2, bytes: 3 };
 const TWO_32 = 4294967296;
+/** Interned names per table before the writer starts a fresh interning state (see clearIncrementalState). */
+const INTERN_LIMIT = 4096;
 
 export interface PerfettoStreamWriterOptions {
   /** Host wall clock (epoch ns) of relative time 0; packet timestamps are baseTimeNs + ts. */
@@ -39,6 +41,8 @@ export interface PerfettoStreamWriterOptions {
 
 interface DeclaredTrack {
   uuid: number;
+  /** The track_uuid field (tag and varint) of TrackEvent, pre-encoded for the hand-written encoder. */
+  uuidField: Uint8Array;
   kind: TrackKind;
   name: string;
 }
@@ -58,6 +62,14 @@ function intern(table: InternTable, name: string): number {
     table.fresh.push({ iid, name });
   }
   return iid;
+}
+
+/** A varint field: tag byte, then the value. */
+function encodeField(tag: number, value: number): Uint8Array {
+  const b = new PacketBuffer(16);
+  b.varint(tag);
+  b.varint(value);
+  return b.take();
 }
 
 /** A small deterministic hash, to keep track uuids of different traces apart when files are merged. */
@@ -87,7 +99,11 @@ export class PerfettoStreamWriter {
   private readonly writer = protobuf.Writer.create();
   private readonly packets = new PacketBuffer();
   private packetCount = 0;
+  /** trusted_packet_sequence_id field plus the track_event tag, pre-encoded. */
+  private readonly eventHead: Uint8Array;
   private tsLow = 0;
+  /** Set when the interning tables were reset; the next packet carries SEQ_INCREMENTAL_STATE_CLEARED. */
+  private stateCleared = false;
   private tsHigh = 0;
   private readonly names = newTable();
   private readonly categories = newTable();
@@ -100,6 +116,7 @@ export class PerfettoStreamWriter {
     this.sequenceId = options.sequenceId ?? 1;
     this.chunkBytes = options.chunkBytes ?? 256 * 1024;
     this.direct = (options.encoder ?? 'direct') === 'direct';
+    this.eventHead = Buffer.concat([encodeField(0x50, this.sequenceId), Buffer.from([0x5a])]);
     if (options.baseTimeNs < 0n) throw new Error(`perfetto: baseTimeNs must not be negative (${options.baseTimeNs})`);
     this.baseHi = Number(options.baseTimeNs / 4294967296n);
     this.baseLo = Number(options.baseTimeNs % 4294967296n);
@@ -192,8 +209,24 @@ export class PerfettoStreamWriter {
     } else {
       descriptor = { uuid, parentUuid, name };
     }
-    this.tracks.set(key, { uuid, kind: track.kind, name });
+    this.tracks.set(key, { uuid, kind: track.kind, name, uuidField: encodeField(0x58, uuid) });
     this.writePacket({ trackDescriptor: descriptor });
+  }
+
+  /**
+   * Forgets every interned name: the next packet says "incremental state cleared" and interns afresh. Keeps
+   * the tables (and the importer's) small when names are unique, e.g. one `ProfilerStep#k` per step.
+   */
+  private internTablesFull(): boolean {
+    return this.names.ids.size >= INTERN_LIMIT || this.categories.ids.size >= INTERN_LIMIT || this.annotationNames.ids.size >= INTERN_LIMIT;
+  }
+
+  private clearIncrementalState(): void {
+    for (const table of [this.names, this.categories, this.annotationNames]) {
+      table.ids.clear();
+      table.fresh = [];
+    }
+    this.stateCleared = true;
   }
 
   /** The declared non-counter track `key`; the error message is only built when it is needed. */
@@ -206,12 +239,13 @@ export class PerfettoStreamWriter {
   }
 
   begin(track: number, name: string, category: string, ts: number, args?: Args, flowIds?: number[], terminatingFlowIds?: number[]): void {
-    const uuid = this.track(track, 'slice', name).uuid;
-    this.event(ts, TYPE_SLICE_BEGIN, uuid, intern(this.names, name), intern(this.categories, category), args, flowIds, terminatingFlowIds);
+    if (this.internTablesFull()) this.clearIncrementalState();
+    const t = this.track(track, 'slice', name);
+    this.event(ts, TYPE_SLICE_BEGIN, t, intern(this.names, name), intern(this.categories, category), args, flowIds, terminatingFlowIds);
   }
 
   end(track: number, ts: number): void {
-    this.event(ts, TYPE_SLICE_END, this.track(track, 'slice end').uuid, 0, 0);
+    this.event(ts, TYPE_SLICE_END, this.track(track, 'slice end'), 0, 0);
   }
 
   /** A complete slice as a BEGIN/END pair (there is no complete-event type in Perfetto's TrackEvent). */
@@ -221,14 +255,15 @@ export class PerfettoStreamWriter {
   }
 
   instant(track: number, name: string, category: string, ts: number, args?: Args): void {
-    const uuid = this.track(track, 'instant', name).uuid;
-    this.event(ts, TYPE_INSTANT, uuid, intern(this.names, name), intern(this.categories, category), args);
+    if (this.internTablesFull()) this.clearIncrementalState();
+    const t = this.track(track, 'instant', name);
+    this.event(ts, TYPE_INSTANT, t, intern(this.names, name), intern(this.categories, category), args);
   }
 
   counter(track: number, ts: number, value: number): void {
     const t = this.tracks.get(track);
     if (!t || t.kind !== 'counter') throw new Error(`perfetto: counter sample on ${t ? 'non-counter' : 'undeclared'} track ${track}`);
-    this.event(ts, TYPE_COUNTER, t.uuid, 0, 0, undefined, undefined, undefined, value);
+    this.event(ts, TYPE_COUNTER, t, 0, 0, undefined, undefined, undefined, value);
   }
 
   /** TraceMetadata as JSON on an instant 'gsprof.metadata' (category '__metadata') at ts 0. */
@@ -252,17 +287,21 @@ export class PerfettoStreamWriter {
   }
 
   private flags(): number {
-    return this.packetCount === 0 ? SEQ_INCREMENTAL_STATE_CLEARED | SEQ_NEEDS_INCREMENTAL_STATE : SEQ_NEEDS_INCREMENTAL_STATE;
+    if (this.packetCount === 0 || this.stateCleared) {
+      this.stateCleared = false;
+      return SEQ_INCREMENTAL_STATE_CLEARED | SEQ_NEEDS_INCREMENTAL_STATE;
+    }
+    return SEQ_NEEDS_INCREMENTAL_STATE;
   }
 
   /** One TrackEvent packet. nameIid/categoryIid 0 = none; counterValue set only for COUNTER events. */
   private event(
-    ts: number, type: number, trackUuid: number, nameIid: number, categoryIid: number,
+    ts: number, type: number, track: DeclaredTrack, nameIid: number, categoryIid: number,
     args?: Args, flowIds?: number[], terminatingFlowIds?: number[], counterValue?: number,
   ): void {
     this.absolute(ts);
-    if (this.direct) this.directEvent(type, trackUuid, nameIid, categoryIid, args, flowIds, terminatingFlowIds, counterValue);
-    else this.objectEvent(type, trackUuid, nameIid, categoryIid, args, flowIds, terminatingFlowIds, counterValue);
+    if (this.direct) this.directEvent(type, track, nameIid, categoryIid, args, flowIds, terminatingFlowIds, counterValue);
+    else this.objectEvent(type, track.uuid, nameIid, categoryIid, args, flowIds, terminatingFlowIds, counterValue);
   }
 
   private objectEvent(
@@ -290,46 +329,58 @@ export class PerfettoStreamWriter {
     this.writePacket({ timestamp, trackEvent: event, sequenceFlags: this.flags() });
   }
 
-  /** The same packet as objectEvent, encoded by hand (fields in number order, as protobufjs writes them). */
+  /**
+   * The same packet as objectEvent, encoded by hand (fields in number order, as protobufjs writes them).
+   * The fixed parts are pre-encoded: the sequence-id field and each track's uuid field.
+   */
   private directEvent(
-    type: number, trackUuid: number, nameIid: number, categoryIid: number,
+    type: number, track: DeclaredTrack, nameIid: number, categoryIid: number,
     args?: Args, flowIds?: number[], terminatingFlowIds?: number[], counterValue?: number,
   ): void {
     const b = this.packets;
-    b.varint(0x0a); // Trace.packet
-    const packet = b.open();
-    b.varint(0x40); b.varint64(this.tsLow, this.tsHigh); // timestamp = 8
-    b.varint(0x50); b.varint(this.sequenceId); // trusted_packet_sequence_id = 10
-    b.varint(0x5a); // track_event = 11
-    const event = b.open();
-    if (categoryIid) { b.varint(0x18); b.varint(categoryIid); } // category_iids = 3
+    const nFlows = (flowIds ? flowIds.length : 0) + (terminatingFlowIds ? terminatingFlowIds.length : 0);
+    // Room for everything but the args: tags, marks, 64-bit timestamp, iids, uuid, counter, flags.
+    b.ensure(96 + nFlows * 10);
+    let buf = b.buf;
+    let p = b.pos;
+    buf[p++] = 0x0a; // Trace.packet
+    const packet = p++;
+    buf[p++] = 0x40; // timestamp = 8
+    p = putVarint64(buf, p, this.tsLow, this.tsHigh);
+    const head = this.eventHead; // trusted_packet_sequence_id = 10, then the track_event = 11 tag
+    for (let i = 0; i < head.length; i++) buf[p++] = head[i]!;
+    const event = p++;
+    if (categoryIid) { buf[p++] = 0x18; p = putVarint(buf, p, categoryIid); } // category_iids = 3
     if (args) {
-      for (const key in args) {
-        const v = args[key];
-        if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') continue;
-        b.varint(0x22); // debug_annotations = 4
-        const annotation = b.open();
-        b.varint(0x08); b.varint(intern(this.annotationNames, key)); // name_iid = 1
-        if (typeof v === 'string') { b.varint(0x32); b.string(v); } // string_value = 6
-        else if (typeof v === 'boolean') { b.varint(0x10); b.varint(v ? 1 : 0); } // bool_value = 2
-        else if (Number.isSafeInteger(v)) { b.varint(0x20); b.int64(v); } // int_value = 4
-        else { b.varint(0x29); b.double(v); } // double_value = 5
-        b.close(annotation);
-      }
+      b.pos = p;
+      this.directAnnotations(args);
+      b.ensure(96 + nFlows * 10);
+      buf = b.buf;
+      p = b.pos;
     }
-    b.varint(0x48); b.varint(type); // type = 9
-    if (nameIid) { b.varint(0x50); b.varint(nameIid); } // name_iid = 10
-    b.varint(0x58); b.varint(trackUuid); // track_uuid = 11
+    buf[p++] = 0x48; buf[p++] = type; // type = 9
+    if (nameIid) { buf[p++] = 0x50; p = putVarint(buf, p, nameIid); } // name_iid = 10
+    const uuid = track.uuidField; // track_uuid = 11
+    for (let i = 0; i < uuid.length; i++) buf[p++] = uuid[i]!;
+    b.pos = p;
     if (counterValue !== undefined) { b.varint(353); b.double(counterValue); } // double_counter_value = 44
     if (flowIds) for (const id of flowIds) { b.varint(377); b.fixed64(id); } // flow_ids = 47
     if (terminatingFlowIds) for (const id of terminatingFlowIds) { b.varint(385); b.fixed64(id); } // terminating_flow_ids = 48
     b.close(event);
-    const interned = this.takeInterned();
-    if (interned) { // interned_data = 12 (rare: first use of a name), encoded by protobufjs
+    if (this.hasFreshNames()) { // interned_data = 12: names used for the first time since the last reset
       b.varint(0x62);
-      const bytes = this.schema.InternedData.encode(interned).finish();
-      b.varint(bytes.length);
-      b.bytes(bytes);
+      const interned = b.open();
+      for (const [tag, table] of [[0x0a, this.categories], [0x12, this.names], [0x1a, this.annotationNames]] as const) {
+        for (const { iid, name } of table.fresh) {
+          b.varint(tag); // event_categories = 1 | event_names = 2 | debug_annotation_names = 3
+          const entry = b.open();
+          b.varint(0x08); b.varint(iid); // iid = 1
+          b.varint(0x12); b.string(name); // name = 2
+          b.close(entry);
+        }
+        table.fresh = [];
+      }
+      b.close(interned);
     }
     b.varint(0x68); b.varint(this.flags()); // sequence_flags = 13
     if (this.packetCount === 0) { b.varint(696); b.varint(1); } // first_packet_on_sequence = 87
@@ -338,9 +389,45 @@ export class PerfettoStreamWriter {
     if (b.pos >= this.chunkBytes) this.handOver();
   }
 
+  /** debug_annotations = 4: {name_iid = 1, then bool = 2 | int = 4 | double = 5 | string = 6}. */
+  private directAnnotations(args: Args): void {
+    const b = this.packets;
+    for (const key in args) {
+      const v = args[key];
+      if (typeof v === 'string') {
+        b.ensure(16);
+        b.buf[b.pos++] = 0x22;
+        const annotation = b.open();
+        b.buf[b.pos++] = 0x08;
+        b.varint(intern(this.annotationNames, key));
+        b.buf[b.pos++] = 0x32;
+        b.string(v);
+        b.close(annotation);
+        continue;
+      }
+      if (typeof v !== 'number' && typeof v !== 'boolean') continue;
+      b.ensure(32);
+      const buf = b.buf;
+      let p = b.pos;
+      buf[p++] = 0x22;
+      const annotation = p++;
+      buf[p++] = 0x08;
+      p = putVarint(buf, p, intern(this.annotationNames, key));
+      if (typeof v === 'boolean') { buf[p++] = 0x10; buf[p++] = v ? 1 : 0; }
+      else if (v >= 0 && v < TWO_32 && Number.isInteger(v)) { buf[p++] = 0x20; p = putVarint(buf, p, v); }
+      else { b.pos = p; if (Number.isSafeInteger(v)) { b.varint(0x20); b.int64(v); } else { b.varint(0x29); b.double(v); } p = b.pos; }
+      buf[annotation] = p - annotation - 1; // at most 1 + 10 + 1 + 10 bytes: the length fits one byte
+      b.pos = p;
+    }
+  }
+
+  private hasFreshNames(): boolean {
+    return this.names.fresh.length > 0 || this.categories.fresh.length > 0 || this.annotationNames.fresh.length > 0;
+  }
+
   private takeInterned(): Record<string, unknown> | undefined {
     const { names, categories, annotationNames } = this;
-    if (names.fresh.length === 0 && categories.fresh.length === 0 && annotationNames.fresh.length === 0) return undefined;
+    if (!this.hasFreshNames()) return undefined;
     const interned: Record<string, unknown> = {};
     if (categories.fresh.length > 0) { interned.eventCategories = categories.fresh; categories.fresh = []; }
     if (names.fresh.length > 0) { interned.eventNames = names.fresh; names.fresh = []; }
@@ -351,10 +438,8 @@ export class PerfettoStreamWriter {
   /** A packet given as an object (descriptors, and every packet with the protobufjs encoder). */
   private writePacket(packet: Record<string, unknown>): void {
     packet.trustedPacketSequenceId = this.sequenceId;
-    if (this.packetCount === 0) {
-      packet.sequenceFlags = SEQ_INCREMENTAL_STATE_CLEARED | SEQ_NEEDS_INCREMENTAL_STATE;
-      packet.firstPacketOnSequence = true;
-    }
+    if (this.packetCount === 0 || this.stateCleared) packet.sequenceFlags = this.flags();
+    if (this.packetCount === 0) packet.firstPacketOnSequence = true;
     const interned = this.takeInterned();
     if (interned) packet.internedData = interned;
     if (this.direct) {
@@ -436,8 +521,9 @@ export async function writePerfettoTraceFile(
   try {
     const names = new Set<string>([METADATA_EVENT]);
     const categories = new Set<string>([METADATA_CATEGORY]);
-    for (const s of slices) { names.add(s.name); categories.add(s.category); }
-    for (const e of trace.instants) { names.add(e.name); categories.add(e.category); }
+    // The first packet carries the names seen early on; later ones are interned as they first appear.
+    for (const s of slices.slice(0, 1024)) { names.add(s.name); categories.add(s.category); }
+    for (const e of trace.instants.slice(0, 1024)) { names.add(e.name); categories.add(e.category); }
     if (trace.envTimers.length > 0) { names.add(ENV_TIMERS_EVENT); categories.add(ENV_TIMERS_CATEGORY); }
     const annotations = [METADATA_ARG, ...(trace.envTimers.length > 0 ? ['step', 'n_envs', 'labels', 'values_b64'] : [])];
     w.preIntern(names, categories, annotations);
@@ -458,34 +544,46 @@ export async function writePerfettoTraceFile(
     const counterOrder = sortedByTs(trace.counters, 'counter sample');
     const timerOrder = sortedByTs(trace.envTimers, 'env timer sample');
     const open = new EndHeap(layout.endOf, layout.depthOf);
+    const { order, tsOf, endOf, laneOf } = layout;
+    const hasFlows = trace.flows.length > 0;
+    const laneOfKey = laneKey;
     const n = slices.length;
+    // Closes (SLICE_END) every open slice that ends at or before t: a slice ending where another begins is a sibling.
+    const closeUntil = (t: number): void => {
+      while (open.size > 0) {
+        const i = open.peek();
+        const end = endOf[i]!;
+        if (end > t) return;
+        open.pop();
+        w.end(laneOfKey[laneOf[i]!]!, end);
+      }
+    };
     let si = 0, ii = 0, ci = 0, ti = 0;
     for (;;) {
-      const tBegin = si < n ? slices[layout.order[si]!]!.ts : Infinity;
       const tInstant = ii < instantOrder.length ? trace.instants[instantOrder[ii]!]!.ts : Infinity;
       const tCounter = ci < counterOrder.length ? trace.counters[counterOrder[ci]!]!.ts : Infinity;
       const tTimer = ti < timerOrder.length ? trace.envTimers[timerOrder[ti]!]!.ts : Infinity;
-      const t = Math.min(tBegin, tInstant, tCounter, tTimer);
-      // Slices that end at or before the next event close first (a slice ending where another begins is a sibling).
-      while (open.size > 0) {
-        const i = open.peek();
-        const end = layout.endOf[i]!;
-        if (end > t) break;
-        open.pop();
-        w.end(laneKey[layout.laneOf[i]!]!, end);
-      }
-      if (t === Infinity) break;
-      if (tBegin === t) {
-        const i = layout.order[si++]!;
+      const tOther = Math.min(tInstant, tCounter, tTimer);
+      // The bulk: slice begins up to the next instant, counter or timer sample (begins first on ties).
+      while (si < n) {
+        const i = order[si]!;
+        const ts = tsOf[i]!;
+        if (ts > tOther) break;
+        closeUntil(ts);
         const s = slices[i]!;
-        w.begin(laneKey[layout.laneOf[i]!]!, s.name, s.category, s.ts, s.args, flowsOut.get(i), flowsIn.get(i));
+        w.begin(laneOfKey[laneOf[i]!]!, s.name, s.category, ts, s.args, hasFlows ? flowsOut.get(i) : undefined, hasFlows ? flowsIn.get(i) : undefined);
         open.push(i);
-      } else if (tInstant === t) {
+        si++;
+        if (w.needsDrain) await w.drain();
+      }
+      closeUntil(tOther);
+      if (tOther === Infinity) break;
+      if (tInstant === tOther) {
         const k = instantOrder[ii++]!;
         const e = trace.instants[k]!;
         if (!byId.has(e.track)) throw new Error(`trace: instant ${k} ('${e.name}') is on unknown track ${e.track}`);
         w.instant(e.track, e.name, e.category, e.ts, e.args);
-      } else if (tCounter === t) {
+      } else if (tCounter === tOther) {
         const k = counterOrder[ci++]!;
         const c = trace.counters[k]!;
         if (!byId.has(c.track)) throw new Error(`trace: counter sample ${k} is on unknown track ${c.track}`);

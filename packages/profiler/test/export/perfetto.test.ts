@@ -21,6 +21,22 @@ async function written(name: string, trace: TraceModel = sampleTrace()): Promise
 
 const rel = (ts: bigint): number => Number(ts - BASE_TIME_NS);
 
+/** Names and args of BEGIN events, resolving iids against the state at that point of the sequence. */
+function decodeEventsPerSequence(packets: Packet[]): Array<{ name: string; args: Record<string, unknown> }> {
+  let names = new Map<string, string>(), keys = new Map<string, string>();
+  const out: Array<{ name: string; args: Record<string, unknown> }> = [];
+  for (const p of packets) {
+    if ((p.sequenceFlags ?? 0) & 1) { names = new Map(); keys = new Map(); }
+    for (const e of p.internedData?.eventNames ?? []) names.set(e.iid, e.name);
+    for (const e of p.internedData?.debugAnnotationNames ?? []) keys.set(e.iid, e.name);
+    if (p.trackEvent?.type !== 1) continue;
+    const args: Record<string, unknown> = {};
+    for (const d of p.trackEvent.debugAnnotations ?? []) args[keys.get(d.nameIid)!] = Number(d.intValue);
+    out.push({ name: names.get(p.trackEvent.nameIid)!, args });
+  }
+  return out;
+}
+
 describe('writePerfettoTrace', () => {
   it('decodes as a Trace under the .proto schema and passes the structural validator', async () => {
     const { bytes, packets } = await written('valid.pftrace');
@@ -106,6 +122,23 @@ describe('writePerfettoTrace', () => {
     const ts = packets.filter((p) => p.trackEvent).map((p) => BigInt(p.timestamp));
     for (let i = 1; i < ts.length; i++) expect(ts[i]! >= ts[i - 1]!).toBe(true);
     expect(ts.some((t) => (t - BASE_TIME_NS) % 1000n !== 0n)).toBe(true);
+  });
+
+  it('starts a fresh interning state when unique names pile up, and every name still decodes', async () => {
+    const trace = sampleTrace(1);
+    for (let k = 0; k < 10_000; k++) {
+      trace.slices.push({ track: TRACK.host, name: `Unique#${k}`, category: "user_annotation", ts: 2_000_000 + k * 10, dur: 5, args: { [`key${k}`]: k } });
+    }
+    const { packets } = await written('unique-names.pftrace', trace);
+    expect(validatePackets(packets)).toEqual([]);
+    const clears = packets.filter((p) => (p.sequenceFlags ?? 0) & 1);
+    expect(clears.length).toBeGreaterThanOrEqual(3);
+    for (const p of packets) for (const table of ['eventNames', 'debugAnnotationNames']) expect((p.internedData?.[table] ?? []).length).toBeLessThanOrEqual(4096);
+    const decoded = decodeEventsPerSequence(packets);
+    for (let k = 0; k < 10_000; k += 997) {
+      const s = decoded.find((d) => d.name === `Unique#${k}`);
+      expect(s?.args).toEqual({ [`key${k}`]: k });
+    }
   });
 
   it('moves partially overlapping slices to an overflow track so BEGIN/END stay balanced', async () => {

@@ -1,0 +1,156 @@
+// Exporter benchmark: events/s, bytes/event and peak memory of gsprof's Chrome JSON and Perfetto writers
+// against chrome-trace-event (the baseline named in our design), in one process on the same events.
+//
+//   npm run bench:profiler                 (1M events, 1 run each)
+//   npm run bench:profiler -- --events 200000 --reps 2
+//
+// An "event" is one complete slice: name, category, ts, dur, pid/tid, args {step, kernel}. Perfetto writes it
+// as a BEGIN/END packet pair; Chrome as one X event. Memory: peak RSS and heap sampled every 10 ms while
+// each writer runs, minus what the process held just before it started (the 1M-event trace itself).
+import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { finished } from 'node:stream/promises';
+import { parseArgs } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { Tracer } from 'chrome-trace-event';
+import { emptyTrace, writeChromeTrace, writePerfettoTrace, writePerfettoTraceWithOptions, type TraceModel } from '@gsprof/profiler';
+
+const { values: opts } = parseArgs({
+  options: { events: { type: 'string', default: '1000000' }, reps: { type: 'string', default: '1' } },
+});
+const nEvents = Number(opts.events);
+const reps = Number(opts.reps);
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+const KERNELS = ['kinematics', 'com', 'crb', 'factor_m', 'passive', 'rne', 'smooth_acc', 'collision', 'solve', 'integrate'];
+const HOST_PID = 4242, GPU_PID = 1_000_001;
+
+/** nEvents slices: per step a ProfilerStep and a submit on the host thread, kernels back to back on the queue. */
+function buildTrace(n: number): TraceModel {
+  const trace = emptyTrace({
+    baseTimeNs: 1_764_680_000_000_000_000n, traceName: 'bench', producer: 'gsprof bench', hostname: 'bench',
+    pid: HOST_PID, deviceProperties: [{ id: 0, name: 'bench' }], syncEachStep: false, run: {},
+  });
+  trace.processes.push({ pid: HOST_PID, name: 'node', kind: 'cpu' }, { pid: GPU_PID, name: 'GPU 0', kind: 'gpu' });
+  trace.tracks.push({ id: 1, kind: 'thread', name: 'main', pid: HOST_PID, tid: HOST_PID }, { id: 2, kind: 'gpu_queue', name: 'queue 0', pid: GPU_PID, tid: 0 });
+  let t = 0;
+  for (let step = 0; trace.slices.length < n; step++) {
+    const start = t;
+    trace.slices.push({ track: 1, name: 'queue.submit', category: 'cuda_runtime', ts: t + 1_000, dur: 5_123, args: { step } });
+    t += 10_000;
+    for (const kernel of KERNELS) {
+      if (trace.slices.length >= n - 1) break;
+      trace.slices.push({ track: 2, name: kernel, category: 'kernel', ts: t, dur: 7_321, args: { step, kernel } });
+      t += 8_017;
+    }
+    trace.slices.push({ track: 1, name: `ProfilerStep#${step}`, category: 'user_annotation', ts: start, dur: t - start, args: { step } });
+  }
+  return trace;
+}
+
+interface Result { name: string; seconds: number; cpuSeconds: number; bytes: number; rssMiB: number; heapMiB: number }
+
+async function measure(name: string, path: string, run: () => Promise<void>): Promise<Result> {
+  gc();
+  const before = process.memoryUsage();
+  let peakRss = before.rss, peakHeap = before.heapUsed;
+  const sampler = setInterval(() => {
+    const m = process.memoryUsage();
+    peakRss = Math.max(peakRss, m.rss);
+    peakHeap = Math.max(peakHeap, m.heapUsed);
+  }, 10);
+  const t0 = process.hrtime.bigint();
+  const c0 = process.cpuUsage();
+  await run();
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  const cpu = process.cpuUsage(c0);
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+  clearInterval(sampler);
+  const m = process.memoryUsage();
+  peakRss = Math.max(peakRss, m.rss);
+  peakHeap = Math.max(peakHeap, m.heapUsed);
+  const mib = (b: number) => b / 2 ** 20;
+  return { name, seconds, cpuSeconds, bytes: statSync(path).size, rssMiB: mib(peakRss - before.rss), heapMiB: mib(peakHeap - before.heapUsed) };
+}
+
+/** The baseline: chrome-trace-event streaming to a file (its documented use); it has no backpressure. */
+async function baseline(trace: TraceModel, path: string): Promise<void> {
+  const tracer = new Tracer();
+  const out = createWriteStream(path);
+  tracer.pipe(out);
+  const tids = new Map(trace.tracks.map((t) => [t.id, { pid: t.pid, tid: t.tid ?? t.id }]));
+  for (const s of trace.slices) {
+    const { pid, tid } = tids.get(s.track)!;
+    // chrome-trace-event needs cat as an array, and takes ts/dur in µs.
+    tracer.completeEvent({ name: s.name, cat: [s.category], ts: s.ts / 1000, dur: s.dur / 1000, pid, tid, args: s.args });
+  }
+  tracer.push(null);
+  await finished(out);
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'gsprof-bench-'));
+try {
+  console.log(`building a trace of ${nEvents.toLocaleString('en-US')} slices...`);
+  const trace = buildTrace(nEvents);
+  const warm = (name: string, t: TraceModel, p: string): Promise<void> =>
+    name.startsWith('chrome-trace-event') ? baseline(t, p)
+      : name.includes('protobufjs') ? writePerfettoTraceWithOptions(t, p, { encoder: 'protobufjs' })
+      : name.includes('Perfetto') ? writePerfettoTrace(t, p) : writeChromeTrace(t, p);
+  const writers: Array<[string, string, (p: string) => Promise<void>]> = [
+    ['gsprof Chrome JSON', 'trace.json', (p) => writeChromeTrace(trace, p)],
+    ['gsprof Chrome JSON .gz', 'trace.json.gz', (p) => writeChromeTrace(trace, p)],
+    ['gsprof Perfetto .pftrace', 'trace.pftrace', (p) => writePerfettoTrace(trace, p)],
+    // The same file through protobufjs's encode for every packet: the case for the hand-written encoder.
+    ['gsprof Perfetto, protobufjs encoder', 'trace-pbjs.pftrace', (p) => writePerfettoTraceWithOptions(trace, p, { encoder: 'protobufjs' })],
+    // Last: its unbounded buffering would inflate the others' memory readings.
+    ['chrome-trace-event (baseline)', 'baseline.json', (p) => baseline(trace, p)],
+  ];
+  // Warm-up: every writer once on a small trace, so that no one pays JIT compilation in the measured run.
+  const small = buildTrace(Math.min(50_000, nEvents));
+  for (const [name, file] of writers) {
+    const path = join(dir, `warm-${file}`);
+    await warm(name, small, path);
+    rmSync(path);
+  }
+  const results: Result[] = [];
+  for (const [name, file, write] of writers) {
+    let best: Result | undefined;
+    for (let r = 0; r < reps; r++) {
+      const path = join(dir, file);
+      const result = await measure(name, path, () => write(path));
+      rmSync(path);
+      if (!best || result.seconds < best.seconds) best = result;
+    }
+    results.push(best!);
+    console.log(`  ${name}: ${best!.seconds.toFixed(2)} s wall, ${best!.cpuSeconds.toFixed(2)} s CPU`);
+  }
+  const base = results.at(-1)!;
+  // Rates by wall time and by CPU time (user+sys of the whole process, zlib's threads included): on a
+  // shared, busy machine the CPU-time rate is the steadier of the two.
+  const wall = (r: Result) => nEvents / r.seconds;
+  const cpu = (r: Result) => nEvents / r.cpuSeconds;
+  const m = (x: number) => `${(x / 1e6).toFixed(2)} M/s`;
+  console.log(`\nExporters, ${nEvents.toLocaleString('en-US')} slices, best of ${reps} (node ${process.version}):`);
+  console.log('| writer | events/s (wall) | vs baseline | events/s (CPU) | vs baseline | bytes/event | peak RSS delta | peak heap delta |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const r of results) {
+    console.log(
+      `| ${r.name} | ${m(wall(r))} | ${(wall(r) / wall(base)).toFixed(1)}x | ${m(cpu(r))} | ${(cpu(r) / cpu(base)).toFixed(1)}x | ` +
+        `${(r.bytes / nEvents).toFixed(1)} | ${r.rssMiB.toFixed(0)} MiB | ${r.heapMiB.toFixed(0)} MiB |`,
+    );
+  }
+  const ours = results.filter((r) => r.name.startsWith('gsprof') && !r.name.includes('protobufjs encoder'));
+  const slowest = (rate: (r: Result) => number) => Math.min(...ours.map((r) => rate(r) / rate(base))).toFixed(1);
+  console.log(`\nslowest gsprof writer vs chrome-trace-event: ${slowest(wall)}x by wall time, ${slowest(cpu)}x by CPU time (goal: >= 5x)`);
+  const direct = results.find((r) => r.name === 'gsprof Perfetto .pftrace')!;
+  const pbjs = results.find((r) => r.name.includes('protobufjs encoder'))!;
+  console.log(`hand-written Perfetto encoder vs protobufjs: ${(pbjs.seconds / direct.seconds).toFixed(1)}x by wall time, ` +
+    `${(pbjs.cpuSeconds / direct.cpuSeconds).toFixed(1)}x by CPU time (kept only if >= 2x)`);
+  console.log(`load average at the end: ${loadavg().map((x) => x.toFixed(1)).join(' ')} on ${cpus().length} CPUs`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

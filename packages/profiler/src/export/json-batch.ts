@@ -1,0 +1,144 @@
+// A reusable byte batch for the Chrome JSON writer. The hot path (one X event per slice) appends pre-encoded
+// pieces and digits straight into the buffer, so writing a million events allocates almost nothing; rarer
+// events go through `text()` as ordinary strings.
+
+/** Characters that JSON.stringify escapes (quotes, backslash, controls, lone surrogate halves). */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** A JSON string literal; plain names (nearly all of them) skip JSON.stringify. */
+export function quote(s: string): string {
+  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : '"' + s + '"';
+}
+
+/** Integer ns -> µs with exactly three decimals, exact for any safe integer. */
+export function formatMicros(ns: number): string {
+  let n = Math.round(ns);
+  let sign = '';
+  if (n < 0) { sign = '-'; n = -n; }
+  const us = Math.floor(n / 1000);
+  const rem = n - us * 1000;
+  return sign + us + (rem >= 100 ? '.' : rem >= 10 ? '.0' : '.00') + rem;
+}
+
+export class JsonBatch {
+  buf: Buffer;
+  pos = 0;
+  private spare: Buffer[] = [];
+
+  constructor(capacity: number) {
+    this.buf = Buffer.allocUnsafe(capacity);
+  }
+
+  private useBuffer(b: Buffer): void {
+    this.buf = b;
+  }
+
+  ensure(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
+    this.buf.copy(bigger, 0, 0, this.pos);
+    this.buf = bigger;
+  }
+
+  /**
+   * Hands out the bytes so far without copying and continues in a spare buffer; pass the returned bytes to
+   * `recycle` once they have been written, so a long export cycles through a few buffers instead of
+   * allocating (and garbage-collecting) one per batch.
+   */
+  takeShared(): Buffer {
+    const out = this.buf.subarray(0, this.pos);
+    this.useBuffer(this.spare.pop() ?? Buffer.allocUnsafe(this.buf.length));
+    this.pos = 0;
+    return out;
+  }
+
+  recycle(used: Buffer): void {
+    if (this.spare.length < 8) this.spare.push(Buffer.from(used.buffer, used.byteOffset, used.buffer.byteLength - used.byteOffset));
+  }
+
+  /** Copies out the bytes so far and starts over. */
+  take(): Buffer {
+    const out = Buffer.from(this.buf.subarray(0, this.pos));
+    this.pos = 0;
+    return out;
+  }
+
+  /** Any string, UTF-8 encoded. */
+  text(s: string): void {
+    this.ensure(s.length * 3);
+    this.pos += this.buf.write(s, this.pos);
+  }
+
+  /** Pre-encoded bytes; short pieces are copied by hand (cheaper than a native call). */
+  bytes(b: Buffer): void {
+    const n = b.length;
+    this.ensure(n);
+    const buf = this.buf;
+    let p = this.pos;
+    if (n <= 32) for (let i = 0; i < n; i++) buf[p++] = b[i]!;
+    else { buf.set(b, p); p += n; }
+    this.pos = p;
+  }
+
+  /** A JSON string literal of `s`: printable ASCII is copied char by char, anything else goes through quote(). */
+  string(s: string): void {
+    const n = s.length;
+    this.ensure(n + 2);
+    const buf = this.buf;
+    let p = this.pos;
+    buf[p++] = 34;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c < 32 || c === 34 || c === 92 || c > 126) {
+        this.text(quote(s));
+        return;
+      }
+      buf[p++] = c;
+    }
+    buf[p++] = 34;
+    this.pos = p;
+  }
+
+  /** Decimal digits of a non-negative safe integer. */
+  private digits(n: number): void {
+    this.ensure(20);
+    const buf = this.buf;
+    let len = 1;
+    for (let x = n; x >= 10; x = Math.floor(x / 10)) len++;
+    let p = this.pos + len;
+    this.pos = p;
+    do {
+      const q = Math.floor(n / 10);
+      buf[--p] = 48 + (n - q * 10);
+      n = q;
+    } while (n > 0);
+  }
+
+  /** A JSON number: integers as digits, other finite numbers as JavaScript prints them, else null. */
+  number(v: number): void {
+    if (Number.isSafeInteger(v)) {
+      if (v < 0) { this.ensure(1); this.buf[this.pos++] = 45; v = -v; }
+      this.digits(v);
+    } else {
+      this.text(Number.isFinite(v) ? String(v) : 'null');
+    }
+  }
+
+  /** ns as µs with exactly three decimals. */
+  micros(ns: number): void {
+    let n = Math.round(ns);
+    if (!Number.isSafeInteger(n)) { this.text(formatMicros(ns)); return; }
+    if (n < 0) { this.ensure(1); this.buf[this.pos++] = 45; n = -n; }
+    const us = Math.floor(n / 1000);
+    const rem = n - us * 1000;
+    this.digits(us);
+    this.ensure(4);
+    const buf = this.buf;
+    const p = this.pos;
+    buf[p] = 46;
+    buf[p + 1] = 48 + Math.floor(rem / 100);
+    buf[p + 2] = 48 + (Math.floor(rem / 10) % 10);
+    buf[p + 3] = 48 + (rem % 10);
+    this.pos = p + 4;
+  }
+}
