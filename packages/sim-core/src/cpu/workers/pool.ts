@@ -137,6 +137,7 @@ export class EnvWorkerPool {
     Atomics.add(c, Slot.Generation, 1);
     Atomics.notify(c, Slot.Generation);
     await Promise.all(this.workers.map((w) => new Promise<void>((resolve) => {
+      w.ref(); // keep the process alive until the worker has exited
       w.once('exit', () => resolve());
       setTimeout(() => { void w.terminate().then(() => resolve()); }, 2000).unref();
     })));

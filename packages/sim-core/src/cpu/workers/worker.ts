@@ -30,9 +30,9 @@ const mod = (await import(init.stepModule)) as Record<string, unknown>;
 const step = mod[init.stepExport] as StepFn | undefined;
 if (typeof step !== 'function') throw new Error(`${init.stepModule} has no function '${init.stepExport}'`);
 
-parentPort!.postMessage({ ready: true });
-
+// Read the generation before saying ready: the main thread may hand out the first step the moment it hears.
 let seen = Atomics.load(control, Slot.Generation);
+parentPort!.postMessage({ ready: true });
 for (;;) {
   Atomics.wait(control, Slot.Generation, seen);
   const generation = Atomics.load(control, Slot.Generation);
