@@ -23,7 +23,7 @@ export function kinematics(m: Model, d: Data, e0: number, e1: number): void {
   const n = d.nEnvs;
   const plan = planOf(m);
   const { qpos, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis } = d;
-  const { bodyPos, bodyQuat, jntPos, jntAxis, qpos0 } = m;
+  const { bodyPos, bodyQuat, jntPos, jntAxis, jntQposadr, jntType, qpos0 } = m;
 
   for (let e = e0; e < e1; e++) {
     xpos[e] = 0; xpos[n + e] = 0; xpos[2 * n + e] = 0;
@@ -37,7 +37,8 @@ export function kinematics(m: Model, d: Data, e0: number, e1: number): void {
     const jntadr = m.bodyJntadr[b]!;
     const jntnum = m.bodyJntnum[b]!;
     const pid = m.bodyParentid[b]!;
-    const isFree = jntnum === 1 && m.jntType[jntadr] === FREE;
+    const isFree = jntnum === 1 && jntType[jntadr] === FREE;
+    const freeQa = jntQposadr[jntadr]!;
     const bpx = bodyPos[3 * b]!, bpy = bodyPos[3 * b + 1]!, bpz = bodyPos[3 * b + 2]!;
     const bqw = bodyQuat[4 * b]!, bqx = bodyQuat[4 * b + 1]!, bqy = bodyQuat[4 * b + 2]!, bqz = bodyQuat[4 * b + 3]!;
     const P3 = 3 * pid * n, P4 = 4 * pid * n, P9 = 9 * pid * n;
@@ -45,7 +46,7 @@ export function kinematics(m: Model, d: Data, e0: number, e1: number): void {
     for (let e = e0; e < e1; e++) {
       let px: number, py: number, pz: number, qw: number, qx: number, qy: number, qz: number;
       if (isFree) {
-        const qa = m.jntQposadr[jntadr]!;
+        const qa = freeQa;
         px = qpos[qa * n + e]!; py = qpos[(qa + 1) * n + e]!; pz = qpos[(qa + 2) * n + e]!;
         qw = qpos[(qa + 3) * n + e]!; qx = qpos[(qa + 4) * n + e]!; qy = qpos[(qa + 5) * n + e]!; qz = qpos[(qa + 6) * n + e]!;
         const nrm = Math.sqrt(qw * qw + qx * qx + qy * qy + qz * qz);
@@ -74,8 +75,8 @@ export function kinematics(m: Model, d: Data, e0: number, e1: number): void {
 
         for (let jj = 0; jj < jntnum; jj++) {
           const j = jntadr + jj;
-          const qa = m.jntQposadr[j]!;
-          const type = m.jntType[j]!;
+          const qa = jntQposadr[j]!;
+          const type = jntType[j]!;
           const ax0 = jntAxis[3 * j]!, ax1 = jntAxis[3 * j + 1]!, ax2 = jntAxis[3 * j + 2]!;
           const jp0 = jntPos[3 * j]!, jp1 = jntPos[3 * j + 1]!, jp2 = jntPos[3 * j + 2]!;
           const isId = qw === 1 && qx === 0 && qy === 0 && qz === 0;
