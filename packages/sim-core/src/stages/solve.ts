@@ -28,18 +28,22 @@ interface Scratch {
   stats: SolveStats;
 }
 const scratches = new WeakMap<Data, Scratch>();
-const trees = new WeakMap<Model, Int32Array>();
+interface Trees { tree: Int32Array; count: number }
+const trees = new WeakMap<Model, Trees>();
 
 /** The kinematic tree of each dof, named by the tree's root dof (MuJoCo's dof_treeid up to renaming). */
-function dofTrees(m: Model): Int32Array {
+function dofTrees(m: Model): Trees {
   let t = trees.get(m);
   if (!t) {
-    t = new Int32Array(m.nv);
+    const tree = new Int32Array(m.nv);
+    let count = 0;
     for (let i = 0; i < m.nv; i++) {
       let r = i;
       while (m.dofParentid[r]! >= 0) r = m.dofParentid[r]!;
-      t[i] = r;
+      tree[i] = r;
+      if (r === i) count++;
     }
+    t = { tree, count };
     trees.set(m, t);
   }
   return t;
@@ -99,15 +103,21 @@ function gather(m: Model, io: Io, nefc: number, e: number, p: Problem): void {
  */
 function warmstart(m: Model, s: Scratch): boolean {
   const { p, touched, work } = s;
-  const nv = m.nv, tree = dofTrees(m);
+  const nv = m.nv, { tree, count } = dofTrees(m);
   indexRows(p);
-  touched.fill(0);
-  for (let r = 0; r < p.nefc; r++) {
-    const o = r * nv, nnz = p.rownnz[r]!;
-    for (let k = 0; k < nnz; k++) touched[tree[p.colind[o + k]!]!] = 1;
-  }
   let inertia = 0;
-  for (let j = 0; j < nv; j++) if (touched[tree[j]!]) inertia += p.M[j * nv + j]!;
+  if (count === 1) {
+    // one tree (one robot): every row touches it
+    touched[tree[0]!] = 1;
+    for (let j = 0; j < nv; j++) inertia += p.M[j * nv + j]!;
+  } else {
+    touched.fill(0);
+    for (let r = 0; r < p.nefc; r++) {
+      const o = r * nv, nnz = p.rownnz[r]!;
+      for (let k = 0; k < nnz; k++) touched[tree[p.colind[o + k]!]!] = 1;
+    }
+    for (let j = 0; j < nv; j++) if (touched[tree[j]!]) inertia += p.M[j * nv + j]!;
+  }
   p.scale = 1 / inertia;
 
   // cost at the warm start (p.Ma and p.Jaref are kept for the solver if it stays the start)
@@ -158,8 +168,8 @@ export function solve(m: Model, d: Data, e0: number, e1: number): void {
     } else {
       gather(m, io, nefc, e, p);
       const reuse = warmstart(m, s);
-      const tree = dofTrees(m);
-      if (s.islands.discover(p, tree) > 1) {
+      const { tree, count } = dofTrees(m);
+      if (count > 1 && s.islands.discover(p, tree) > 1) {
         settings.newton = newton; settings.iterations = opt.iterations; settings.tolerance = opt.tolerance;
         settings.lsTolerance = opt.lsTolerance; settings.lsIterations = opt.lsIterations;
         s.islands.solveEach(p, tree, settings, stats);
