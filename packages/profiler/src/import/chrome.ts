@@ -71,7 +71,7 @@ class ChromeImporter {
     const ph = typeof e.ph === 'string' ? e.ph : '';
     if (!SUPPORTED.has(ph)) {
       this.sink.stat('json_dropped_events');
-      this.sink.stat(`json_dropped_phase_${ph.replace(/[^A-Za-z]/g, '?') || 'none'}`);
+      this.sink.stat(`json_dropped_phase_${ph.slice(0, 4).replace(/[^A-Za-z]/g, '?') || 'none'}`);
       return;
     }
     if (ph === 'M') { this.metadataEvent(e); return; }

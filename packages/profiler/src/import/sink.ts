@@ -3,12 +3,16 @@
  * file), while the few processes, threads and tracks are kept in maps and written at the end.
  * `finalize` computes nesting (depth, parent_id) and binds flows in one sorted streaming pass per table.
  */
-import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { ColumnBatch, nullRowSink, type Cell, type RowSink } from './columnBatch.js';
 import {
   BIND_DIRECT, BIND_ENCLOSING, BIND_NEXT, FLOW_DDL, LAUNCH_DDL, STAGING_DDL, publicViewsDdl,
 } from '../sql/schema.js';
 
 export type ArgScalar = string | number | boolean | bigint | null;
+
+/** Type codes of staged args (see ARGS_DDL for their names). */
+const ARG_NULL = 0, ARG_INT = 1, ARG_REAL = 2, ARG_STRING = 3, ARG_BOOL = 4, ARG_BIG_INT = 5;
 
 export type TrackType = 'thread' | 'process' | 'async' | 'counter' | 'global';
 
@@ -21,15 +25,6 @@ interface TrackInfo {
   upid: number | null;
   unit: string | null;
 }
-
-/** The part of DuckDB's appender the sink uses; a null one lets importers run without a database. */
-type RowAppender = Pick<DuckDBAppender, 'appendBigInt' | 'appendDouble' | 'appendInteger' | 'appendTinyInt'
-  | 'appendVarchar' | 'appendNull' | 'endRow' | 'closeSync'>;
-
-const nullAppender: RowAppender = {
-  appendBigInt() {}, appendDouble() {}, appendInteger() {}, appendTinyInt() {}, appendVarchar() {}, appendNull() {},
-  endRow() {}, closeSync() {},
-};
 
 interface ProcessInfo { upid: number; pid: number; name: string | null }
 interface ThreadInfo { utid: number; tid: number; name: string | null; upid: number | null }
@@ -50,17 +45,36 @@ export class TraceSink {
   private nextArgSet = 0;
   private nextFlowSeq = 0;
 
+  /** Interned strings (names, categories, arg keys) -> id in _string; cleared when large to bound memory. */
+  private readonly strings = new Map<string, number>();
+  private nextString = 0;
+  private readonly sliceRow: Cell[] = new Array<Cell>(7);
+  private readonly argRow: Cell[] = new Array<Cell>(6);
+
   private constructor(
     private readonly connection: DuckDBConnection | null,
-    private readonly sliceAp: RowAppender,
-    private readonly counterAp: RowAppender,
-    private readonly argsAp: RowAppender,
-    private readonly flowAp: RowAppender,
+    private readonly sliceOut: RowSink,
+    private readonly counterOut: RowSink,
+    private readonly argsOut: RowSink,
+    private readonly flowOut: RowSink,
+    private readonly stringOut: RowSink,
   ) {}
 
   /** A sink that discards rows: runs an importer's parsing and checks only (see validateTrace). */
   static detached(): TraceSink {
-    return new TraceSink(null, nullAppender, nullAppender, nullAppender, nullAppender);
+    return new TraceSink(null, nullRowSink, nullRowSink, nullRowSink, nullRowSink, nullRowSink);
+  }
+
+  private intern(s: string | null): number | null {
+    if (s === null) return null;
+    let id = this.strings.get(s);
+    if (id === undefined) {
+      if (this.strings.size >= 1 << 20) this.strings.clear(); // ids stay valid: _string keeps every row
+      id = this.nextString++;
+      this.strings.set(s, id);
+      this.stringOut.row([id, s]);
+    }
+    return id;
   }
 
   private get conn(): DuckDBConnection {
@@ -70,8 +84,9 @@ export class TraceSink {
 
   static async create(conn: DuckDBConnection): Promise<TraceSink> {
     await conn.run(STAGING_DDL);
-    return new TraceSink(conn, await conn.createAppender('_slice_raw'), await conn.createAppender('_counter_raw'),
-      await conn.createAppender('args'), await conn.createAppender('_flow_event'));
+    const batch = async (table: string) => new ColumnBatch(await conn.createAppender(table));
+    return new TraceSink(conn, await batch('_slice_raw'), await batch('_counter_raw'), await batch('_args_raw'),
+      await batch('_flow_event'), await batch('_string'));
   }
 
   // ---- processes, threads, tracks -------------------------------------------------------------------------
@@ -116,53 +131,34 @@ export class TraceSink {
 
   slice(id: number, ts: number, dur: number, trackId: number, category: string | null, name: string | null,
     argSetId: number | null): void {
-    const a = this.sliceAp;
-    a.appendBigInt(BigInt(id));
-    a.appendDouble(ts);
-    a.appendDouble(dur);
-    a.appendInteger(trackId);
-    if (category === null) a.appendNull(); else a.appendVarchar(category);
-    if (name === null) a.appendNull(); else a.appendVarchar(name);
-    if (argSetId === null) a.appendNull(); else a.appendBigInt(BigInt(argSetId));
-    a.endRow();
+    const r = this.sliceRow;
+    r[0] = id; r[1] = ts; r[2] = dur; r[3] = trackId; r[4] = this.intern(category); r[5] = this.intern(name);
+    r[6] = argSetId;
+    this.sliceOut.row(r);
   }
 
   counter(ts: number, trackId: number, value: number): void {
-    const a = this.counterAp;
-    a.appendBigInt(BigInt(this.nextCounter++));
-    a.appendDouble(ts);
-    a.appendInteger(trackId);
-    a.appendDouble(value);
-    a.endRow();
+    this.counterOut.row([this.nextCounter++, ts, trackId, value]);
   }
 
   newArgSet(): number { return this.nextArgSet++; }
 
-  /** One arg row; `key` keeps array indices (`a[1]`), `flatKey` drops them (`a`), as in Perfetto. */
+  /**
+   * One arg row; `key` keeps array indices (`a[1]`), `flat_key` (made in SQL) drops them, as in Perfetto.
+   * Staged as (set, key id, int as double or as text when past 2^53, string, real, type code).
+   */
   arg(argSetId: number, key: string, value: ArgScalar): void {
-    const a = this.argsAp;
-    a.appendBigInt(BigInt(argSetId));
-    a.appendVarchar(key.replace(/\[\d+\]/g, ''));
-    a.appendVarchar(key);
-    let type: string;
-    if (value === null) {
-      a.appendNull(); a.appendNull(); a.appendNull(); type = 'null';
-    } else if (typeof value === 'string') {
-      a.appendNull(); a.appendVarchar(value); a.appendNull(); type = 'string';
-    } else if (typeof value === 'boolean') {
-      a.appendBigInt(value ? 1n : 0n); a.appendNull(); a.appendNull(); type = 'bool';
-    } else if (typeof value === 'bigint') {
-      const fits = value >= -(2n ** 63n) && value < 2n ** 63n;
-      if (fits) { a.appendBigInt(value); a.appendNull(); a.appendNull(); type = 'int'; } else {
-        a.appendNull(); a.appendVarchar(value.toString()); a.appendNull(); type = 'string';
-      }
-    } else if (Number.isSafeInteger(value)) {
-      a.appendBigInt(BigInt(value)); a.appendNull(); a.appendNull(); type = 'int';
-    } else {
-      a.appendNull(); a.appendNull(); a.appendDouble(value); type = 'real';
-    }
-    a.appendVarchar(type);
-    a.endRow();
+    const r = this.argRow;
+    r[0] = argSetId; r[1] = this.intern(key); r[2] = null; r[3] = null; r[4] = null;
+    if (value === null) r[5] = ARG_NULL;
+    else if (typeof value === 'string') { r[3] = value; r[5] = ARG_STRING; }
+    else if (typeof value === 'boolean') { r[2] = value ? 1 : 0; r[5] = ARG_BOOL; }
+    else if (typeof value === 'bigint') {
+      if (value >= -(2n ** 63n) && value < 2n ** 63n) { r[3] = value.toString(); r[5] = ARG_BIG_INT; }
+      else { r[3] = value.toString(); r[5] = ARG_STRING; }
+    } else if (Number.isSafeInteger(value)) { r[2] = value; r[5] = ARG_INT; }
+    else { r[4] = value; r[5] = ARG_REAL; }
+    this.argsOut.row(r);
   }
 
   /** Writes a JSON-like value as args under `prefix`, flattening objects (a.b) and arrays (a[0]). */
@@ -181,15 +177,7 @@ export class TraceSink {
   }
 
   flowEvent(flowKey: string, kind: number, ts: number, trackId: number, bind: number, sliceId: number | null): void {
-    const a = this.flowAp;
-    a.appendVarchar(flowKey);
-    a.appendBigInt(BigInt(this.nextFlowSeq++));
-    a.appendTinyInt(kind);
-    a.appendDouble(ts);
-    a.appendInteger(trackId);
-    a.appendTinyInt(bind);
-    if (sliceId === null) a.appendNull(); else a.appendBigInt(BigInt(sliceId));
-    a.endRow();
+    this.flowOut.row([flowKey, this.nextFlowSeq++, kind, ts, trackId, bind, sliceId]);
   }
 
   metadata(name: string, str: string | null, int: bigint | number | null = null): void {
@@ -224,7 +212,7 @@ export class TraceSink {
   // ---- finish ----------------------------------------------------------------------------------------------
 
   async finalize(): Promise<void> {
-    for (const ap of [this.sliceAp, this.counterAp, this.argsAp, this.flowAp]) ap.closeSync();
+    for (const out of [this.sliceOut, this.counterOut, this.argsOut, this.flowOut, this.stringOut]) out.close();
     if (!this.connection) return;
     await this.nestAndBind();
     await this.writeSmallTables();
@@ -235,7 +223,7 @@ export class TraceSink {
         UNION ALL SELECT flow_key, seq, kind, ts, slice_id FROM _flow_event WHERE bind = ${BIND_DIRECT} AND slice_id IS NOT NULL;
       ${FLOW_DDL}
       ${LAUNCH_DDL}
-      DROP TABLE _slice_raw; DROP TABLE _counter_raw; DROP TABLE _nest; DROP TABLE _flow_bind; DROP TABLE _flow_bound;
+      DROP TABLE _slice_raw; DROP TABLE _counter_raw; DROP TABLE _args_raw; DROP TABLE _string; DROP TABLE _nest; DROP TABLE _flow_bind; DROP TABLE _flow_bound;
       DROP TABLE _flow_event;`);
   }
 

@@ -5,10 +5,11 @@
  */
 
 export const STAGING_DDL = `
-CREATE TABLE _slice_raw (id BIGINT, ts DOUBLE, dur DOUBLE, track_id INTEGER, category VARCHAR, name VARCHAR, arg_set_id BIGINT);
-CREATE TABLE _counter_raw (id BIGINT, ts DOUBLE, track_id INTEGER, value DOUBLE);
-CREATE TABLE _flow_event (flow_key VARCHAR, seq BIGINT, kind TINYINT, ts DOUBLE, track_id INTEGER, bind TINYINT, slice_id BIGINT);
-CREATE TABLE args (arg_set_id BIGINT, flat_key VARCHAR, key VARCHAR, int_value BIGINT, string_value VARCHAR, real_value DOUBLE, value_type VARCHAR);
+CREATE TABLE _string (id INTEGER, str VARCHAR);
+CREATE TABLE _slice_raw (id INTEGER, ts DOUBLE, dur DOUBLE, track_id INTEGER, category_id INTEGER, name_id INTEGER, arg_set_id INTEGER);
+CREATE TABLE _counter_raw (id INTEGER, ts DOUBLE, track_id INTEGER, value DOUBLE);
+CREATE TABLE _flow_event (flow_key VARCHAR, seq INTEGER, kind TINYINT, ts DOUBLE, track_id INTEGER, bind TINYINT, slice_id INTEGER);
+CREATE TABLE _args_raw (arg_set_id INTEGER, key_id INTEGER, int_value DOUBLE, string_value VARCHAR, real_value DOUBLE, value_type TINYINT);
 CREATE TABLE process (upid INTEGER, pid BIGINT, name VARCHAR);
 CREATE TABLE thread (utid INTEGER, tid BIGINT, name VARCHAR, upid INTEGER);
 CREATE TABLE track (id INTEGER, name VARCHAR, type VARCHAR, parent_id INTEGER, utid INTEGER, upid INTEGER, unit VARCHAR);
@@ -38,12 +39,21 @@ export function publicViewsDdl(offsetNs: bigint): string {
   const off = offsetNs.toString();
   return `
 CREATE TABLE slice AS
-  SELECT r.id, CAST(r.ts AS BIGINT) + ${off} AS ts, CAST(r.dur AS BIGINT) AS dur, r.track_id, r.category, r.name,
-         n.depth, n.parent_id, r.arg_set_id
+  SELECT CAST(r.id AS BIGINT) AS id, CAST(r.ts AS BIGINT) + ${off} AS ts, CAST(r.dur AS BIGINT) AS dur, r.track_id,
+         c.str AS category, nm.str AS name, n.depth, CAST(n.parent_id AS BIGINT) AS parent_id,
+         CAST(r.arg_set_id AS BIGINT) AS arg_set_id
   FROM _slice_raw r LEFT JOIN _nest n ON n.id = r.id
+  LEFT JOIN _string c ON c.id = r.category_id LEFT JOIN _string nm ON nm.id = r.name_id
   ORDER BY r.id;
+CREATE TABLE args AS
+  SELECT CAST(a.arg_set_id AS BIGINT) AS arg_set_id, regexp_replace(k.str, '\\[\\d+\\]', '', 'g') AS flat_key, k.str AS key,
+         CASE WHEN a.value_type = 5 THEN CAST(a.string_value AS BIGINT) ELSE CAST(a.int_value AS BIGINT) END AS int_value,
+         CASE WHEN a.value_type = 5 THEN NULL ELSE a.string_value END AS string_value, a.real_value,
+         CASE a.value_type WHEN 0 THEN 'null' WHEN 1 THEN 'int' WHEN 2 THEN 'real' WHEN 3 THEN 'string'
+                           WHEN 4 THEN 'bool' ELSE 'int' END AS value_type
+  FROM _args_raw a JOIN _string k ON k.id = a.key_id;
 CREATE TABLE counter AS
-  SELECT id, CAST(ts AS BIGINT) + ${off} AS ts, track_id, value FROM _counter_raw ORDER BY id;
+  SELECT CAST(id AS BIGINT) AS id, CAST(ts AS BIGINT) + ${off} AS ts, track_id, value FROM _counter_raw ORDER BY id;
 CREATE VIEW thread_track AS SELECT id, name, type, parent_id, utid FROM track WHERE utid IS NOT NULL AND type <> 'counter';
 CREATE VIEW process_track AS SELECT id, name, type, parent_id, upid FROM track WHERE upid IS NOT NULL AND utid IS NULL AND type <> 'counter';
 CREATE VIEW counter_track AS SELECT id, name, unit, type, parent_id, utid, upid FROM track WHERE type = 'counter';
@@ -69,7 +79,7 @@ CREATE TABLE flow AS
   src AS (SELECT flow_key, segment, pos, slice_id FROM seg WHERE kind IN (${FLOW_START}, ${FLOW_STEP})),
   dst AS (SELECT flow_key, segment, pos, slice_id FROM seg WHERE kind <> ${FLOW_START})
   SELECT CAST(row_number() OVER (ORDER BY s.slice_id, d.slice_id) - 1 AS BIGINT) AS id,
-         s.slice_id AS slice_out, d.slice_id AS slice_in, CAST(NULL AS BIGINT) AS arg_set_id
+         CAST(s.slice_id AS BIGINT) AS slice_out, CAST(d.slice_id AS BIGINT) AS slice_in, CAST(NULL AS BIGINT) AS arg_set_id
   FROM dst d ASOF JOIN src s ON d.flow_key = s.flow_key AND d.segment = s.segment AND d.pos > s.pos
   WHERE s.slice_id <> d.slice_id;
 `;
