@@ -29,7 +29,7 @@ function run(nEnvs: number, precision: Precision): void {
     for (let s = 0; s < CPU_STAGES.length; s++) {
       const a = process.hrtime.bigint();
       CPU_STAGES[s]!.run(model, d, 0, nEnvs);
-      times[s] += Number(process.hrtime.bigint() - a);
+      times[s] = times[s]! + Number(process.hrtime.bigint() - a);
     }
     steps++;
   }
