@@ -81,14 +81,20 @@ class RowBuilder {
     for (let j = 0; j < nv; j++) this.qvel[j] = q[j * n + e]!;
   }
 
-  /** Appends `row` as a constraint row; returns false (and flags the env) when the env is full. */
-  addRow(type: number, id: number, pos: number, margin: number, frictionloss: number, diagApprox: number): boolean {
+  /**
+   * True when `count` more rows fit; otherwise marks the env full and flags it, so a constraint is either
+   * complete or absent (never a pyramid with missing rows).
+   */
+  reserve(count: number): boolean {
+    if (this.nefc + count <= this.maxEfc) return true;
+    this.full = true;
+    this.errFlags[this.e] = this.errFlags[this.e]! | ERR_OVERFLOW;
+    return false;
+  }
+
+  /** Appends `row` as a constraint row (space was reserved). */
+  addRow(type: number, id: number, pos: number, margin: number, frictionloss: number, diagApprox: number): void {
     const e = this.e, n = this.n, nv = this.m.nv;
-    if (this.nefc >= this.maxEfc) {
-      this.full = true;
-      this.errFlags[e] = this.errFlags[e]! | ERR_OVERFLOW;
-      return false;
-    }
     const r = this.nefc++;
     const base = r * nv, J = this.efcJ, row = this.row, qvel = this.qvel;
     let vel = 0;
@@ -105,7 +111,6 @@ class RowBuilder {
     this.efcMargin[i] = margin;
     this.efcFrictionloss[i] = frictionloss;
     this.dA[r] = diagApprox;
-    return true;
   }
 
   /**
@@ -174,8 +179,9 @@ class RowBuilder {
         pos = q1 - m.eqData[c]!;
       }
       if (isZero(row, nv)) continue;
+      if (!this.reserve(1)) return;
       const r = this.nefc;
-      if (!this.addRow(ConstraintType.Equality, i, pos, 0, 0, dA)) return;
+      this.addRow(ConstraintType.Equality, i, pos, 0, 0, dA);
       this.loadParams(m.eqSolref, 2 * i, m.eqSolimp, 5 * i);
       this.finishRows(r, 1, false, false, 0);
     }
@@ -188,8 +194,9 @@ class RowBuilder {
       if (!(floss > 0)) continue;
       row.fill(0);
       row[i] = 1;
+      if (!this.reserve(1)) return;
       const r = this.nefc;
-      if (!this.addRow(ConstraintType.FrictionDof, i, 0, 0, floss, m.dofInvweight0[i]!)) return;
+      this.addRow(ConstraintType.FrictionDof, i, 0, 0, floss, m.dofInvweight0[i]!);
       this.loadParams(m.dofSolref, 2 * i, m.dofSolimp, 5 * i);
       this.finishRows(r, 1, true, false, 0);
     }
@@ -211,8 +218,9 @@ class RowBuilder {
         if (!(dist < margin)) continue;
         row.fill(0);
         row[dof] = -side;
+        if (!this.reserve(1)) return;
         const r = this.nefc;
-        if (!this.addRow(ConstraintType.LimitJoint, j, dist, margin, 0, m.dofInvweight0[dof]!)) return;
+        this.addRow(ConstraintType.LimitJoint, j, dist, margin, 0, m.dofInvweight0[dof]!);
         this.loadParams(m.jntSolref, 2 * j, m.jntSolimp, 5 * j);
         this.finishRows(r, 1, false, false, 0);
       }
@@ -232,6 +240,10 @@ class RowBuilder {
       if (!bodyMoves(m, b1) && !bodyMoves(m, b2)) continue;
       if (!cdofReady) { gatherCdof(m, this.cdofSoa, n, e, this.cdof); cdofReady = true; }
       const dim = mixCondim(m, g1, g2);
+      if (dim !== 1 && m.opt.cone !== ConeType.Pyramidal) {
+        throw new Error('sim-core make_constraint: only the pyramidal friction cone is implemented');
+      }
+      if (!this.reserve(dim === 1 ? 1 : 2 * (dim - 1))) return;
       const cp = this.contactPos;
       const px = cp[3 * c * n + e]!, py = cp[(3 * c + 1) * n + e]!, pz = cp[(3 * c + 2) * n + e]!;
       jp.fill(0);
@@ -259,12 +271,9 @@ class RowBuilder {
 
       if (dim === 1) {
         for (let j = 0; j < nv; j++) row[j] = jac[j]!;
-        if (!this.addRow(ConstraintType.ContactFrictionless, c, dist, includemargin, 0, tran)) return;
+        this.addRow(ConstraintType.ContactFrictionless, c, dist, includemargin, 0, tran);
         this.finishRows(start, 1, false, false, 0);
         continue;
-      }
-      if (m.opt.cone !== ConeType.Pyramidal) {
-        throw new Error('sim-core make_constraint: only the pyramidal friction cone is implemented');
       }
       for (let k = 1; k < dim; k++) {
         const mu = contactFriction[(5 * c + k - 1) * n + e]!;
@@ -272,7 +281,7 @@ class RowBuilder {
         for (let sgn = 1; sgn >= -1; sgn -= 2) {
           const smu = sgn * mu;
           for (let j = 0; j < nv; j++) row[j] = jac[j]! + smu * jac[k * nv + j]!;
-          if (!this.addRow(ConstraintType.ContactPyramidal, c, dist, includemargin, 0, dA)) return;
+          this.addRow(ConstraintType.ContactPyramidal, c, dist, includemargin, 0, dA);
         }
       }
       this.finishRows(start, 2 * (dim - 1), false, true, contactFriction[5 * c * n + e]!);

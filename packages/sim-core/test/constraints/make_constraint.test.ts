@@ -149,3 +149,36 @@ describe.skipIf(!hasShared())('make_constraint on the Menagerie models', () => {
     expect(d.nefc[0]).toBeGreaterThan(0);
   });
 });
+
+describe('make_constraint switches and capacity', () => {
+  const xml = `<mujoco><worldbody><geom type="plane" size="0 0 0.05"/>
+    <body pos="0 0 0.09"><freejoint/><geom type="box" size="0.1 0.1 0.1"/></body>
+    <body pos="1 0 1"><joint type="hinge" range="-0.1 0.1"/><geom type="sphere" size="0.1" pos="0 0 -0.2"/></body>
+  </worldbody></mujoco>`;
+
+  test('enableJointLimit off drops limit rows only; rows beyond maxEfc are dropped and flag the env', async () => {
+    const { mj, m: mjm, d: md } = await loadMujocoXml(xml);
+    md.qpos[7] = 0.3;
+    mj.mj_forward(mjm, md);
+    const model = modelFromMujoco(mj, mjm);
+    const d = allocData(model, 1);
+    copyFromMujoco(mj, mjm, model, d, [md]);
+    collision(model, d, 0, 1);
+    makeConstraint(model, d, 0, 1);
+    expect(d.nefc[0]).toBe(17); // one limit row, 4 box corners x 4 pyramid rows
+    expect(d.efcType[0]).toBe(3);
+
+    model.opt.enableJointLimit = false;
+    makeConstraint(model, d, 0, 1);
+    expect(d.nefc[0]).toBe(16);
+    expect(Array.from(d.efcType.slice(0, 16)).every((t) => t === 6)).toBe(true);
+    expect(d.errFlags[0]).toBe(0);
+
+    const small = allocData(model, 1, { maxContacts: 8, maxEfc: 10 });
+    copyFromMujoco(mj, mjm, model, small, [md]);
+    collision(model, small, 0, 1);
+    makeConstraint(model, small, 0, 1);
+    expect(small.nefc[0]).toBe(8); // two whole pyramids (limits are off): a third would not fit
+    expect(small.errFlags[0]! & 4).toBe(4);
+  });
+});
