@@ -13,6 +13,7 @@ import { solveKernel } from '../../src/gpu/kernels/solve.js';
 import { GpuSim } from '../../src/gpu/runtime.js';
 import type { Model } from '../../src/model/model.js';
 import { hasShared, sharedPath } from '../../../../test/support/shared.js';
+import { setConst } from '../../src/physics/setconst.js';
 import { loadMujoco, loadMujocoXml, modelFromMujoco } from '../helpers/mujoco.js';
 import { gpuOrSkip, hasGpu } from './gpu-env.js';
 
@@ -116,6 +117,7 @@ async function compare(scene: Scene): Promise<{ ncon: number; nefc: number }> {
       if (d.nefc[e]! > 0) expect(iterations[e]).toBeGreaterThan(0);
       expect(iterations[e]).toBeLessThanOrEqual(model.opt.iterations);
     }
+    expect(totalEfc).toBeGreaterThan(0);
     if (scene.expectContacts) expect(totalCon).toBeGreaterThan(0);
     if (scene.expectLimits) expect(limits).toBeGreaterThan(0);
     return { ncon: totalCon, nefc: totalEfc };
@@ -127,7 +129,7 @@ async function compare(scene: Scene): Promise<{ ncon: number; nefc: number }> {
 describe.skipIf(!hasGpu)('WGSL constraint stages against the CPU stages', { timeout: 600_000 }, () => {
   test('box, sphere, capsule and cylinder on a plane, and a sphere touching a capsule', async () => {
     const { mj, m } = await loadMujocoXml(PRIMITIVES);
-    const model = modelFromMujoco(mj, m);
+    const model = setConst(modelFromMujoco(mj, m));
     const fill = (d: Data, e: number) => {
       const n = d.nEnvs;
       // each free body: x, y, z, quat; heights put them across the floor surface
@@ -147,7 +149,7 @@ describe.skipIf(!hasGpu)('WGSL constraint stages against the CPU stages', { time
 
   test('CG on the same primitives', async () => {
     const { mj, m } = await loadMujocoXml(PRIMITIVES.replace('<option timestep="0.002"/>', '<option timestep="0.002" solver="CG"/>'));
-    const model = modelFromMujoco(mj, m);
+    const model = setConst(modelFromMujoco(mj, m));
     const fill = (d: Data, e: number) => {
       const n = d.nEnvs;
       const poses = [[0, 0, 0.05], [1, 0, 0.065], [1.1, 0, 0.2], [-1, 0, 0.075]];
@@ -162,7 +164,7 @@ describe.skipIf(!hasGpu)('WGSL constraint stages against the CPU stages', { time
 
   test.skipIf(!hasShared())('Franka at its joint limits, with the finger equality', async () => {
     const { mj, m } = await loadMujoco(sharedPath('models/franka_emika_panda_nomesh/mjx_scene.xml'));
-    const model = modelFromMujoco(mj, m);
+    const model = setConst(modelFromMujoco(mj, m));
     const fill = (d: Data, e: number) => {
       const n = d.nEnvs;
       for (let j = 0; j < model.njnt; j++) {
@@ -182,7 +184,7 @@ describe.skipIf(!hasGpu)('WGSL constraint stages against the CPU stages', { time
     const { mj, m, d: md } = await loadMujoco(sharedPath('models/anybotics_anymal_c_nomesh/scene_mjx.xml'));
     mj.mj_resetDataKeyframe(m, md, 0);
     const key = Float64Array.from(md.qpos as ArrayLike<number>);
-    const model = modelFromMujoco(mj, m);
+    const model = setConst(modelFromMujoco(mj, m));
     const fill = (d: Data, e: number) => {
       const n = d.nEnvs;
       for (let k = 0; k < model.nq; k++) d.qpos[k * n + e] = key[k]!;
@@ -200,7 +202,7 @@ describe.skipIf(!hasGpu)('WGSL constraint stages against the CPU stages', { time
   test('contacts beyond maxContacts set errFlags bit 2 and keep the first ones', async () => {
     const gpu = (await gpuOrSkip())!;
     const { mj, m } = await loadMujocoXml(PRIMITIVES);
-    const model = modelFromMujoco(mj, m);
+    const model = setConst(modelFromMujoco(mj, m));
     const cap = { maxContacts: 2, maxEfc: 96 };
     const d = makeData(model, N, '32', cap);
     const n = d.nEnvs;

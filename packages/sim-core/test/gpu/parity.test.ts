@@ -1,0 +1,175 @@
+/**
+ * The whole WebGPU pipeline (every kernel, in the CPU pipeline's order) against the CPU pipeline in f32 for
+ * 200 steps: the same scenes as the CPU's MuJoCo parity tests. Positions must stay within 1e-3 and
+ * velocities within 1e-2 of the CPU run. Controls are set on the CPU Data and mirrored to the GPU.
+ */
+import { describe, expect, test } from 'vitest';
+import { CPU_STAGES, stepCpu } from '../../src/cpu/step.js';
+import { DofCtrlMode, type Data } from '../../src/data/data.js';
+import { makeData } from '../../src/data/make-data.js';
+import { collisionKernel } from '../../src/gpu/kernels/collision.js';
+import { makeConstraintKernel } from '../../src/gpu/kernels/make_constraint.js';
+import { SMOOTH_KERNELS } from '../../src/gpu/kernels/smooth.js';
+import { solveKernel } from '../../src/gpu/kernels/solve.js';
+import { GpuSim, type KernelDef } from '../../src/gpu/runtime.js';
+import type { Model } from '../../src/model/model.js';
+import { setConst } from '../../src/physics/setconst.js';
+import { hasShared, sharedPath } from '../../../../test/support/shared.js';
+import { loadMujoco, loadMujocoXml, modelFromMujoco } from '../helpers/mujoco.js';
+import { gpuOrSkip, hasGpu } from './gpu-env.js';
+
+const STEPS = 200;
+const CHECK_EVERY = 50;
+const N = 4;
+
+/** Every kernel, ordered exactly as the CPU pipeline's stages. */
+const BY_NAME = new Map<string, KernelDef>(
+  [...Object.values(SMOOTH_KERNELS), collisionKernel, makeConstraintKernel, solveKernel].map((k) => [k.name, k]),
+);
+const PIPELINE: KernelDef[] = CPU_STAGES.map((s) => {
+  const k = BY_NAME.get(s.name);
+  if (!k) throw new Error(`no WGSL kernel for CPU stage '${s.name}'`);
+  return k;
+});
+
+const HOME = [0, 0, 0, -1.57079, 0, 1.57079, -0.7853, 0.04, 0.04];
+const TARGET_CTRL = [0, 0, 0, -1, 0, 1, 0, 0.02];
+const FRANKA = 'models/franka_emika_panda_nomesh/mjx_scene.xml';
+const ANYMAL = 'models/anybotics_anymal_c_nomesh/scene_mjx.xml';
+const BOX = `<mujoco><option timestep="0.002"/><worldbody>
+  <geom name="floor" type="plane" size="0 0 0.05"/>
+  <body pos="0 0 0.3" euler="0.3 0.2 0"><freejoint/><geom type="box" size="0.1 0.08 0.05" mass="1"/></body>
+</worldbody></mujoco>`;
+
+/** Copies every Data field the GPU keeps into the GPU buffers (the initial state and the controls). */
+function upload(sim: GpuSim, d: Data): void {
+  const rec = d as unknown as Record<string, ArrayLike<number> | undefined>;
+  for (const f of sim.layout.fields) {
+    const src = rec[f.name];
+    if (!src || typeof src === 'number' || src.length !== f.size * sim.nEnvs) continue;
+    sim.writeField(f.name, f.kind === 'f32' ? Float32Array.from(src) : Int32Array.from(src));
+  }
+}
+
+/** Largest state differences, and the largest contact and row counts each side saw at the checkpoints. */
+interface Drift { pos: number; vel: number; maxNcon: number; maxNefc: number; gpuMaxNcon: number; gpuMaxNefc: number }
+
+/** Steps the CPU (f32) and the GPU side by side; returns the largest position and velocity differences. */
+async function runBoth(model: Model, d: Data): Promise<Drift> {
+  const gpu = (await gpuOrSkip())!;
+  const n = d.nEnvs;
+  const sim = new GpuSim(gpu, model, n, { performanceMode: false, capacities: { maxContacts: d.maxContacts, maxEfc: d.maxEfc } });
+  try {
+    await sim.compile(PIPELINE);
+    upload(sim, d);
+    const drift: Drift = { pos: 0, vel: 0, maxNcon: 0, maxNefc: 0, gpuMaxNcon: 0, gpuMaxNefc: 0 };
+    for (let done = 0; done < STEPS; done += CHECK_EVERY) {
+      for (let s = 0; s < CHECK_EVERY; s++) {
+        stepCpu(model, d, 0, n);
+        for (let e = 0; e < n; e++) {
+          drift.maxNcon = Math.max(drift.maxNcon, d.ncon[e]!);
+          drift.maxNefc = Math.max(drift.maxNefc, d.nefc[e]!);
+        }
+      }
+      sim.step(CHECK_EVERY);
+      const qpos = await sim.readField('qpos');
+      const qvel = await sim.readField('qvel');
+      const flags = await sim.readField('errFlags');
+      const ncon = await sim.readField('ncon');
+      const nefc = await sim.readField('nefc');
+      for (let e = 0; e < n; e++) {
+        drift.gpuMaxNcon = Math.max(drift.gpuMaxNcon, ncon[e]!);
+        drift.gpuMaxNefc = Math.max(drift.gpuMaxNefc, nefc[e]!);
+      }
+      for (let e = 0; e < n; e++) expect(flags[e], `env ${e}: GPU error flags after ${done + CHECK_EVERY} steps`).toBe(0);
+      for (let k = 0; k < qpos.length; k++) drift.pos = Math.max(drift.pos, Math.abs(qpos[k]! - d.qpos[k]!));
+      for (let k = 0; k < qvel.length; k++) drift.vel = Math.max(drift.vel, Math.abs(qvel[k]! - d.qvel[k]!));
+    }
+    return drift;
+  } finally {
+    sim.destroy();
+  }
+}
+
+function fill(d: Data, values: ArrayLike<number>, field: 'qpos' | 'ctrl'): void {
+  const n = d.nEnvs;
+  for (let e = 0; e < n; e++) for (let k = 0; k < values.length; k++) d[field][k * n + e] = values[k]!;
+}
+
+describe.skipIf(!hasGpu)('GPU pipeline against the f32 CPU pipeline, 200 steps', { timeout: 600_000 }, () => {
+  test('a box dropped on a plane: lands and settles the same way', async () => {
+    const { mj, m } = await loadMujocoXml(BOX);
+    const model = setConst(modelFromMujoco(mj, m));
+    const d = makeData(model, N, '32');
+    const q0 = Float64Array.from(m.qpos0 as ArrayLike<number>);
+    fill(d, q0, 'qpos');
+    const drift = await runBoth(model, d);
+    expect(drift.maxNcon).toBeGreaterThan(0); // it hit the floor within the run
+    expect(drift.gpuMaxNcon).toBeGreaterThan(0);
+    expect(drift.pos).toBeLessThan(1e-3);
+    expect(drift.vel).toBeLessThan(1e-2);
+  });
+
+  describe.skipIf(!hasShared())('Franka', () => {
+    test('PD control from home (finger equality row throughout)', async () => {
+      const { mj, m } = await loadMujoco(sharedPath(FRANKA));
+      const model = setConst(modelFromMujoco(mj, m));
+      const d = makeData(model, N, '32');
+      fill(d, HOME, 'qpos');
+      fill(d, TARGET_CTRL, 'ctrl');
+      const drift = await runBoth(model, d);
+      expect(drift.maxNefc).toBeGreaterThan(0);
+      expect(drift.gpuMaxNefc).toBeGreaterThan(0);
+      expect(drift.pos).toBeLessThan(1e-3);
+      expect(drift.vel).toBeLessThan(1e-2);
+    });
+
+    test('from zeros, against the joint-4 limit', async () => {
+      const { mj, m } = await loadMujoco(sharedPath(FRANKA));
+      const model = setConst(modelFromMujoco(mj, m));
+      const d = makeData(model, N, '32');
+      const drift = await runBoth(model, d);
+      expect(drift.maxNefc).toBeGreaterThan(1); // equality plus the limit
+      expect(drift.gpuMaxNefc).toBeGreaterThan(1);
+      expect(drift.pos).toBeLessThan(1e-3);
+      expect(drift.vel).toBeLessThan(1e-2);
+    });
+
+    test('64 envs, each with its own targets: actuator ctrl in even envs, the dof position controller in odd ones', async () => {
+      const { mj, m } = await loadMujoco(sharedPath(FRANKA));
+      const model = setConst(modelFromMujoco(mj, m));
+      const d = makeData(model, 64, '32');
+      const n = d.nEnvs;
+      fill(d, HOME, 'qpos');
+      let seed = 99;
+      const rnd = () => ((seed = (seed * 16807) % 2147483647) / 2147483647) * 2 - 1;
+      for (let e = 0; e < n; e++) {
+        for (let k = 0; k < model.nu; k++) d.ctrl[k * n + e] = TARGET_CTRL[k]! + (k < 7 ? 0.4 * rnd() : 0.01 * rnd());
+        if (e % 2 === 1) {
+          for (let i = 0; i < 7; i++) {
+            d.dofCtrlMode[i * n + e] = DofCtrlMode.Position;
+            d.dofCtrlPos[i * n + e] = HOME[i]! + 0.3 * rnd();
+          }
+        }
+      }
+      const drift = await runBoth(model, d);
+      expect(drift.pos).toBeLessThan(1e-3);
+      expect(drift.vel).toBeLessThan(1e-2);
+    });
+  });
+
+  test.skipIf(!hasShared())('ANYmal standing on its keyframe, held by its position actuators', async () => {
+    const { mj, m, d: md } = await loadMujoco(sharedPath(ANYMAL));
+    mj.mj_resetDataKeyframe(m, md, 0);
+    const key = Float64Array.from(md.qpos as ArrayLike<number>);
+    const model = setConst(modelFromMujoco(mj, m));
+    const d = makeData(model, N, '32');
+    fill(d, key, 'qpos');
+    fill(d, key.subarray(7, 7 + model.nu), 'ctrl');
+    const drift = await runBoth(model, d);
+    expect(drift.maxNcon).toBe(4);
+    expect(drift.gpuMaxNcon).toBe(4);
+    expect(drift.pos).toBeLessThan(1e-3);
+    expect(drift.vel).toBeLessThan(1e-2);
+  });
+});
