@@ -3,7 +3,7 @@
  * plan (contype/conaffinity, weld, exclude and self-collision filters, see collision/plan.ts) pass a bounding
  * sphere test (geom_rbound + margin; planes test the other geom's sphere against the half-space), then the
  * narrow phase writes contacts with MuJoCo's positions, frames and mixed parameters into d.contact*.
- * Contacts beyond d.maxContacts are dropped and set errFlags bit 2.
+ * A pair whose contacts do not fit in d.maxContacts is dropped and sets errFlags bit 2.
  */
 import { DIST, FRAME, MAX_CONTACT_PAIR, POS, STRIDE, makeFrame, makeGeomPose, type GeomPose } from '../collision/contact.js';
 import { collisionPlan } from '../collision/plan.js';
@@ -69,11 +69,12 @@ export function collision(m: Model, d: Data, e0: number, e1: number): void {
       gatherPose(m, geomXpos, geomXmat, n, g2, e, pose2);
       if (boundsApart(m, g1, g2, pose1, pose2, margin)) continue;
       const num = narrow[p]!(buf, pose1, pose2, margin);
+      if (ncon + num > maxc) {
+        // as MuJoCo when its contact buffer is full: this pair's contacts are dropped whole
+        errFlags[e] = errFlags[e]! | ERR_OVERFLOW;
+        continue;
+      }
       for (let k = 0; k < num; k++) {
-        if (ncon >= maxc) {
-          errFlags[e] = errFlags[e]! | ERR_OVERFLOW;
-          break;
-        }
         const o = k * STRIDE;
         makeFrame(buf, o + FRAME);
         const c = ncon++;
