@@ -34,6 +34,8 @@ export interface BuildOptions {
   nEnvs?: number;
   /** Grid spacing of envs for a viewer (x, y); it does not change any simulated position. */
   envSpacing?: readonly [number, number];
+  /** CPU backend threads for this scene (default: gs.init's cpuThreads). */
+  cpuThreads?: number | 'auto';
 }
 
 /** Thrown when envs go NaN/Inf or blow up and rigidOptions.resetOnError is off. */
@@ -199,6 +201,10 @@ export class Scene implements EntityHost {
         (!Array.isArray(options.envSpacing) || options.envSpacing.length !== 2 || !options.envSpacing.every(Number.isFinite))) {
       throw new Error(`envSpacing must be two numbers (x, y), got ${JSON.stringify(options.envSpacing)}`);
     }
+    if (options.cpuThreads !== undefined && options.cpuThreads !== 'auto' &&
+        (!Number.isInteger(options.cpuThreads) || options.cpuThreads < 1)) {
+      throw new Error(`cpuThreads must be a positive integer or 'auto', got ${String(options.cpuThreads)}`);
+    }
     const backend = activeBackend();
     if (this.parts.length === 0) throw new Error('The scene has no entities: add one with scene.addEntity() before build.');
     this.building = true;
@@ -228,6 +234,7 @@ export class Scene implements EntityHost {
           performanceMode: initPerformanceMode,
           blowUpThreshold: this.options!.blowUpThreshold,
           tracer: getTracer,
+          ...(options.cpuThreads !== undefined ? { cpuThreads: options.cpuThreads } : {}),
         }));
       this.model = model;
       this.sim = sim;

@@ -39,6 +39,8 @@ export interface BackendBuildOptions {
   readonly blowUpThreshold: number;
   /** Returns the tracer installed now (checked per step so a profiler can attach after build). */
   readonly tracer: () => SimTracer | null;
+  /** CPU threads for this scene, overriding gs.init's cpuThreads (a device backend ignores it). */
+  readonly cpuThreads?: number | 'auto';
 }
 
 /** Per-dof real fields of Data that the API writes and reads (all nv per env). */

@@ -42,7 +42,7 @@ export class CpuBackend implements Backend {
 
   async build(model: Model, nEnvs: number, precision: Precision, options: BackendBuildOptions): Promise<SimInstance> {
     const data = makeData(model, nEnvs, precision);
-    const threads = threadsFor(data.nEnvs, this.init.cpuThreads);
+    const threads = threadsFor(data.nEnvs, options.cpuThreads ?? this.init.cpuThreads);
     const sim = new CpuSim(model, data, nEnvs > 0, options, threads);
     await sim.start();
     return sim;
@@ -107,10 +107,12 @@ class CpuSim implements SimInstance {
       return;
     }
     // With a tracer, the main thread keeps a fixed share so its kernel spans cover one contiguous range.
-    const ownChunks = tracer ? Math.floor(n / CHUNK_ENVS / (pool.size + 1)) : 0;
+    const chunks = Math.ceil(n / CHUNK_ENVS);
+    const ownChunks = tracer ? Math.max(1, Math.floor(chunks / (pool.size + 1))) : 0;
     pool.run(substeps, n, CHUNK_ENVS, ownChunks);
     try {
-      if (ownChunks > 0) for (let s = 0; s < substeps; s++) stepCpu(m, d, 0, ownChunks * CHUNK_ENVS, tracer);
+      const own = Math.min(n, ownChunks * CHUNK_ENVS);
+      if (own > 0) for (let s = 0; s < substeps; s++) stepCpu(m, d, 0, own, tracer);
       for (let e0 = pool.claim(); e0 >= 0; e0 = pool.claim()) {
         const e1 = Math.min(n, e0 + CHUNK_ENVS);
         for (let s = 0; s < substeps; s++) stepCpu(m, d, e0, e1, null);

@@ -115,6 +115,17 @@ describe('tracer spans', () => {
       expect(kernels[kernels.length - 1]!.name).toBe('integrate');
       expect(depth).toBe(0);
       await scene.destroy();
+
+      // with worker threads the main thread's share is still stepped kernel by kernel under spans
+      const threaded = new gs.Scene({ profilingOptions: { showFPS: false } });
+      threaded.addEntity(gs.morphs.MJCF({ file: FRANKA }));
+      await threaded.build({ nEnvs: 100, cpuThreads: 2 });
+      expect(threaded.requireSim().description).toBe('cpu, 2 threads');
+      spans.length = 0;
+      threaded.step();
+      expect(spans.filter((s) => s.cat === 'kernel').map((s) => s.name)).toContain('integrate');
+      expect(depth).toBe(0);
+      await threaded.destroy();
     } finally {
       gs.setTracer(null);
     }

@@ -1,0 +1,183 @@
+/**
+ * env-steps/s of sim-core next to MuJoCo (mujoco-js, WebAssembly) on the same Franka MJCF.
+ *
+ *   npm run bench:sim [-- --backend cpu|gpu|auto] [--envs 1,64,512,4096] [--seconds 3] [--warmup 2] [--precision 32|64]
+ *
+ * Both load the bundled xml/franka_emika_panda/scene.xml (Panda + floor + the Menagerie MJX <option>), at
+ * dt 0.01 with MuJoCo's solver options set to exactly what sim-core resolved (iterations, line search,
+ * tolerances, integrator, solver, cone). Both hold the target [0,0,0,-1,0,1,0,0.02,0.02]: sim-core through
+ * controlDofsPosition on every env, MuJoCo through ctrl [0,0,0,-1,0,1,0,0.02] (the same servo, PROVENANCE.md).
+ * MuJoCo steps one MjData per env round-robin on this thread (REFERENCE §8), each with a 256K arena.
+ * Every case warms up by time, then counts steps over a wall-clock window.
+ * On the CPU backend each nEnvs is also run on one thread, to show what the worker threads give.
+ * The last line is `franka@4096 ratio: X` (sim-core / mujoco-js at the largest nEnvs).
+ */
+import { readFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import loadMujoco from 'mujoco-js';
+import * as gs from '@gsprof/sim-core';
+
+const { values: args } = parseArgs({
+  options: {
+    backend: { type: 'string', default: 'cpu' },
+    envs: { type: 'string', default: '1,64,512,4096' },
+    seconds: { type: 'string', default: '5' },
+    warmup: { type: 'string', default: '2' },
+    precision: { type: 'string', default: '64' },
+    'no-mujoco': { type: 'boolean', default: false },
+  },
+});
+const backend = args.backend as 'cpu' | 'gpu' | 'auto';
+const envCounts = args.envs.split(',').map(Number);
+const seconds = Number(args.seconds);
+const warmup = Number(args.warmup);
+const precision = args.precision as '32' | '64';
+const SCENE = 'xml/franka_emika_panda/scene.xml';
+const TARGET = [0, 0, 0, -1, 0, 1, 0, 0.02, 0.02];
+const CTRL = [0, 0, 0, -1, 0, 1, 0, 0.02];
+const DT = 0.01;
+
+/**
+ * A case under measurement: `step` advances `perCall` env-steps. The machine is shared, so cases of one nEnvs
+ * run interleaved, one window each per round, and each reports its median window: a burst of load from
+ * another process then hits every case alike instead of whichever case happened to be running.
+ */
+interface Case { name: string; step: () => void; perCall: number; rates: number[] }
+
+function warmUp(c: Case): void {
+  const t0 = performance.now();
+  while (performance.now() - t0 < warmup * 1000) c.step();
+}
+
+function window(c: Case, ms: number): void {
+  let calls = 0;
+  const t0 = performance.now();
+  let t = t0;
+  while (t - t0 < ms) {
+    c.step();
+    calls++;
+    t = performance.now();
+  }
+  c.rates.push((calls * c.perCall) / ((t - t0) / 1000));
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+interface SimCoreCase extends Case { description: string; bytesPerEnv: number; options: gs.ResolvedOptions; scene: gs.Scene }
+
+async function simCore(nEnvs: number, cpuThreads: number | 'auto'): Promise<SimCoreCase> {
+  const scene = new gs.Scene({ rigidOptions: { dt: DT }, profilingOptions: { showFPS: false } });
+  const franka = scene.addEntity(gs.morphs.MJCF({ file: SCENE }));
+  await scene.build({ nEnvs, cpuThreads });
+  franka.controlDofsPosition(TARGET);
+  return {
+    name: `sim-core ${cpuThreads}`, step: () => scene.step(), perCall: Math.max(1, nEnvs), rates: [],
+    description: scene.requireSim().description, bytesPerEnv: scene.bytesPerEnv, options: { ...scene.options! }, scene,
+  };
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Mj = any;
+let mjModule: Mj = null;
+let mjDir = 0;
+
+async function mujoco(nEnvs: number, o: gs.ResolvedOptions): Promise<Case & { bytesPerEnv: number; close(): void }> {
+  mjModule ??= await loadMujoco();
+  const mj = mjModule;
+  const dir = `/bench${mjDir++}`;
+  mj.FS.mkdir(dir);
+  const sceneFile = join(dirname(new URL(import.meta.url).pathname), '../packages/sim-core/assets', SCENE);
+  for (const name of ['scene.xml', 'panda.xml']) {
+    mj.FS.writeFile(`${dir}/${name}`, readFileSync(join(dirname(sceneFile), name), 'utf8'));
+  }
+  // The same files, with a 256K arena per MjData so that 4096 of them fit MuJoCo's 2 GiB WASM heap.
+  mj.FS.writeFile(`${dir}/bench.xml`, '<mujoco><include file="scene.xml"/><size memory="256K"/></mujoco>');
+  const m = mj.MjModel.loadFromXML(`${dir}/bench.xml`);
+  if (!m) throw new Error('MuJoCo could not load the benchmark scene');
+  m.opt.timestep = o.dt / o.substeps;
+  m.opt.iterations = o.iterations;
+  m.opt.ls_iterations = o.lsIterations;
+  m.opt.tolerance = o.tolerance;
+  m.opt.ls_tolerance = o.lsTolerance;
+  m.opt.impratio = o.impratio;
+  m.opt.integrator = o.integrator === 'euler' ? mj.mjtIntegrator.mjINT_EULER.value : mj.mjtIntegrator.mjINT_IMPLICITFAST.value;
+  m.opt.solver = o.constraintSolver === 'newton' ? mj.mjtSolver.mjSOL_NEWTON.value : mj.mjtSolver.mjSOL_CG.value;
+  m.opt.cone = mj.mjtCone.mjCONE_PYRAMIDAL.value;
+  const datas: Mj[] = [];
+  for (let e = 0; e < nEnvs; e++) {
+    const d = new mj.MjData(m);
+    const ctrl = d.ctrl;
+    for (let u = 0; u < CTRL.length; u++) ctrl[u] = CTRL[u];
+    datas.push(d);
+  }
+  const bytesPerEnv = Number(datas[0].narena) + Number(datas[0].nbuffer);
+  const close = (): void => {
+    // MuJoCo silently resets an env that blows up (REFERENCE §8): say so if it happened.
+    let resets = 0;
+    try {
+      for (const d of datas) resets += Number(d.warning[mj.mjtWarning.mjWARN_BADQACC.value]?.number ?? 0);
+    } catch { /* warning stats not exposed by this build */ }
+    if (resets > 0) console.warn(`mujoco-js: ${resets} bad-qacc resets at nEnvs ${nEnvs}`);
+    for (const d of datas) d.delete();
+    m.delete();
+  };
+  return {
+    name: 'mujoco-js', perCall: nEnvs, rates: [], bytesPerEnv, close,
+    step: () => { for (const d of datas) mj.mj_step(m, d); },
+  };
+}
+
+const fmt = (x: number): string => Math.round(x).toLocaleString('en-US');
+const rows: string[][] = [];
+const header = ['nEnvs', 'sim-core env-steps/s', 'threads', 'sim-core 1 thread', 'thread speedup', 'mujoco-js env-steps/s', 'ratio'];
+let lastRatio = NaN;
+let lastEnvs = 0;
+let stateBytes = 0;
+let mjBytes = 0;
+
+console.log(`sim-core ${backend} f${precision} vs mujoco-js 0.0.7 (MuJoCo 3.3.8 WASM), Franka ${SCENE}, dt ${DT}`);
+console.log(`machine: ${cpus()[0]?.model.trim()}, ${availableParallelism()} cores, load average ${loadavg()[0]!.toFixed(1)}; ` +
+  `warm-up ${warmup} s, then ${Math.max(1, Math.round(seconds))} interleaved 1 s windows per case (median)`);
+await gs.init({ backend, precision, loggingLevel: 'warning' });
+const rounds = Math.max(1, Math.round(seconds));
+for (const n of envCounts) {
+  const best = await simCore(n, 'auto');
+  stateBytes = best.bytesPerEnv;
+  const single = backend === 'cpu' && best.description !== 'cpu, 1 thread' ? await simCore(n, 1) : null;
+  const mj = args['no-mujoco'] ? null : await mujoco(n, best.options);
+  if (mj) mjBytes = mj.bytesPerEnv;
+  const cases: Case[] = [best, ...(single ? [single] : []), ...(mj ? [mj] : [])];
+  for (const c of cases) warmUp(c);
+  for (let r = 0; r < rounds; r++) for (const c of cases) window(c, (seconds / rounds) * 1000);
+  await best.scene.sync();
+  const bestRate = median(best.rates);
+  const singleRate = single ? median(single.rates) : NaN;
+  const mjRate = mj ? median(mj.rates) : NaN;
+  await best.scene.destroy();
+  await single?.scene.destroy();
+  mj?.close();
+  const ratio = bestRate / mjRate;
+  lastRatio = ratio;
+  lastEnvs = n;
+  rows.push([
+    String(n), fmt(bestRate), best.description.replace(/^cpu, /, ''),
+    single ? fmt(singleRate) : '-', single ? `${(bestRate / singleRate).toFixed(2)}x` : '-',
+    mj ? fmt(mjRate) : '-', mj ? ratio.toFixed(2) : '-',
+  ]);
+  console.error(`  nEnvs ${n}: ${cases.map((c) => `${c.name} ${c.rates.map(fmt).join(' / ')}`).join('; ')}`);
+}
+await gs.destroy();
+
+const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+const line = (cells: string[]): string => `| ${cells.map((c, i) => (i === 0 || i === 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
+console.log(line(header));
+console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+for (const r of rows) console.log(line(r));
+console.log(`state per env: sim-core ${Math.round(stateBytes)} bytes (f${precision}); mujoco-js MjData ${mjBytes} bytes (arena + buffer)`);
+console.log(`franka@${lastEnvs} ratio: ${lastRatio.toFixed(2)}`);

@@ -1,0 +1,227 @@
+/**
+ * The WebGPU backend: the pipeline's WGSL kernels over state that stays on the device.
+ *
+ * Writes go straight into the device buffers (queue.writeBuffer, or a GPU-to-GPU copy); reads are async
+ * through a ring of staging buffers. `step()` only records and submits; nothing waits for the device except
+ * `sync()` and reads. Timers slots 1-5 (iterations, active constraints, contacts, line-search iterations,
+ * rows) are exact; slot 0 (solve_ns) is NaN because WGSL has no shader clock.
+ */
+import { DofCtrlMode, TIMER_SLOTS, type Data, type Precision } from '../data/data.js';
+import { makeData, resetData } from '../data/make-data.js';
+import type { Model } from '../model/model.js';
+import { isSoftwareAdapter, openGpu, type OpenedGpu } from '../gpu/adapter.js';
+import { KernelCache } from '../gpu/kernel-cache.js';
+import { GPU_KERNELS } from '../gpu/kernels/index.js';
+import { bytesPerEnv } from '../gpu/layout.js';
+import { GpuSim } from '../gpu/runtime.js';
+import type {
+  Backend, BackendBuildOptions, BackendInitOptions, DeviceDescription, DofField, EnvErrors, SimInstance, ValueBlock,
+} from './backend.js';
+
+/** Host Data fields uploaded at build and restored by reset (the GPU layout has a field of the same name). */
+const STATE_FIELDS = [
+  'time', 'qpos', 'qvel', 'qacc', 'qaccWarmstart', 'ctrl', 'qfrcApplied', 'dofCtrlMode', 'dofCtrlPos', 'dofCtrlVel',
+  'dofCtrlForce', 'dofKp', 'dofKv', 'dofForceRange', 'errFlags',
+] as const;
+/** Gains and force ranges are parameters, not state: reset keeps them (as the CPU backend does). */
+const KEPT_ON_RESET = new Set(['dofKp', 'dofKv', 'dofForceRange']);
+
+export class GpuBackend implements Backend {
+  readonly kind = 'gpu' as const;
+  readonly device: DeviceDescription;
+  readonly cache = new KernelCache();
+
+  private constructor(readonly gpu: OpenedGpu, private readonly init: BackendInitOptions) {
+    const i = gpu.info;
+    this.device = Object.freeze({
+      type: 'gpu', name: i.description || i.adapterName, vendor: i.vendor, architecture: i.architecture,
+      description: i.description, limits: Object.freeze({ ...i.limits }), timestampQuery: i.timestampQuery,
+      gpuDevice: gpu.device, software: isSoftwareAdapter(i),
+    } as DeviceDescription);
+  }
+
+  static async open(init: BackendInitOptions): Promise<GpuBackend> {
+    if (init.precision !== '32') {
+      throw new Error("the WebGPU backend computes in f32: use precision '32' with backend 'gpu' (WGSL has no f64)");
+    }
+    return new GpuBackend(await openGpu(), init);
+  }
+
+  async build(model: Model, nEnvs: number, precision: Precision, options: BackendBuildOptions): Promise<SimInstance> {
+    const host = makeData(model, nEnvs, precision);
+    const sim = new GpuSim(this.gpu, model, host.nEnvs, {
+      performanceMode: options.performanceMode || this.init.performanceMode,
+      capacities: { maxContacts: host.maxContacts, maxEfc: host.maxEfc },
+      cache: this.cache,
+      tracer: options.tracer(),
+    });
+    await sim.compile([...GPU_KERNELS]);
+    const instance = new GpuSimInstance(model, host, nEnvs > 0, sim, options);
+    instance.uploadAll();
+    return instance;
+  }
+
+  async destroy(): Promise<void> {
+    this.gpu.close();
+  }
+}
+
+class GpuSimInstance implements SimInstance {
+  readonly nEnvs: number;
+  readonly precision: Precision = '32';
+  readonly bytesPerEnv: number;
+  readonly hostData = null;
+  private readonly hostTimers: Float64Array;
+  private errFlags: Uint32Array;
+  private pendingErrors: Promise<void> | null = null;
+  private destroyed = false;
+
+  constructor(
+    readonly model: Model,
+    /** Build-time state, the source of uploads and resets. */
+    private readonly initial: Data,
+    readonly batched: boolean,
+    readonly sim: GpuSim,
+    private readonly options: BackendBuildOptions,
+  ) {
+    this.nEnvs = initial.nEnvs;
+    this.bytesPerEnv = bytesPerEnv(sim.layout);
+    this.hostTimers = new Float64Array(TIMER_SLOTS * this.nEnvs);
+    this.errFlags = new Uint32Array(this.nEnvs);
+    resetData(model, initial);
+  }
+
+  get description(): string {
+    return `gpu (${this.sim.gpu.info.description}), ${this.sim.kernelNames.length} kernels`;
+  }
+
+  private live(): GpuSim {
+    if (this.destroyed) throw new Error('This scene was destroyed.');
+    return this.sim;
+  }
+
+  uploadAll(): void {
+    for (const f of STATE_FIELDS) {
+      const src = this.initial[f];
+      const kind = this.sim.layout.fields.find((s) => s.name === f)!.kind;
+      this.sim.writeField(f, kind === 'f32' ? Float32Array.from(src) : Int32Array.from(src));
+    }
+  }
+
+  step(): void {
+    const sim = this.live();
+    sim.step(this.model.opt.substeps);
+  }
+
+  async sync(): Promise<void> {
+    const sim = this.live();
+    await sim.sync();
+    const n = this.nEnvs;
+    const [it, act, con, ls, nefc, err] = await Promise.all(
+      ['timerIterations', 'timerActive', 'timerContacts', 'timerLsIterations', 'nefc', 'errFlags'].map((f) => sim.readField(f)),
+    );
+    this.hostTimers.fill(Number.NaN, 0, n);
+    [it, act, con, ls, nefc].forEach((src, i) => this.hostTimers.set(src!, (i + 1) * n));
+    this.errFlags = Uint32Array.from(err!);
+  }
+
+  reset(envs: Int32Array): void {
+    const sim = this.live();
+    for (const f of STATE_FIELDS) {
+      if (KEPT_ON_RESET.has(f)) continue;
+      const spec = sim.layout.fields.find((s) => s.name === f)!;
+      const src = this.initial[f];
+      for (let k = 0; k < spec.size; k++) {
+        sim.writeElements(f, k, envs, Array.from(envs, (e) => src[k * this.nEnvs + e]!));
+      }
+    }
+    for (const e of envs) this.errFlags[e] = 0;
+  }
+
+  private write(field: string, idx: Int32Array, envs: Int32Array, values: ValueBlock, map: (i: number) => number = (i) => i): void {
+    const sim = this.live();
+    const w = idx.length;
+    const perEnv = values.rows === 1 ? 0 : w;
+    for (let j = 0; j < w; j++) {
+      const col = Array.from(envs, (_, t) => values.data[t * perEnv + j]!);
+      sim.writeElements(field, map(idx[j]!), envs, col);
+    }
+  }
+
+  private async read(field: string, idx: Int32Array, envs: Int32Array): Promise<Float32Array> {
+    const all = await this.live().readField(field);
+    const n = this.nEnvs;
+    const w = idx.length;
+    const out = new Float32Array(envs.length * w);
+    for (let t = 0; t < envs.length; t++) for (let j = 0; j < w; j++) out[t * w + j] = all[idx[j]! * n + envs[t]!]!;
+    return out;
+  }
+
+  writeDofs(field: DofField, dofs: Int32Array, envs: Int32Array, values: ValueBlock): void {
+    this.write(field, dofs, envs, values);
+  }
+
+  readDofs(field: DofField, dofs: Int32Array, envs: Int32Array): Promise<Float32Array> {
+    return this.read(field, dofs, envs);
+  }
+
+  writeDofCtrlMode(dofs: Int32Array, envs: Int32Array, mode: DofCtrlMode): void {
+    this.write('dofCtrlMode', dofs, envs, { data: [mode].concat(Array(dofs.length - 1).fill(mode)), rows: 1 });
+  }
+
+  writeDofForceRange(dofs: Int32Array, envs: Int32Array, lower: ValueBlock, upper: ValueBlock): void {
+    this.write('dofForceRange', dofs, envs, lower, (i) => 2 * i);
+    this.write('dofForceRange', dofs, envs, upper, (i) => 2 * i + 1);
+  }
+
+  writeQpos(qs: Int32Array, envs: Int32Array, values: ValueBlock): void {
+    this.write('qpos', qs, envs, values);
+  }
+
+  readQpos(qs: Int32Array, envs: Int32Array): Promise<Float32Array> {
+    return this.read('qpos', qs, envs);
+  }
+
+  writeCtrl(actuators: Int32Array, envs: Int32Array, values: ValueBlock): void {
+    this.write('ctrl', actuators, envs, values);
+  }
+
+  readCtrl(actuators: Int32Array, envs: Int32Array): Promise<Float32Array> {
+    return this.read('ctrl', actuators, envs);
+  }
+
+  timers(): Float64Array {
+    return this.hostTimers.slice();
+  }
+
+  /** Answers the last completed poll and starts the next one, so stepping never waits for the device. */
+  pollErrors(): EnvErrors {
+    if (!this.pendingErrors && !this.destroyed) {
+      this.pendingErrors = this.sim.readField('errFlags').then((f) => {
+        const now = Uint32Array.from(f);
+        for (let e = 0; e < this.nEnvs; e++) this.errFlags[e]! |= now[e]!;
+      }).catch(() => undefined).finally(() => { this.pendingErrors = null; });
+    }
+    const envs: number[] = [];
+    const flags: number[] = [];
+    this.errFlags.forEach((f, e) => { if (f !== 0) { envs.push(e); flags.push(f); } });
+    return { envs: Int32Array.from(envs), flags: Uint32Array.from(flags) };
+  }
+
+  clearErrors(envs: Int32Array): void {
+    const sim = this.live();
+    sim.writeElements('errFlags', 0, envs, Array.from(envs, () => 0));
+    for (const e of envs) this.errFlags[e] = 0;
+  }
+
+  async destroy(): Promise<void> {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    await this.pendingErrors;
+    this.sim.destroy();
+  }
+}
+
+export function gpuBackendFactory(init: BackendInitOptions): Promise<Backend> {
+  return GpuBackend.open(init);
+}
