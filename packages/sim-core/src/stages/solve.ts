@@ -21,6 +21,7 @@ import {
 } from '../solver/timers.js';
 
 interface Scratch {
+  io: Io;
   p: Problem;
   islands: Islands;
   touched: Uint8Array;    // per tree (indexed by the tree's root dof)
@@ -53,6 +54,11 @@ function scratchFor(m: Model, d: Data): Scratch {
   let s = scratches.get(d);
   if (!s) {
     s = {
+      io: {
+        n: d.nEnvs, qM: d.qM, efcJ: d.efcJ, efcD: d.efcD, efcR: d.efcR, efcAref: d.efcAref,
+        efcFrictionloss: d.efcFrictionloss, efcType: d.efcType, qfrcSmooth: d.qfrcSmooth, qaccSmooth: d.qaccSmooth,
+        qaccWarmstart: d.qaccWarmstart,
+      },
       p: makeProblem(m.nv, d.maxEfc), islands: new Islands(m.nv, d.maxEfc), touched: new Uint8Array(Math.max(1, m.nv)),
       work: new Float64Array(Math.max(1, d.maxEfc)), stats: { iterations: 0, lsIterations: 0 },
     };
@@ -149,10 +155,10 @@ export function solve(m: Model, d: Data, e0: number, e1: number): void {
   const newton = opt.solver !== SolverType.CG;
 
   const { nefc: nefcOf, qacc, qaccSmooth, qfrcConstraint, efcForce, efcState, timers: t, ncon } = d;
-  const io: Io = {
-    n, qM: d.qM, efcJ: d.efcJ, efcD: d.efcD, efcR: d.efcR, efcAref: d.efcAref, efcFrictionloss: d.efcFrictionloss,
-    efcType: d.efcType, qfrcSmooth: d.qfrcSmooth, qaccSmooth, qaccWarmstart: d.qaccWarmstart,
-  };
+  const io = s.io;
+  io.n = n; io.qM = d.qM; io.efcJ = d.efcJ; io.efcD = d.efcD; io.efcR = d.efcR; io.efcAref = d.efcAref;
+  io.efcFrictionloss = d.efcFrictionloss; io.efcType = d.efcType; io.qfrcSmooth = d.qfrcSmooth;
+  io.qaccSmooth = qaccSmooth; io.qaccWarmstart = d.qaccWarmstart;
   // one clock read per env: env e's time runs from its start to the next env's start
   let tStart = performance.now();
   for (let e = e0; e < e1; e++) {
