@@ -25,6 +25,9 @@ const WG = 64;
 
 Object.assign(globalThis, globals);
 const gpu = create([]);
+// Dawn frees its instance when this object is garbage-collected, even with work in flight (a crash in
+// ProcessEvents); the exit hook keeps it referenced for the program's whole life.
+process.on('exit', () => gpu);
 const adapter = await gpu.requestAdapter();
 if (!adapter) {
   console.error('webgpu-compute: no WebGPU adapter (on a CPU-only machine run scripts/install-webgpu-cpu.sh)');

@@ -6,6 +6,7 @@
  * is written when the program ends (also through process.exit) or is interrupted.
  */
 import { writeFileSync } from 'node:fs';
+import { register } from 'node:module';
 import { hookDevices } from '../record/device-hook.js';
 import { handlersFor } from '../record/handlers.js';
 import { decodeConfig, PRELOAD_ENV } from './config.js';
@@ -14,6 +15,8 @@ import { StepSource } from './step-source.js';
 const config = decodeConfig(process.env[PRELOAD_ENV]);
 
 if (config) {
+  // The program's `import 'webgpu'` gets create() with Dawn's timestamp quantization off.
+  register('./webgpu-hooks.js', import.meta.url);
   const { profile, schedule, instrumentDevice } = await import('@gsprof/profiler');
   const prof = profile({
     activities: ['cpu', 'gpu'],
@@ -25,7 +28,7 @@ if (config) {
   prof.setRunInfo({ program: process.argv.slice(1).join(' ') });
   const steps = new StepSource(() => { void prof.step(); });
   (globalThis as { gsprof?: unknown }).gsprof = { step: () => steps.mark(), profiler: prof };
-  const hook = await hookDevices((device) => { instrumentDevice(device, prof); }, () => steps.submit());
+  const hook = await hookDevices((device) => { instrumentDevice(device, prof); }, { onSubmit: () => steps.submit(), deferDestroy: true });
 
   let finished: Promise<void> | null = null;
   const finish = (): Promise<void> => {
@@ -33,6 +36,7 @@ if (config) {
       try {
         await prof.stop();
       } finally {
+        hook.restore();
         writeFileSync(config.resultFile, JSON.stringify({ steps: steps.steps, stepMode: steps.mode, devices: hook.devices.length, traces: prof.tracePaths }));
       }
     })();

@@ -32,15 +32,27 @@ async function webgpuModules(): Promise<WebgpuModule[]> {
 export interface DeviceHook {
   /** Devices caught so far. */
   readonly devices: GPUDevice[];
+  /** Undoes the patches and performs any destroy() that was held back. */
   restore(): void;
 }
 
-export async function hookDevices(onDevice: (device: GPUDevice) => void, onSubmit?: () => void): Promise<DeviceHook> {
+export interface HookOptions {
+  /** Called after every queue submit. */
+  onSubmit?: () => void;
+  /** Hold device.destroy() calls until releaseDestroys(): destroying a device while its timestamp readbacks
+   * are in flight aborts Dawn, so an external program's destroy waits until the trace is complete. */
+  deferDestroy?: boolean;
+}
+
+export async function hookDevices(onDevice: (device: GPUDevice) => void, options: HookOptions = {}): Promise<DeviceHook> {
+  const { onSubmit, deferDestroy } = options;
+  const held: GPUDevice[] = [];
   const devices: GPUDevice[] = [];
   const undo: Array<() => void> = [];
   for (const { globals } of await webgpuModules()) {
     const adapterProto = globals.GPUAdapter?.prototype;
     const queueProto = globals.GPUQueue?.prototype;
+    const deviceProto = globals.GPUDevice?.prototype;
     if (!adapterProto || !queueProto || adapterProto[HOOKED]) continue;
     adapterProto[HOOKED] = true;
     const requestDevice = adapterProto.requestDevice as (this: GPUAdapter, d?: GPUDeviceDescriptor) => Promise<GPUDevice>;
@@ -60,6 +72,17 @@ export async function hookDevices(onDevice: (device: GPUDevice) => void, onSubmi
         onSubmit();
       };
       undo.push(() => { queueProto.submit = submit; });
+    }
+    if (deferDestroy && deviceProto) {
+      const destroy = deviceProto.destroy as (this: GPUDevice) => void;
+      deviceProto.destroy = function (this: GPUDevice): void {
+        if (devices.includes(this)) held.push(this);
+        else destroy.call(this);
+      };
+      undo.push(() => {
+        deviceProto.destroy = destroy;
+        for (const d of held.splice(0)) destroy.call(d);
+      });
     }
   }
   return { devices, restore: () => { for (const u of undo.reverse()) u(); } };
