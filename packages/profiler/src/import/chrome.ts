@@ -62,7 +62,7 @@ class ChromeImporter {
     try {
       this.handle(e, buf, start, end);
     } catch (err) {
-      if (err instanceof TraceFormatError) throw err;
+      if (err instanceof TraceFormatError || isBug(err)) throw err;
       throw new TraceFormatError(this.path, `line ${line} (byte ${offset})`, (err as Error).message.split('\n')[0]!);
     }
   }
@@ -302,6 +302,11 @@ class ChromeImporter {
     this.sink.metadata('trace_format', 'chrome_json');
     this.sink.metadata('event_count', null, this.events);
   }
+}
+
+/** Errors that mean a bug in the importer rather than bad input: never disguised as a format error. */
+export function isBug(err: unknown): boolean {
+  return err instanceof TypeError || err instanceof ReferenceError || err instanceof SyntaxError && !/JSON/.test(err.message);
 }
 
 function hasArgs(e: Json): boolean {

@@ -1,6 +1,6 @@
 /** Detects the format of a trace file and streams it into the trace tables of a DuckDB connection. */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { importChrome } from './chrome.js';
+import { importChrome, isBug } from './chrome.js';
 import { TraceFormatError } from './errors.js';
 import { importPerfetto } from './perfetto.js';
 import { TraceSink } from './sink.js';
@@ -32,7 +32,7 @@ async function runImport(path: string, sink: TraceSink, opts: ImportOptions): Pr
     if (source.gzipped) sink.metadata('gzipped', null, 1);
     await sink.finalize();
   } catch (err) {
-    if (err instanceof TraceFormatError) throw err;
+    if (err instanceof TraceFormatError || isBug(err)) throw err;
     const msg = err instanceof Error ? err.message.split('\n')[0]! : String(err);
     throw new TraceFormatError(path, 'import', msg);
   }

@@ -3,6 +3,7 @@
  * packet = 1 }` packet by packet; per-sequence incremental state holds interned names and packet defaults.
  * Field numbers: REFERENCE §4 and Perfetto's trace_packet/track_event protos.
  */
+import { isBug } from './chrome.js';
 import { TraceFormatError } from './errors.js';
 import { recordGsprofMetadata } from './metadata.js';
 import { ProtoError, ProtoReader } from './protoReader.js';
@@ -103,8 +104,8 @@ export async function importPerfetto(path: string, chunks: AsyncIterable<Buffer>
   imp.finish();
 }
 
-function toFormatError(path: string, base: number, err: unknown, context?: string): TraceFormatError {
-  if (err instanceof TraceFormatError) return err;
+function toFormatError(path: string, base: number, err: unknown, context?: string): Error {
+  if (err instanceof TraceFormatError || isBug(err)) return err as Error;
   if (err instanceof ProtoError) return new TraceFormatError(path, `byte ${base + err.pos}`, `${err.message}${context ? ` (${context})` : ''}`);
   const msg = err instanceof Error ? err.message : String(err);
   return new TraceFormatError(path, context ?? `byte ${base}`, msg.split('\n')[0]!);

@@ -119,7 +119,7 @@ describe('corrupted traces', () => {
           expect(err.message.startsWith(path)).toBe(true);
         }
         expect(Date.now() - started).toBeLessThan(5000);
-      }), { numRuns: perSeed, timeout: 10_000, seed: full ? 7 : 20261202 });
+      }), { numRuns: perSeed, timeout: 10_000, seed: Number(process.env.GSPROF_FC_SEED ?? (full ? 7 : 20261202)) });
       expect(failures).toBeGreaterThan(0);
     }, 120_000);
   }
