@@ -10,6 +10,7 @@ import { KernelCache } from './kernel-cache.js';
 import { bytesPerEnv, dataFields, maxEnvsFor, packLayout, packModel, type Capacities, type PackedLayout } from './layout.js';
 import { kernelSource, layoutWords, prelude, preludeScalars, WORKGROUP_SIZE } from './prelude.js';
 import { ReadbackRing } from './readback.js';
+import { DeviceScatter } from './scatter.js';
 
 export interface KernelDef {
   name: string;
@@ -56,6 +57,7 @@ export class GpuSim {
   private readonly pipelineLayout: GPUPipelineLayout;
   private readonly kernels: CompiledKernel[] = [];
   private readonly ring: ReadbackRing;
+  private readonly scatter: DeviceScatter;
   private readonly preludeSrc: string;
   passHook: PassHook | null = null;
 
@@ -102,6 +104,7 @@ export class GpuSim {
       entries: [this.modelReal, this.modelInt, this.realBuf, this.intBuf, this.layoutBuf].map((buffer, binding) => ({ binding, resource: { buffer } })),
     });
     this.ring = new ReadbackRing(dev);
+    this.scatter = new DeviceScatter(dev);
   }
 
   /** Compiles the kernels (through the on-disk cache for the generated WGSL) in pipeline order. */
@@ -211,6 +214,13 @@ export class GpuSim {
     const enc = this.device.createCommandEncoder({ label: 'sim.copy' });
     enc.copyBufferToBuffer(src, 0, r.buf, 4 * r.base * this.nEnvs, 4 * r.size * this.nEnvs);
     this.device.queue.submit([enc.finish()]);
+  }
+
+  /** Writes elements idx of the given envs from a device tensor (rows = envs or one broadcast row). f32 fields only. */
+  writeFromDevice(name: string, idx: ArrayLike<number>, envs: ArrayLike<number>, src: GPUBuffer, broadcast: boolean): void {
+    const r = this.region(name);
+    if (r.kind !== 'f32') throw new Error(`writeFromDevice: field '${name}' is not real-valued`);
+    this.scatter.run(r.buf, this.nEnvs, r.base, idx, envs, src, broadcast);
   }
 
   /** Reads a whole field, host layout [k * nEnvs + e]. Waits only for the work that produces it. */

@@ -34,6 +34,22 @@ describe.skipIf(!hasGpu)('GPU runtime', async () => {
     });
   }
 
+  test('a device-resident tensor is scattered into a field without a host round trip', async () => {
+    const sim = new GpuSim(gpu, model, 10, { performanceMode: false, capacities: cap });
+    const src = gpu.device.createBuffer({ size: 16, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+    gpu.device.queue.writeBuffer(src, 0, new Float32Array([1.5, 2.5, 3.5, 4.5]));
+    // Two selected envs, one row each, one element (the hinge's qvel).
+    sim.writeFromDevice('qvel', [0], [3, 7], src, false);
+    let v = await sim.readField('qvel');
+    expect([v[3], v[7], v[0]]).toEqual([1.5, 2.5, 0]);
+    // One broadcast row to every env.
+    sim.writeFromDevice('qvel', [0], Array.from({ length: 10 }, (_, i) => i), src, true);
+    v = await sim.readField('qvel');
+    expect(Array.from(v)).toEqual(Array(10).fill(1.5));
+    src.destroy();
+    sim.destroy();
+  });
+
   test('a WGSL error names the kernel and the line', async () => {
     const sim = new GpuSim(gpu, model, 4, { performanceMode: false, capacities: cap });
     await expect(sim.compile([{ name: 'broken', helpers: '', body: '  let x: f32 = nope;' }])).rejects.toThrow(
