@@ -51,9 +51,8 @@ export async function hookDevices(onDevice: (device: GPUDevice) => void, options
   const undo: Array<() => void> = [];
   for (const { globals } of await webgpuModules()) {
     const adapterProto = globals.GPUAdapter?.prototype;
-    const queueProto = globals.GPUQueue?.prototype;
     const deviceProto = globals.GPUDevice?.prototype;
-    if (!adapterProto || !queueProto || adapterProto[HOOKED]) continue;
+    if (!adapterProto || adapterProto[HOOKED]) continue;
     adapterProto[HOOKED] = true;
     const requestDevice = adapterProto.requestDevice as (this: GPUAdapter, d?: GPUDeviceDescriptor) => Promise<GPUDevice>;
     adapterProto.requestDevice = async function (this: GPUAdapter, descriptor?: GPUDeviceDescriptor): Promise<GPUDevice> {
@@ -62,17 +61,19 @@ export async function hookDevices(onDevice: (device: GPUDevice) => void, options
       const device = await requestDevice.call(this, { ...descriptor, requiredFeatures: [...features] });
       devices.push(device);
       onDevice(device);
+      if (onSubmit) {
+        // Wrapped on the instance, outside whatever onDevice installed (the profiler's instrumentation), so a
+        // step taken on submit comes after the instrumentation has finished with that submit.
+        const queue = device.queue;
+        const submit = queue.submit.bind(queue);
+        queue.submit = (buffers: Iterable<GPUCommandBuffer>): undefined => {
+          submit(buffers);
+          onSubmit();
+        };
+      }
       return device;
     };
     undo.push(() => { adapterProto.requestDevice = requestDevice; delete adapterProto[HOOKED]; });
-    if (onSubmit) {
-      const submit = queueProto.submit as (this: GPUQueue, buffers: Iterable<GPUCommandBuffer>) => void;
-      queueProto.submit = function (this: GPUQueue, buffers: Iterable<GPUCommandBuffer>): void {
-        submit.call(this, buffers);
-        onSubmit();
-      };
-      undo.push(() => { queueProto.submit = submit; });
-    }
     if (deferDestroy && deviceProto) {
       const destroy = deviceProto.destroy as (this: GPUDevice) => void;
       deviceProto.destroy = function (this: GPUDevice): void {
