@@ -7,6 +7,7 @@
 import type { Data } from '../data/data.js';
 import type { Model } from '../model/model.js';
 import { planOf } from '../data/plan.js';
+import { addRows } from './rows.js';
 
 export function crb(m: Model, d: Data, e0: number, e1: number): void {
   const n = d.nEnvs;
@@ -24,10 +25,7 @@ export function crb(m: Model, d: Data, e0: number, e1: number): void {
   for (let b = m.nbody - 1; b > 0; b--) {
     const p = m.bodyParentid[b]!;
     if (p === 0) continue;
-    const o = 10 * b * n, op = 10 * p * n;
-    for (let e = e0; e < e1; e++) {
-      for (let k = 0; k < 10 * n; k += n) crbs[op + k + e] = crbs[op + k + e]! + crbs[o + k + e]!;
-    }
+    addRows(crbs, 10 * p * n, 10 * b * n, 10, n, e0, e1);
   }
 
   const { ancDescAdr, ancDescNum, ancDesc } = plan;

@@ -9,6 +9,7 @@ import type { Data } from '../data/data.js';
 import { JointType, type Model } from '../model/model.js';
 import { planOf } from '../data/plan.js';
 import { scratchOf } from '../data/scratch.js';
+import { addRows } from './rows.js';
 
 // imported enum members read once: a module binding read in a hot loop is a getter call under tsx
 const FREE: number = JointType.Free;
@@ -138,10 +139,7 @@ function bias(m: Model, d: Data, e0: number, e1: number): void {
   for (let b = m.nbody - 1; b > 0; b--) {
     const p = m.bodyParentid[b]!;
     if (p === 0) continue;
-    const o = 6 * b * n, op = 6 * p * n;
-    for (let e = e0; e < e1; e++) {
-      for (let k = 0; k < 6 * n; k += n) cfrc[op + k + e] = cfrc[op + k + e]! + cfrc[o + k + e]!;
-    }
+    addRows(cfrc, 6 * p * n, 6 * b * n, 6, n, e0, e1);
   }
 
   for (let i = 0; i < m.nv; i++) {
