@@ -1,6 +1,6 @@
 /**
  * The CPU backend: the stages as TypeScript over one batched Data in a SharedArrayBuffer. With more than
- * one thread, env workers (src/cpu/workers) and the main thread claim chunks of CHUNK_ENVS envs until all
+ * one thread, env workers (src/cpu/workers) and the main thread claim chunks of envs (chunkEnvs) until all
  * are stepped, so a thread the OS deschedules on a busy machine does not stall the step.
  * Per-kernel spans: with a tracer installed, the main thread first steps a fixed share of the envs
  * ([0, nEnvs/threads)) kernel by kernel under spans, then helps with the remaining chunks untraced.
@@ -18,12 +18,19 @@ import {
   type EnvErrors, type SimInstance, type ValueBlock,
 } from './backend.js';
 
-/** Below this many envs one thread is faster than handing out work (measured in bench/sim.ts). */
-export const AUTO_THREADS_MIN_ENVS = 64;
+/** Below this many envs one thread is as fast: fewer than two chunks leave the workers nothing to take. */
+export const AUTO_THREADS_MIN_ENVS = 128;
 /** Env ranges start on multiples of this, so two threads never write one cache line of an f64 field. */
 const RANGE_ALIGN = 8;
-/** Envs per chunk a thread claims at a time (a multiple of RANGE_ALIGN). */
-export const CHUNK_ENVS = 64;
+/** The smallest chunk a thread claims. Smaller chunks cost more per env (measured: 64-env chunks +18% CPU
+ *  per env-step over 1024-env chunks at 2048 envs), larger ones balance worse when a thread is descheduled. */
+export const MIN_CHUNK_ENVS = 64;
+
+/** About four chunks per thread, aligned, at least MIN_CHUNK_ENVS. */
+export function chunkEnvs(nEnvs: number, threads: number): number {
+  const target = Math.ceil(nEnvs / (threads * 4) / RANGE_ALIGN) * RANGE_ALIGN;
+  return Math.max(MIN_CHUNK_ENVS, target);
+}
 
 /** How many threads a scene of nEnvs uses under `cpuThreads`. */
 export function threadsFor(nEnvs: number, cpuThreads: number | 'auto', cores = availableParallelism()): number {
@@ -59,6 +66,7 @@ class CpuSim implements SimInstance {
   readonly bytesPerEnv: number;
   private data: Data;
   private pool: EnvWorkerPool | null = null;
+  private chunk = MIN_CHUNK_ENVS;
   private destroyed = false;
 
   constructor(
@@ -86,6 +94,7 @@ class CpuSim implements SimInstance {
     if (this.threads <= 1) return;
     const { data, layout } = shareData(this.data);
     this.data = data;
+    this.chunk = chunkEnvs(this.nEnvs, this.threads);
     this.pool = await EnvWorkerPool.start({ model: this.model, data: layout, workers: this.threads - 1 });
   }
 
@@ -107,14 +116,15 @@ class CpuSim implements SimInstance {
       return;
     }
     // With a tracer, the main thread keeps a fixed share so its kernel spans cover one contiguous range.
-    const chunks = Math.ceil(n / CHUNK_ENVS);
+    const chunk = this.chunk;
+    const chunks = Math.ceil(n / chunk);
     const ownChunks = tracer ? Math.max(1, Math.floor(chunks / (pool.size + 1))) : 0;
-    pool.run(substeps, n, CHUNK_ENVS, ownChunks);
+    pool.run(substeps, n, chunk, ownChunks);
     try {
-      const own = Math.min(n, ownChunks * CHUNK_ENVS);
+      const own = Math.min(n, ownChunks * chunk);
       if (own > 0) for (let s = 0; s < substeps; s++) stepCpu(m, d, 0, own, tracer);
       for (let e0 = pool.claim(); e0 >= 0; e0 = pool.claim()) {
-        const e1 = Math.min(n, e0 + CHUNK_ENVS);
+        const e1 = Math.min(n, e0 + chunk);
         for (let s = 0; s < substeps; s++) stepCpu(m, d, e0, e1, null);
       }
     } finally {
