@@ -7,7 +7,7 @@
 import type { Data } from '../data/data.js';
 import type { Model } from '../model/model.js';
 import { planOf } from '../data/plan.js';
-import { addRows } from './rows.js';
+import { addRows } from '../math/rows.js';
 
 export function crb(m: Model, d: Data, e0: number, e1: number): void {
   const n = d.nEnvs;

@@ -9,7 +9,7 @@ import type { Data } from '../data/data.js';
 import { JointType, type Model } from '../model/model.js';
 import { planOf } from '../data/plan.js';
 import { scratchOf } from '../data/scratch.js';
-import { addRows } from './rows.js';
+import { addRows } from '../math/rows.js';
 
 // imported enum members read once: a module binding read in a hot loop is a getter call under tsx
 const FREE: number = JointType.Free;
