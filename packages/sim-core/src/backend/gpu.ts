@@ -31,7 +31,13 @@ export class GpuBackend implements Backend {
   readonly device: DeviceDescription;
   readonly cache = new KernelCache();
 
+  /** Dawn's reason once the device is lost; every later call on a scene throws it. */
+  lost: string | null = null;
+
   private constructor(readonly gpu: OpenedGpu, private readonly init: BackendInitOptions) {
+    void gpu.device.lost.then((info) => {
+      if (info.reason !== 'destroyed') this.lost = `WebGPU device lost (${info.reason}): ${info.message}`;
+    });
     const i = gpu.info;
     this.device = Object.freeze({
       type: 'gpu', name: i.description || i.adapterName, vendor: i.vendor, architecture: i.architecture,
@@ -53,10 +59,10 @@ export class GpuBackend implements Backend {
       performanceMode: options.performanceMode || this.init.performanceMode,
       capacities: { maxContacts: host.maxContacts, maxEfc: host.maxEfc },
       cache: this.cache,
-      tracer: options.tracer(),
+      tracer: options.tracer,
     });
     await sim.compile([...GPU_KERNELS]);
-    const instance = new GpuSimInstance(model, host, nEnvs > 0, sim, options);
+    const instance = new GpuSimInstance(model, host, nEnvs > 0, sim, () => this.lost);
     instance.uploadAll();
     return instance;
   }
@@ -82,7 +88,7 @@ class GpuSimInstance implements SimInstance {
     private readonly initial: Data,
     readonly batched: boolean,
     readonly sim: GpuSim,
-    private readonly options: BackendBuildOptions,
+    private readonly lostReason: () => string | null,
   ) {
     this.nEnvs = initial.nEnvs;
     this.bytesPerEnv = bytesPerEnv(sim.layout);
@@ -97,6 +103,8 @@ class GpuSimInstance implements SimInstance {
 
   private live(): GpuSim {
     if (this.destroyed) throw new Error('This scene was destroyed.');
+    const lost = this.lostReason();
+    if (lost) throw new Error(lost);
     return this.sim;
   }
 

@@ -24,7 +24,8 @@ export interface GpuSimOptions {
   performanceMode: boolean;
   capacities: Capacities;
   cache?: KernelCache;
-  tracer?: SimTracer | null;
+  /** The tracer installed now (asked at every compile and step, so a profiler can attach after build). */
+  tracer?: () => SimTracer | null;
 }
 
 /** Adds per-pass descriptor fields (e.g. timestampWrites) chosen by a profiler. */
@@ -109,7 +110,7 @@ export class GpuSim {
 
   /** Compiles the kernels (through the on-disk cache for the generated WGSL) in pipeline order. */
   async compile(defs: KernelDef[]): Promise<void> {
-    const tracer = this.opts.tracer ?? null;
+    const tracer = this.opts.tracer?.() ?? null;
     for (const def of defs) {
       const cache = this.opts.cache;
       const generate = () => ({ wgsl: kernelSource(this.preludeSrc, def.helpers, def.body) });
@@ -156,7 +157,7 @@ export class GpuSim {
 
   /** Records one compute pass per kernel (optionally only `only`) into one submit. Does not wait. */
   step(substeps = 1, only?: ReadonlySet<string>): void {
-    const tracer = this.opts.tracer ?? null;
+    const tracer = this.opts.tracer?.() ?? null;
     const groups = Math.ceil(this.nEnvs / WORKGROUP_SIZE);
     tracer?.begin('encode', 'encode', { kernels: this.kernels.length * substeps });
     const enc = this.device.createCommandEncoder({ label: 'sim.step' });
