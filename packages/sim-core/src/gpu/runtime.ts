@@ -114,9 +114,10 @@ export class GpuSim {
     for (const def of defs) {
       const cache = this.opts.cache;
       const generate = () => ({ wgsl: kernelSource(this.preludeSrc, def.helpers, def.body) });
-      tracer?.begin(`compile:${def.name}`, 'compile', { kernel: def.name });
       const t0 = performance.now();
       const { wgsl } = cache ? cache.getOrBuild(def.name, { prelude: this.preludeSrc, helpers: def.helpers, body: def.body }, generate) : generate();
+      const cacheState = cache ? (cache.stats.at(-1)!.hit ? 'hit' : 'miss') : 'off';
+      tracer?.begin(`compile:${def.name}`, 'compile', { kernel: def.name, cache: cacheState });
       // The scope keeps Dawn from also printing the error as an uncaptured one; we report it ourselves.
       this.device.pushErrorScope('validation');
       const module = this.device.createShaderModule({ label: def.name, code: wgsl });
