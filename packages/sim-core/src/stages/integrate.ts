@@ -59,32 +59,32 @@ export function integrate(m: Model, d: Data, e0: number, e1: number): void {
     acc = x;
   }
 
-  for (let i = 0; i < nv; i++) {
-    const o = i * n;
-    for (let e = e0; e < e1; e++) qvel[o + e] = qvel[o + e]! + h * acc[o + e]!;
-  }
-  integratePos(m, d.qpos, qvel, n, h, e0, e1);
-
+  // qvel += h * acc; qacc kept for the warm start; both checked for NaN and blow-up on the way
   const { time, qaccWarmstart, errFlags, qpos } = d;
-  for (let e = e0; e < e1; e++) time[e] = time[e]! + h;
   for (let i = 0; i < nv; i++) {
     const o = i * n;
-    for (let e = e0; e < e1; e++) qaccWarmstart[o + e] = qacc[o + e]!;
-  }
-  checkBad(qpos, m.nq, n, errFlags, e0, e1);
-  checkBad(qvel, nv, n, errFlags, e0, e1);
-  checkBad(qacc, nv, n, errFlags, e0, e1);
-}
-
-function checkBad(a: Real, size: number, n: number, flags: Uint32Array, e0: number, e1: number): void {
-  for (let k = 0; k < size; k++) {
-    const o = k * n;
     for (let e = e0; e < e1; e++) {
-      const v = a[o + e]!;
-      if (v >= -MAXVAL && v <= MAXVAL) continue;
-      flags[e] = flags[e]! | (v !== v || v === Infinity || v === -Infinity ? ERR_NAN : ERR_BLOWUP);
+      const v = qvel[o + e]! + h * acc[o + e]!;
+      qvel[o + e] = v;
+      const a = qacc[o + e]!;
+      qaccWarmstart[o + e] = a;
+      if (!(v >= -MAXVAL && v <= MAXVAL)) flagBad(errFlags, e, v);
+      if (!(a >= -MAXVAL && a <= MAXVAL)) flagBad(errFlags, e, a);
     }
   }
+  integratePos(m, qpos, qvel, n, h, e0, e1);
+  for (let e = e0; e < e1; e++) time[e] = time[e]! + h;
+  for (let k = 0; k < m.nq; k++) {
+    const o = k * n;
+    for (let e = e0; e < e1; e++) {
+      const v = qpos[o + e]!;
+      if (!(v >= -MAXVAL && v <= MAXVAL)) flagBad(errFlags, e, v);
+    }
+  }
+}
+
+function flagBad(flags: Uint32Array, e: number, v: number): void {
+  flags[e] = flags[e]! | (v !== v || v === Infinity || v === -Infinity ? ERR_NAN : ERR_BLOWUP);
 }
 
 /** mj_integratePos: qpos <- qpos (+) h * qvel for envs [e0, e1) of SoA arrays with n envs. */
