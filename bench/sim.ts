@@ -44,7 +44,11 @@ const DT = 0.01;
  * run interleaved, one window each per round, and each reports its median window: a burst of load from
  * another process then hits every case alike instead of whichever case happened to be running.
  */
-interface Case { name: string; step: () => void; perCall: number; rates: number[] }
+interface Case {
+  name: string; step: () => void; perCall: number;
+  /** Per window: env-steps per wall second, and cores this process used (CPU time / wall time). */
+  rates: number[]; cores: number[];
+}
 
 function warmUp(c: Case): void {
   const t0 = performance.now();
@@ -53,6 +57,7 @@ function warmUp(c: Case): void {
 
 function window(c: Case, ms: number): void {
   let calls = 0;
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   let t = t0;
   while (t - t0 < ms) {
@@ -60,7 +65,9 @@ function window(c: Case, ms: number): void {
     calls++;
     t = performance.now();
   }
+  const cpu = process.cpuUsage(cpu0);
   c.rates.push((calls * c.perCall) / ((t - t0) / 1000));
+  c.cores.push((cpu.user + cpu.system) / 1000 / (t - t0));
 }
 
 function median(xs: number[]): number {
@@ -77,7 +84,7 @@ async function simCore(nEnvs: number, cpuThreads: number | 'auto'): Promise<SimC
   await scene.build({ nEnvs, cpuThreads });
   franka.controlDofsPosition(TARGET);
   return {
-    name: `sim-core ${cpuThreads}`, step: () => scene.step(), perCall: Math.max(1, nEnvs), rates: [],
+    name: `sim-core ${cpuThreads}`, step: () => scene.step(), perCall: Math.max(1, nEnvs), rates: [], cores: [],
     description: scene.requireSim().description, bytesPerEnv: scene.bytesPerEnv, options: { ...scene.options! }, scene,
   };
 }
@@ -128,14 +135,16 @@ async function mujoco(nEnvs: number, o: gs.ResolvedOptions): Promise<Case & { by
     m.delete();
   };
   return {
-    name: 'mujoco-js', perCall: nEnvs, rates: [], bytesPerEnv, close,
+    name: 'mujoco-js', perCall: nEnvs, rates: [], cores: [], bytesPerEnv, close,
     step: () => { for (const d of datas) mj.mj_step(m, d); },
   };
 }
 
 const fmt = (x: number): string => Math.round(x).toLocaleString('en-US');
 const rows: string[][] = [];
-const header = ['nEnvs', 'sim-core env-steps/s', 'threads', 'sim-core 1 thread', 'thread speedup', 'mujoco-js env-steps/s', 'ratio'];
+const header = [
+  'nEnvs', 'sim-core env-steps/s', 'threads', 'cores used', 'sim-core 1 thread', 'thread speedup', 'mujoco-js env-steps/s', 'ratio',
+];
 let lastRatio = NaN;
 let lastEnvs = 0;
 let stateBytes = 0;
@@ -166,11 +175,11 @@ for (const n of envCounts) {
   lastRatio = ratio;
   lastEnvs = n;
   rows.push([
-    String(n), fmt(bestRate), best.description.replace(/^cpu, /, ''),
+    String(n), fmt(bestRate), best.description.replace(/^cpu, /, ''), median(best.cores).toFixed(2),
     single ? fmt(singleRate) : '-', single ? `${(bestRate / singleRate).toFixed(2)}x` : '-',
     mj ? fmt(mjRate) : '-', mj ? ratio.toFixed(2) : '-',
   ]);
-  console.error(`  nEnvs ${n}: ${cases.map((c) => `${c.name} ${c.rates.map(fmt).join(' / ')}`).join('; ')}`);
+  console.error(`  nEnvs ${n}: ${cases.map((c) => `${c.name} ${c.rates.map(fmt).join(' / ')} (cores ${c.cores.map((x) => x.toFixed(2)).join(' / ')})`).join('; ')}`);
 }
 await gs.destroy();
 
@@ -179,5 +188,6 @@ const line = (cells: string[]): string => `| ${cells.map((c, i) => (i === 0 || i
 console.log(line(header));
 console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
 for (const r of rows) console.log(line(r));
+console.log('cores used: CPU time of this process (all its threads) / wall time, median window; below the thread count the OS gave it less than that');
 console.log(`state per env: sim-core ${Math.round(stateBytes)} bytes (f${precision}); mujoco-js MjData ${mjBytes} bytes (arena + buffer)`);
 console.log(`franka@${lastEnvs} ratio: ${lastRatio.toFixed(2)}`);
