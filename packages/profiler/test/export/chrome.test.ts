@@ -162,6 +162,16 @@ describe('writeChromeTrace', () => {
     expect(events.filter((e) => e.name === 'env_timers')).toHaveLength(400);
   });
 
+  it('writes valid JSON for a recording with no tracks or events', async () => {
+    const trace = sampleTrace(0);
+    trace.processes.length = 0;
+    trace.tracks.length = 0;
+    trace.counters.length = 0;
+    const { json, events } = await written('empty.json', trace);
+    expect(json.gsprofMetadata.traceName).toBe('exporter-fixture');
+    expect(events.filter((e) => e.ph !== 'M')).toEqual([]);
+  });
+
   it('rejects a slice on an unknown track with a one-line error and leaves no file behind', async () => {
     const trace = sampleTrace(1);
     trace.slices.push({ track: 99, name: 'lost', category: 'cpu_op', ts: 5, dur: 1 });

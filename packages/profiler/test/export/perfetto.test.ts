@@ -188,6 +188,17 @@ describe('writePerfettoTrace', () => {
     expect(packets.filter((p) => p.trackEvent?.type === 1)).toHaveLength(trace.slices.length);
   });
 
+  it('writes a valid trace for a recording with no tracks or events (metadata on a synthetic host thread)', async () => {
+    const trace = sampleTrace(0);
+    trace.processes.length = 0;
+    trace.tracks.length = 0;
+    trace.counters.length = 0;
+    const { packets } = await written('empty.pftrace', trace);
+    expect(validatePackets(packets)).toEqual([]);
+    const decoded = decodeEvents(packets);
+    expect(decoded.instants.map((e) => [e.name, e.trackName])).toEqual([['gsprof.metadata', 'host']]);
+  });
+
   it('rejects events on unknown tracks and counters on thread tracks, leaving no file', async () => {
     const a = sampleTrace(1);
     a.instants.push({ track: 77, name: 'lost', category: 'x', ts: 1 });
