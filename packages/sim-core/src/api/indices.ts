@@ -118,12 +118,12 @@ export function shapeValues(value: ValueInput, envs: Selection, idx: Selection, 
       }
       throw idxMismatch();
     }
-    return { data, rows: envs.scalar ? 1 : nE };
+    return { data, rows: envs.scalar ? 1 : nE, source: value instanceof Tensor ? value : undefined };
   }
   if (!envs.scalar && !idx.scalar && shape.length === 1) {
     // (len(idx),) broadcast to every selected env.
     if (shape[0] !== w) throw idxMismatch();
-    return { data, rows: 1 };
+    return { data, rows: 1, source: value instanceof Tensor ? value : undefined };
   }
   if (envs.scalar && !idx.scalar) throw idxMismatch();
   const expected = dims.map((d) => `len(${d.name})=${d.len}`).join(', ');

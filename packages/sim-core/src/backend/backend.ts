@@ -50,6 +50,9 @@ export interface ValueBlock {
   readonly data: ArrayLike<number>;
   /** 1 (the same row for every selected env) or envs.length. */
   readonly rows: number;
+  /** The gs.Tensor the values came from, when they came from one: a device backend may use the tensor's
+   *  device buffer (tensor.device is its device) instead of uploading `data`. */
+  readonly source?: unknown;
 }
 
 /** Error bits per env, as Data.errFlags. */
