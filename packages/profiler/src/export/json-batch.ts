@@ -20,6 +20,8 @@ export function formatMicros(ns: number): string {
   return sign + us + (rem >= 100 ? '.' : rem >= 10 ? '.0' : '.00') + rem;
 }
 
+const POW10 = Array.from({ length: 17 }, (_, i) => 10 ** i);
+
 export class JsonBatch {
   buf: Buffer;
   pos = 0;
@@ -104,7 +106,7 @@ export class JsonBatch {
     this.ensure(20);
     const buf = this.buf;
     let len = 1;
-    for (let x = n; x >= 10; x = Math.floor(x / 10)) len++;
+    while (len < 16 && n >= POW10[len]!) len++;
     let p = this.pos + len;
     this.pos = p;
     do {
