@@ -5,7 +5,8 @@
  *
  *   npm run bench:analysis                       # 1M and 10M events, both formats
  *   npm run bench:analysis -- --sizes 1e6        # only 1M
- *   npm run bench:analysis -- --gb               # a ~1 GB Chrome JSON file: peak RSS stays bounded
+ *   npm run bench:analysis -- --gb               # 100 MB and 1 GB Chrome JSON, on-disk DuckDB with a 256 MB limit:
+ *                                                # peak RSS stays the same while the file grows 10x
  *   npm run bench:analysis -- --dir /some/tmp    # where generated traces go (default: os tmpdir); kept for reuse
  *
  * The generators stream to disk, so generating a 10M-event trace needs no more memory than a 1M one.
@@ -148,10 +149,10 @@ async function writePerfetto(path: string, events: number): Promise<number> {
 // ---------------------------------------------------------------------------------------------------------
 // Child: import one file and report
 
-async function importOne(path: string): Promise<void> {
+async function importOne(path: string, onDisk: boolean | undefined, memoryLimit: string | undefined): Promise<void> {
   const t0 = performance.now();
   const c0 = process.cpuUsage();
-  const db = await openTrace(path);
+  const db = await openTrace(path, { onDisk, memoryLimit });
   const importS = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(c0);
   // DuckDB's own threads are included: cpuUsage covers the whole process.
@@ -171,12 +172,14 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: {
     sizes: { type: 'string', default: '1e6,1e7' }, formats: { type: 'string', default: 'json,pftrace' },
     gb: { type: 'boolean', default: false }, dir: { type: 'string' }, 'import-one': { type: 'string' },
+    'on-disk': { type: 'boolean' }, 'memory-limit': { type: 'string' },
   } });
-  if (values['import-one']) { await importOne(values['import-one']); return; }
+  if (values['import-one']) { await importOne(values['import-one'], values['on-disk'], values['memory-limit']); return; }
   const dir = values.dir ?? join(tmpdir(), 'gsprof-bench-analysis');
   mkdirSync(dir, { recursive: true });
   const jobs: { events: number; format: string }[] = [];
-  if (values.gb) jobs.push({ events: 10_400_000, format: 'json' });
+  // --gb: the same on-disk database and memory limit for a 100 MB and a 1 GB file; peak RSS should not grow.
+  if (values.gb) jobs.push({ events: 1_000_000, format: 'json' }, { events: 10_000_000, format: 'json' });
   else for (const s of values.sizes.split(',')) for (const f of values.formats.split(',')) jobs.push({ events: Number(s), format: f });
 
   console.log(`node ${process.version}, ${(await import('node:os')).cpus().length} CPUs; traces in ${dir}`);
@@ -193,7 +196,9 @@ async function main(): Promise<void> {
       genS = (performance.now() - t) / 1000;
     }
     const self = fileURLToPath(import.meta.url);
-    const child = spawnSync(process.execPath, [...process.execArgv, self, '--import-one', path], { encoding: 'utf8', maxBuffer: 1 << 24 });
+    const extra = values.gb ? ['--on-disk', '--memory-limit', values['memory-limit'] ?? '256MB']
+      : values['memory-limit'] ? ['--memory-limit', values['memory-limit']] : [];
+    const child = spawnSync(process.execPath, [...process.execArgv, self, '--import-one', path, ...extra], { encoding: 'utf8', maxBuffer: 1 << 24 });
     if (child.status !== 0) { console.error(child.stderr); throw new Error(`import of ${path} failed`); }
     const r = JSON.parse(child.stdout.trim().split('\n').pop()!) as { events: number; importS: number; importCpuS: number; summaryS: number; maxRssMiB: number };
     const mb = statSync(path).size / 2 ** 20;
