@@ -47,7 +47,12 @@ export default class Record extends GsprofCommand {
 
   async run(): Promise<unknown> {
     const { flags, argv } = await this.parse(Record);
-    const command = (argv as string[]).filter((a) => a !== '--');
+    // The program is everything after the first `--`, verbatim (oclif's parsed argv drops and reorders tokens
+    // that look like flag values).
+    const dashes = this.argv.indexOf('--');
+    const command = dashes >= 0 ? this.argv.slice(dashes + 1) : [];
+    const stray = (argv as string[]).filter((a) => a !== '--' && !command.includes(a));
+    if (stray.length > 0) throw new CliError('record', `unexpected argument '${stray[0]}' (put the program to profile after --)`);
     const { scheduleFromFlags } = await import('../record/schedule-flags.js');
     const scheduleFlags = { wait: flags.wait, warmup: flags.warmup, active: flags.active, repeat: flags.repeat, skipFirst: flags['skip-first'] };
     const format = flags.format as 'perfetto' | 'json' | 'both';

@@ -16,7 +16,7 @@ const config = decodeConfig(process.env[PRELOAD_ENV]);
 
 if (config) {
   // The program's `import 'webgpu'` gets create() with Dawn's timestamp quantization off.
-  register('./webgpu-hooks.js', import.meta.url);
+  register(`./webgpu-hooks.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url);
   const { profile, schedule, instrumentDevice } = await import('@gsprof/profiler');
   const prof = profile({
     activities: ['cpu', 'gpu'],

@@ -6,7 +6,8 @@
 interface ResolveContext { parentURL?: string; conditions: string[] }
 type NextResolve = (specifier: string, context?: ResolveContext) => Promise<{ url: string; format?: string | null }>;
 
-const SHIM = new URL('./webgpu-shim.js', import.meta.url).href;
+// Same extension as this file: .ts under the dev runner (tsx), .js when built.
+const SHIM = new URL(`./webgpu-shim.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url).href;
 
 export async function resolve(specifier: string, context: ResolveContext, next: NextResolve): Promise<{ url: string; format?: string | null; shortCircuit?: boolean }> {
   if (specifier !== 'webgpu' || context.parentURL?.startsWith(SHIM)) return next(specifier, context);

@@ -1,0 +1,130 @@
+/**
+ * The real gsprof binary on a real CPU-backend recording: record, then every command that reads it.
+ */
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, gsprof, tempDir, type CliRun } from './support/cli.js';
+
+describe('gsprof record --backend cpu, then the readers', () => {
+  let dir: string;
+  let rec: CliRun;
+  let pftrace: string;
+  let json: string;
+  const baseline = (): string => join(dir, 'baseline.json');
+
+  beforeAll(async () => {
+    ensureBuilt();
+    dir = tempDir();
+    rec = await gsprof(['record', '--example', 'franka', '--backend', 'cpu', '--n-envs', '4', '--steps', '16', '--out', dir, '--baseline-out', join(dir, 'baseline.json')]);
+    const files = readdirSync(dir);
+    pftrace = join(dir, files.find((f) => f.endsWith('.pftrace')) ?? 'missing.pftrace');
+    json = join(dir, files.find((f) => f.endsWith('.pt.trace.json')) ?? 'missing.json');
+  });
+
+  it('records, prints FPS lines, the kernel summary and the paths written', () => {
+    expect(rec.stderr).not.toMatch(/^gsprof: (?!warning)/m);
+    expect(rec.code).toBe(0);
+    expect(rec.stdout).toMatch(/Running at [\d,]+\.\d\d FPS \([\d.]+ FPS per env, 4 envs\)\./);
+    expect(rec.stdout).toContain('Time (%)');
+    expect(rec.stdout).toMatch(/│ solve\s+│/);
+    expect(rec.stdout).toContain(`wrote ${pftrace}`);
+    expect(rec.stdout).toContain(`wrote ${json}`);
+    expect(existsSync(pftrace) && existsSync(json)).toBe(true);
+    const b = JSON.parse(readFileSync(baseline(), 'utf8')) as { format: string; steps: number[]; kernels: Record<string, number[]> };
+    expect(b.format).toBe('gsprof-baseline');
+    expect(b.steps.length).toBeGreaterThan(5);
+    expect(Object.keys(b.kernels)).toContain('solve');
+  });
+
+  it('summary: the nsys columns, steps and FPS; --json gives the same numbers', async () => {
+    const text = await gsprof(['summary', pftrace]);
+    expect(text.code).toBe(0);
+    const header = text.stdout.split('\n').find((l) => l.includes('Time (%)')) ?? '';
+    expect(header.split('│').map((c) => c.trim()).filter(Boolean)).toEqual(
+      ['Time (%)', 'Total Time (ns)', 'Instances', 'Avg (ns)', 'Med (ns)', 'Min (ns)', 'Max (ns)', 'StdDev (ns)', 'Name']);
+    expect(text.stdout).toMatch(/^Steps: \d+ recorded/m);
+    const j = await gsprof(['summary', pftrace, '--json']);
+    const data = JSON.parse(j.stdout) as { tracks: Array<{ kernels: Array<{ name: string; instances: number }> }>; steps: { count: number; nEnvs: number } };
+    const names = data.tracks.flatMap((t) => t.kernels.map((k) => k.name));
+    for (const stage of ['kinematics', 'crb', 'solve', 'integrate']) expect(names).toContain(stage);
+    expect(data.steps.nEnvs).toBe(4);
+    expect(text.stdout).toContain(`Steps: ${data.steps.count} recorded`);
+  });
+
+  it('gaps: a verdict and the idle breakdown', async () => {
+    const r = await gsprof(['gaps', pftrace]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Verdict: (GPU-bound|CPU-bound|mixed) \(/m);
+    expect(r.stdout).toMatch(/host wait .* kernel wait .* other/);
+  });
+
+  it('timers: the three panels and the histogram, for selected envs', async () => {
+    const r = await gsprof(['timers', pftrace, '--envs', '0-1']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('[1] last step, per env (envs 0,1)');
+    expect(r.stdout).toContain('[2] running mean');
+    expect(r.stdout).toContain('[3] running mean of each step');
+    expect(r.stdout).toMatch(/Histogram of per-env mean solve_ns/);
+    for (const line of r.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(120);
+    const bad = await gsprof(['timers', pftrace, '--envs', '9-12']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim()).toMatch(/^gsprof: --envs: no selected env exists \(the trace has 4 envs\)$/);
+  });
+
+  it('query: Perfetto table names, csv and json, and nothing but reads', async () => {
+    const sql = "select name, count(*) as n from slice where category = 'kernel' group by name order by name";
+    const csv = await gsprof(['query', pftrace, sql, '--format', 'csv']);
+    expect(csv.code).toBe(0);
+    const lines = csv.stdout.trim().split('\n');
+    expect(lines[0]).toBe('name,n');
+    expect(lines).toContain('solve,' + lines.find((l) => l.startsWith('solve,'))!.split(',')[1]);
+    const j = await gsprof(['query', pftrace, sql, '--json']);
+    const parsed = JSON.parse(j.stdout) as { columns: string[]; rows: Array<{ name: string; n: number }> };
+    expect(parsed.columns).toEqual(['name', 'n']);
+    expect(parsed.rows.length).toBe(lines.length - 1);
+    const write = await gsprof(['query', pftrace, 'delete from slice']);
+    expect(write.code).toBe(2);
+    expect(write.stderr.trim().split('\n')).toHaveLength(1);
+    expect(write.stderr).toMatch(/^gsprof: query: only read-only queries/);
+  });
+
+  it('convert: Perfetto -> Chrome JSON -> Perfetto keeps every kernel, count and duration', async () => {
+    const asJson = join(dir, 'rt.json');
+    const back = join(dir, 'rt.pftrace');
+    expect((await gsprof(['convert', pftrace, asJson])).code).toBe(0);
+    expect((await gsprof(['convert', asJson, back])).code).toBe(0);
+    const totals = async (file: string): Promise<Record<string, [number, number]>> => {
+      const r = await gsprof(['summary', file, '--json']);
+      const s = JSON.parse(r.stdout) as { tracks: Array<{ kernels: Array<{ name: string; instances: number; totalTimeNs: number }> }> };
+      return Object.fromEntries(s.tracks.flatMap((t) => t.kernels.map((k) => [k.name, [k.instances, k.totalTimeNs]])));
+    };
+    const original = await totals(pftrace);
+    expect(Object.keys(original).length).toBeGreaterThan(5);
+    expect(await totals(asJson)).toEqual(original);
+    expect(await totals(back)).toEqual(original);
+    const timers = await gsprof(['timers', back, '--json']);
+    expect((JSON.parse(timers.stdout) as { nEnvs: number }).nEnvs).toBe(4);
+  });
+
+  it('compare: identical inputs are no regression (exit 0), in every format', async () => {
+    const table = await gsprof(['compare', baseline(), baseline()]);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^No regression: 0 worse/m);
+    const fromTraces = await gsprof(['compare', pftrace, pftrace, '--format', 'junit']);
+    expect(fromTraces.code).toBe(0);
+    expect(fromTraces.stdout).toMatch(/^<\?xml/);
+    expect(fromTraces.stdout).toContain('failures="0"');
+    const summaryFile = join(dir, 'step-summary.md');
+    writeFileSync(summaryFile, '');
+    const md = await gsprof(['compare', baseline(), pftrace, '--format', 'markdown'], { env: { GITHUB_STEP_SUMMARY: summaryFile } });
+    expect(md.code).toBe(0);
+    expect(readFileSync(summaryFile, 'utf8')).toContain('### gsprof compare: no regression');
+  });
+
+  it('diff: two recordings of the same run have no kernel differences', async () => {
+    const r = await gsprof(['diff', pftrace, json]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/GPU kernels: 0 added, 0 deleted, 0 increased, 0 decreased, \d+ unchanged/);
+  });
+});

@@ -1,0 +1,77 @@
+/**
+ * gsprof on real WebGPU (Dawn; Mesa lavapipe on CPU-only machines): profiling an unmodified program, a real
+ * injected slowdown caught by compare, and the simulator's GPU backend. Without an adapter these skip with a
+ * printed reason, except under CI=true, where WebGPU must be present.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, gsprof, hasWebgpuAdapter, tempDir, withoutDawnNoise } from './support/cli.js';
+
+const adapter = hasWebgpuAdapter();
+if (!adapter) {
+  if (process.env.CI === 'true') throw new Error('CI=true but Dawn finds no WebGPU adapter (run scripts/install-webgpu-cpu.sh)');
+  console.warn('skipping the WebGPU end-to-end tests: Dawn finds no adapter (run scripts/install-webgpu-cpu.sh)');
+}
+
+const program = (frames: number, substeps: number): string[] =>
+  ['node', 'examples/profiling/webgpu-compute.mjs', '--frames', String(frames), '--particles', '16384', '--substeps', String(substeps)];
+
+describe.skipIf(!adapter)('gsprof record -- <program> on WebGPU', () => {
+  beforeAll(() => { ensureBuilt(); });
+
+  it('profiles a program that knows nothing of gsprof: its submits are the steps', async () => {
+    const dir = tempDir();
+    const r = await gsprof(['record', '--out', dir, '--warmup', '2', '--active', '8', '--repeat', '1', '--format', 'both', '--', ...program(14, 1)]);
+    expect(withoutDawnNoise(r.stderr).trim()).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^webgpu-compute: 14 frames/m);
+    expect(r.stdout).toContain('14 steps (submits), 1 device(s) instrumented');
+    expect(r.stdout).toMatch(/│ integrate\s+│/);
+    expect(r.stdout).toMatch(/│ kinetic_energy\s+│/);
+    const files = readdirSync(dir);
+    expect(files.filter((f) => f.endsWith('.pftrace'))).toHaveLength(1);
+    expect(files.filter((f) => f.endsWith('.pt.trace.json'))).toHaveLength(1);
+    const pf = join(dir, files.find((f) => f.endsWith('.pftrace'))!);
+    const q = await gsprof(['query', pf, "select name, count(*) as n from slice where category = 'kernel' group by name order by name", '--json']);
+    expect((JSON.parse(q.stdout) as { rows: unknown[] }).rows).toEqual([{ name: 'integrate', n: 8 }, { name: 'kinetic_energy', n: 8 }]);
+  });
+
+  it('compare exits 1 when one kernel really got slower, naming it', async () => {
+    const dir = tempDir();
+    const schedule = ['--warmup', '3', '--active', '16', '--repeat', '1', '--format', 'perfetto'];
+    const base = await gsprof(['record', '--out', join(dir, 'base'), '--baseline-out', join(dir, 'base.json'), ...schedule, '--', ...program(20, 1)]);
+    expect(base.code).toBe(0);
+    const slow = await gsprof(['record', '--out', join(dir, 'slow'), '--baseline-out', join(dir, 'slow.json'), ...schedule, '--', ...program(20, 64)]);
+    expect(slow.code).toBe(0);
+    const r = await gsprof(['compare', join(dir, 'base.json'), join(dir, 'slow.json')]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^REGRESSION: [1-9]\d* worse/m);
+    expect(r.stdout).toMatch(/\+\s*│ kernel integrate\s+│.*│ worse\s+│/);
+    const junit = await gsprof(['compare', join(dir, 'base.json'), join(dir, 'slow.json'), '--format', 'junit']);
+    expect(junit.code).toBe(1);
+    expect(junit.stdout).toMatch(/<testcase classname="gsprof.compare" name="kernel integrate"><failure /);
+    const never = await gsprof(['compare', join(dir, 'base.json'), join(dir, 'slow.json'), '--fail-on', 'never']);
+    expect(never.code).toBe(0);
+  });
+});
+
+describe.skipIf(!adapter)('gsprof record --backend gpu', () => {
+  beforeAll(() => { ensureBuilt(); });
+
+  it('records the simulator on WebGPU with a GPU timestamp per stage', async (ctx) => {
+    const dir = tempDir();
+    const r = await gsprof(['record', '--example', 'franka', '--backend', 'gpu', '--n-envs', '8', '--steps', '12', '--out', dir, '--no-fps']);
+    if (r.code !== 0 && /WebGPU backend not built yet/.test(r.stderr) && process.env.CI !== 'true') {
+      console.warn('skipping record --backend gpu: the simulator\'s WebGPU backend is not built yet');
+      ctx.skip();
+    }
+    expect(r.stderr).not.toMatch(/^gsprof: (?!warning)/m);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^franka on gpu: 12 steps x 8 envs/m);
+    const pf = join(dir, readdirSync(dir).find((f) => f.endsWith('.pftrace'))!);
+    const s = await gsprof(['summary', pf, '--json']);
+    const names = (JSON.parse(s.stdout) as { tracks: Array<{ kernels: Array<{ name: string }> }> }).tracks.flatMap((t) => t.kernels.map((k) => k.name));
+    for (const stage of ['kinematics', 'crb', 'solve', 'integrate']) expect(names).toContain(stage);
+  });
+});

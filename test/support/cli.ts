@@ -1,0 +1,76 @@
+/**
+ * Runs the built `gsprof` binary the way users and CI do (`node packages/cli/bin/run.js`), after making sure
+ * dist/ is current. Output is captured with NO_COLOR so assertions read plain text.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { REPO_ROOT } from './shared.js';
+
+export const BIN = join(REPO_ROOT, 'packages/cli/bin/run.js');
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+let built = false;
+
+/** `tsc -b` once per process, serialised across test files with a lock folder. */
+export function ensureBuilt(): void {
+  if (built) return;
+  const lock = join(REPO_ROOT, '.cache', 'e2e-build.lock');
+  mkdirSync(join(REPO_ROOT, '.cache'), { recursive: true });
+  const started = Date.now();
+  for (;;) {
+    try { mkdirSync(lock); break; } catch { /* another file is building */ }
+    if (Date.now() - started > 240_000) { rmSync(lock, { recursive: true, force: true }); continue; }
+    spawnSync('sleep', ['0.5']);
+  }
+  try {
+    const r = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-b'], { cwd: REPO_ROOT, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`tsc -b failed:\n${r.stdout}${r.stderr}`);
+    built = true;
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+export function cliEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR ?? tmpdir(), ...extra };
+  delete env.GITHUB_STEP_SUMMARY;
+  delete env.FORCE_COLOR;
+  // vitest sets NODE_ENV=test, which makes oclif load src/ through tsx: test the build users run.
+  delete env.NODE_ENV;
+  return { ...env, ...extra };
+}
+
+/** Runs `gsprof ...args` to completion. */
+export async function gsprof(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): Promise<CliRun> {
+  return await new Promise<CliRun>((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? REPO_ROOT, env: cliEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`gsprof ${args.join(' ')} timed out\n${stdout}\n${stderr}`)); }, options.timeoutMs ?? 170_000);
+    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+  });
+}
+
+/** Dawn's lavapipe prints two harmless "Warning: max...Layout artificially reduced" lines; drop them. */
+export function withoutDawnNoise(text: string): string {
+  return text.split('\n').filter((l) => !/^Warning: maxDynamic\w+ artificially reduced/.test(l)).join('\n');
+}
+
+export function tempDir(prefix = 'gsprof-e2e-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Whether Dawn finds a WebGPU adapter here (lavapipe or a real GPU). */
+export function hasWebgpuAdapter(): boolean {
+  const r = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts/check-webgpu.mjs')], { cwd: REPO_ROOT, env: cliEnv(), encoding: 'utf8' });
+  return r.status === 0;
+}
