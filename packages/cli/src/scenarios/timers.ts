@@ -7,7 +7,7 @@ import { initSim } from './sim.js';
 import { legDofs, ANYMAL_FILE } from './anymal.js';
 import { disposer, type Scenario, type ScenarioOptions } from './types.js';
 
-export const TIMERS_DEFAULTS = { nEnvs: 128, steps: 500, dt: 0.02, substeps: 2, iterations: 1, noiseScale: 0.3 } as const;
+export const TIMERS_DEFAULTS = { nEnvs: 128, steps: 500, dt: 0.02, substeps: 2, iterations: 1, noiseScale: 0.3, kp: 1000 } as const;
 
 /** A small deterministic generator, so mode 1 and 2 runs are reproducible for a given seed. */
 export function mulberry32(seed: number): () => number {
@@ -40,7 +40,9 @@ export async function buildTimers(options: ScenarioOptions): Promise<Scenario> {
   const dt = options.dt ?? TIMERS_DEFAULTS.dt;
   const scene = new gs.Scene({
     simOptions: { dt, substeps: TIMERS_DEFAULTS.substeps },
-    rigidOptions: { dt, iterations: TIMERS_DEFAULTS.iterations, enableSelfCollision: false },
+    // One solver iteration and stiff noisy targets can blow an env up; like a training loop, reset it and go on
+    // (the trace keeps the per-env timers of every step either way).
+    rigidOptions: { dt, iterations: TIMERS_DEFAULTS.iterations, enableSelfCollision: false, resetOnError: true },
     profilingOptions: { showFPS: options.showFPS },
   });
   scene.addEntity(gs.morphs.Plane());
@@ -48,7 +50,7 @@ export async function buildTimers(options: ScenarioOptions): Promise<Scenario> {
   const nEnvs = options.nEnvs ?? TIMERS_DEFAULTS.nEnvs;
   await scene.build({ nEnvs, envSpacing: [1, 1] });
   const dofs = legDofs(robot);
-  robot.setDofsKp(new Float64Array(dofs.length).fill(1000), { dofsIdx: dofs });
+  robot.setDofsKp(new Float64Array(dofs.length).fill(TIMERS_DEFAULTS.kp), { dofsIdx: dofs });
   const mode = options.noiseMode ?? 2;
   const rand = mulberry32(options.seed ?? 0);
   const rows = Math.max(1, nEnvs);
