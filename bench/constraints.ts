@@ -3,7 +3,8 @@
  * Menagerie Franka under PD control (no contact, the finger equality row) and ANYmal C standing on its four
  * feet (4 contacts, 16 pyramidal rows), with the solver's own counters from the timers. Usage:
  *   node --conditions=@gsprof/source --import tsx bench/constraints.ts [seconds per size, default 1]
- * The rate uses this process's CPU time, so a shared machine inflates it less than wall time would.
+ * Times are this process's CPU time per env (a shared machine inflates them less than wall time would); each
+ * constraint stage is timed alone, repeated on the settled state.
  */
 import { loadMJCF } from '../packages/sim-core/src/loaders/mjcf.js';
 import { setConst } from '../packages/sim-core/src/physics/setconst.js';
@@ -54,40 +55,41 @@ function settled(scene: Scene, nEnvs: number, steps: number): Data {
   return d;
 }
 
+/** CPU ns per env of `body`, repeated for about `ms` of wall time. */
+function cpuPerEnv(nEnvs: number, ms: number, body: () => void): number {
+  body();
+  let reps = 0;
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  while (performance.now() - t0 < ms) { body(); reps++; }
+  const cpu = process.cpuUsage(cpu0);
+  return ((cpu.user + cpu.system) * 1e3) / (reps * nEnvs);
+}
+
 function run(scene: Scene, nEnvs: number): void {
   const { model } = scene;
   const d = settled(scene, nEnvs, 250);
-  const times = new Float64Array(CPU_STAGES.length);
+  const ms = seconds * 1000 / 4;
+  // the whole step, then each constraint stage alone, repeated on the same settled state (they do not
+  // advance it), so a busy machine's other processes do not leak into the split
+  const stepOnce = (): void => { for (const s of CPU_STAGES) s.run(model, d, 0, nEnvs); };
   const warm = performance.now();
-  while (performance.now() - warm < 300) for (const s of CPU_STAGES) s.run(model, d, 0, nEnvs);
-  let steps = 0, iters = 0, rows = 0, lsEvals = 0;
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  while (performance.now() - t0 < seconds * 1000) {
-    for (let s = 0; s < CPU_STAGES.length; s++) {
-      const a = process.hrtime.bigint();
-      CPU_STAGES[s]!.run(model, d, 0, nEnvs);
-      times[s] = times[s]! + Number(process.hrtime.bigint() - a);
-    }
-    for (let e = 0; e < nEnvs; e++) {
-      iters += d.timers[nEnvs + e]!;
-      lsEvals += d.timers[4 * nEnvs + e]!;
-      rows += d.timers[5 * nEnvs + e]!;
-    }
-    steps++;
+  while (performance.now() - warm < 300) stepOnce();
+  const step = cpuPerEnv(nEnvs, ms, stepOnce);
+  let iters = 0, rows = 0, lsEvals = 0;
+  for (let e = 0; e < nEnvs; e++) {
+    iters += d.timers[nEnvs + e]!;
+    lsEvals += d.timers[4 * nEnvs + e]!;
+    rows += d.timers[5 * nEnvs + e]!;
   }
-  const cpu = process.cpuUsage(cpu0);
-  const cpuNs = (cpu.user + cpu.system) * 1e3;
-  const total = times.reduce((a, b) => a + b, 0);
-  const scale = cpuNs / total;
-  const envSteps = steps * nEnvs;
-  const per = (name: string): string => {
-    const i = CPU_STAGES.findIndex((s) => s.name === name);
-    return ((times[i]! * scale) / envSteps).toFixed(0).padStart(6);
-  };
-  console.log(`${scene.name.padEnd(7)} nEnvs ${String(nEnvs).padStart(5)}: step ${((cpuNs / envSteps)).toFixed(0).padStart(6)} ns | ` +
-    WATCHED.map((w) => `${w} ${per(w)}`).join(' | ') +
-    ` | rows ${(rows / envSteps).toFixed(1)} iters ${(iters / envSteps).toFixed(2)} ls ${(lsEvals / envSteps).toFixed(1)}`);
+  const per = WATCHED.map((name) => {
+    const stage = CPU_STAGES.find((s) => s.name === name)!;
+    return cpuPerEnv(nEnvs, ms, () => stage.run(model, d, 0, nEnvs));
+  });
+  const f = (ns: number): string => ns.toFixed(0).padStart(6);
+  console.log(`${scene.name.padEnd(7)} nEnvs ${String(nEnvs).padStart(5)}: step ${f(step)} ns | ` +
+    WATCHED.map((w, i) => `${w} ${f(per[i]!)}`).join(' | ') +
+    ` | rows ${(rows / nEnvs).toFixed(1)} iters ${(iters / nEnvs).toFixed(2)} ls ${(lsEvals / nEnvs).toFixed(1)}`);
 }
 
 console.log('CPU ns per env-step, constraint stages (main thread, f64)');
