@@ -11,8 +11,12 @@ interface DawnModule {
   globals: Record<string, unknown>;
 }
 
+/** dawn.node destroys its instance when the GPU object is garbage-collected, even with devices still working,
+ * and then crashes in ProcessEvents. Instances made here live as long as the process. */
+const liveInstances: GPU[] = [];
+
 /** Dawn's GPU (the `webgpu` package, loaded on first use) with timestamp quantization off. Installs the WebGPU
- * globals (GPUBufferUsage, ...) when missing. */
+ * globals (GPUBufferUsage, ...) when missing. The instance is kept alive for the life of the process. */
 export async function createGpu(extraOptions: string[] = []): Promise<GPU> {
   // Mesa prints a warning when XDG_RUNTIME_DIR is unset; a private temp dir silences it.
   if (!process.env.XDG_RUNTIME_DIR) {
@@ -23,7 +27,9 @@ export async function createGpu(extraOptions: string[] = []): Promise<GPU> {
   }
   const dawn = (await import('webgpu')) as unknown as DawnModule;
   if (!('GPUBufferUsage' in globalThis)) Object.assign(globalThis, dawn.globals);
-  return dawn.create([DISABLE_QUANTIZATION_TOGGLE, ...extraOptions]);
+  const gpu = dawn.create([DISABLE_QUANTIZATION_TOGGLE, ...extraOptions]);
+  liveInstances.push(gpu);
+  return gpu;
 }
 
 /** Requests a device with 'timestamp-query' added to the required features when the adapter has it. */
