@@ -43,8 +43,7 @@ CREATE TABLE slice AS
          c.str AS category, nm.str AS name, n.depth, CAST(n.parent_id AS BIGINT) AS parent_id,
          CAST(r.arg_set_id AS BIGINT) AS arg_set_id
   FROM _slice_raw r LEFT JOIN _nest n ON n.id = r.id
-  LEFT JOIN _string c ON c.id = r.category_id LEFT JOIN _string nm ON nm.id = r.name_id
-  ORDER BY r.id;
+  LEFT JOIN _string c ON c.id = r.category_id LEFT JOIN _string nm ON nm.id = r.name_id;
 CREATE TABLE args AS
   SELECT CAST(a.arg_set_id AS BIGINT) AS arg_set_id, regexp_replace(k.str, '\\[\\d+\\]', '', 'g') AS flat_key, k.str AS key,
          CASE WHEN a.value_type = 5 THEN CAST(a.string_value AS BIGINT) ELSE CAST(a.int_value AS BIGINT) END AS int_value,
@@ -53,7 +52,7 @@ CREATE TABLE args AS
                            WHEN 4 THEN 'bool' ELSE 'int' END AS value_type
   FROM _args_raw a JOIN _string k ON k.id = a.key_id;
 CREATE TABLE counter AS
-  SELECT CAST(id AS BIGINT) AS id, CAST(ts AS BIGINT) + ${off} AS ts, track_id, value FROM _counter_raw ORDER BY id;
+  SELECT CAST(id AS BIGINT) AS id, CAST(ts AS BIGINT) + ${off} AS ts, track_id, value FROM _counter_raw;
 CREATE VIEW thread_track AS SELECT id, name, type, parent_id, utid FROM track WHERE utid IS NOT NULL AND type <> 'counter';
 CREATE VIEW process_track AS SELECT id, name, type, parent_id, upid FROM track WHERE upid IS NOT NULL AND utid IS NULL AND type <> 'counter';
 CREATE VIEW counter_track AS SELECT id, name, unit, type, parent_id, utid, upid FROM track WHERE type = 'counter';
