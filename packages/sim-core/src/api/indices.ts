@@ -4,6 +4,7 @@
  *   booleans or a bool tensor). Unlike Genesis, every index is bounds-checked.
  * - dofsIdx (entity-local): undefined (all), an int, a list, a typed array or a tensor.
  * - values: ([len(envs_idx),] len(dofs_idx)); a (len(dofs_idx),) value broadcasts to every selected env.
+ *   A bare typed array (it has no shape) may also hold len(envs_idx) * len(dofs_idx) values, row-major.
  *   An int index drops its dimension, as indexing a tensor with an int does.
  * Error messages follow Genesis' forms.
  */
@@ -121,6 +122,8 @@ export function shapeValues(value: ValueInput, envs: Selection, idx: Selection, 
     return { data, rows: envs.scalar ? 1 : nE, source: value instanceof Tensor ? value : undefined };
   }
   if (!envs.scalar && !idx.scalar && shape.length === 1) {
+    // A bare typed array has no shape: len(envs_idx) * len(idx) values are read row-major.
+    if (ArrayBuffer.isView(value) && nE > 1 && shape[0] === nE * w) return { data, rows: nE };
     // (len(idx),) broadcast to every selected env.
     if (shape[0] !== w) throw idxMismatch();
     return { data, rows: 1, source: value instanceof Tensor ? value : undefined };

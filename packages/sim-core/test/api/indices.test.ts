@@ -48,6 +48,11 @@ describe('values: ([len(envs_idx),] len(dofs_idx)) with (n_dofs,) broadcast', ()
     const full = shapeValues(tensor(new Float64Array(3 * 9), { shape: [3, 9] }), parseEnvsIdx([1, 5, 7], 20), all9, 'dofs_idx');
     expect(full.rows).toBe(3);
     expect(shapeValues(0.5, envs30k, all9, 'dofs_idx').rows).toBe(1);
+    // a bare typed array has no shape: len(envs) * len(dofs) values are rows, row-major
+    expect(shapeValues(new Float32Array(27), parseEnvsIdx([1, 5, 7], 20), all9, 'dofs_idx').rows).toBe(3);
+    // a tensor or nested list keeps its shape, so the same count is an error there
+    expect(() => shapeValues(tensor(new Float32Array(27)), parseEnvsIdx([1, 5, 7], 20), all9, 'dofs_idx'))
+      .toThrow('Invalid shape: (27,). Expecting 1D tensor of length 9 for 1-th index `dofs_idx`.');
   });
 
   test('Genesis shape error messages', () => {
