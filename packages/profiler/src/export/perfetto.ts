@@ -1,7 +1,9 @@
 // TraceModel -> Perfetto protobuf (.pftrace), streamed. A file is a bare sequence of `Trace.packet` fields
 // (tag 0x0A, length, TracePacket), so whole packets go out in ~256 KiB chunks and a file cut anywhere still
 // loads up to its last whole packet. All packets belong to one sequence: the first sets "incremental state
-// cleared" and carries the interned names; every later event packet refers to names by iid.
+// cleared" and carries the interned names; every later event packet refers to names by iid (interning starts
+// afresh every 4096 names so the tables stay small). Track events are encoded by hand (packet-buffer.ts);
+// descriptors, and everything when asked, go through protobufjs with the .proto subset in ../../proto.
 import protobuf from 'protobufjs';
 import type { Args, EnvTimerSample, TraceMetadata, TraceModel, TraceTrack, TrackKind } from '../model/trace.js';
 import {
@@ -101,10 +103,11 @@ export class PerfettoStreamWriter {
   private packetCount = 0;
   /** trusted_packet_sequence_id field plus the track_event tag, pre-encoded. */
   private readonly eventHead: Uint8Array;
+  /** Absolute timestamp of the event being written, as 32-bit halves (see absolute()). */
   private tsLow = 0;
+  private tsHigh = 0;
   /** Set when the interning tables were reset; the next packet carries SEQ_INCREMENTAL_STATE_CLEARED. */
   private stateCleared = false;
-  private tsHigh = 0;
   private readonly names = newTable();
   private readonly categories = newTable();
   private readonly annotationNames = newTable();
