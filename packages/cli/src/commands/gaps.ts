@@ -11,7 +11,7 @@ export default class Gaps extends GsprofCommand {
     '<%= config.bin %> gaps out/run.pftrace --top 20 --json',
   ];
   static override enableJsonFlag = true;
-  static override args = { trace: Args.string({ description: 'trace file', required: true }) };
+  static override args = { trace: Args.string({ description: 'trace file, or a folder (its newest trace)', required: true }) };
   static override flags = {
     top: Flags.integer({ description: 'how many of the longest gaps to list', min: 0, default: 10 }),
   };

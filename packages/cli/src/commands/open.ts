@@ -13,7 +13,7 @@ export default class Open extends GsprofCommand {
     'ssh -L 9001:127.0.0.1:9001 devbox   # then run `gsprof open` on devbox and open the link locally',
   ];
   static override args = {
-    trace: Args.string({ description: 'trace file to serve (.pftrace, .json, .json.gz)', required: true }),
+    trace: Args.string({ description: 'trace file to serve (.pftrace, .json, .json.gz), or a folder (its newest trace)', required: true }),
   };
   static override flags = {
     port: Flags.integer({ description: 'loopback port (the Perfetto UI expects 9001; others are for tests)', default: DEFAULT_PORT, min: 0, max: 65535 }),
@@ -23,6 +23,8 @@ export default class Open extends GsprofCommand {
   async run(): Promise<{ served: boolean; url: string; deepLink: string }> {
     const { args, flags } = await this.parse(Open);
     const { serveTraceOnce } = await import('../serve/serve-once.js');
+    const { resolveTrace } = await import('../views/open-trace.js');
+    const trace = resolveTrace(args.trace);
     const { openBrowser } = await import('../serve/browser.js');
     const controller = new AbortController();
     const onSigint = (): void => controller.abort();
@@ -30,7 +32,7 @@ export default class Open extends GsprofCommand {
     let url = '';
     let deepLink = '';
     try {
-      const result = await serveTraceOnce(args.trace, {
+      const result = await serveTraceOnce(trace, {
         port: flags.port,
         signal: controller.signal,
         onListening: (info) => {
@@ -38,7 +40,7 @@ export default class Open extends GsprofCommand {
           deepLink = info.deepLink;
           // The link goes to stderr under --json so stdout stays one JSON document.
           const stream = this.jsonEnabled() ? process.stderr : process.stdout;
-          stream.write(`Serving ${args.trace} at ${info.url} (loopback only; Ctrl-C to stop)\n`);
+          stream.write(`Serving ${trace} at ${info.url} (loopback only; Ctrl-C to stop)\n`);
           stream.write(`Open in Perfetto: ${info.deepLink}\n`);
           if (flags.browser) {
             const opener = openBrowser(info.deepLink);

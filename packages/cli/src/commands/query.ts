@@ -13,7 +13,7 @@ export default class Query extends GsprofCommand {
   ];
   static override enableJsonFlag = true;
   static override args = {
-    trace: Args.string({ description: 'trace file', required: true }),
+    trace: Args.string({ description: 'trace file, or a folder (its newest trace)', required: true }),
     sql: Args.string({ description: 'one read-only SQL statement', required: true }),
   };
   static override flags = {

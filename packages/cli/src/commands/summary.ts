@@ -12,7 +12,7 @@ export default class Summary extends GsprofCommand {
     '<%= config.bin %> summary out/run.pftrace --json | jq \'.kernels[0]\'',
   ];
   static override enableJsonFlag = true;
-  static override args = { trace: Args.string({ description: 'trace file (.pftrace, .json, .json.gz)', required: true }) };
+  static override args = { trace: Args.string({ description: 'trace file (.pftrace, .json, .json.gz), or a folder (its newest trace)', required: true }) };
   static override flags = {
     limit: Flags.integer({ description: 'rows per table (the rest are folded into "others")', min: 1, default: 25 }),
   };

@@ -12,7 +12,7 @@ export default class Timers extends GsprofCommand {
     '<%= config.bin %> timers out/gpu/run.pftrace --slot iterations',
   ];
   static override enableJsonFlag = true;
-  static override args = { trace: Args.string({ description: 'trace file with per-env timers (gsprof record)', required: true }) };
+  static override args = { trace: Args.string({ description: 'trace file with per-env timers (gsprof record), or a folder (its newest trace)', required: true }) };
   static override flags = {
     envs: Flags.string({ description: 'envs to draw in the per-env panels, e.g. 0-7 or 0,3,9 (default: all)' }),
     slot: Flags.string({ description: 'timer slot (name or index; default: solve_ns when measured, else iterations)' }),

@@ -5,7 +5,7 @@ import { duration, thousands } from '../render/format.js';
 import { paint } from '../render/color.js';
 import { renderMarkdownTable, renderTable } from '../render/table.js';
 import { toJson } from '../render/json.js';
-import { requireFile, withTrace } from './open-trace.js';
+import { resolveTrace, withTrace } from './open-trace.js';
 
 export type CompareMethod = 'mannwhitney' | 'ttest' | 'percent';
 export type CompareFormat = 'table' | 'markdown' | 'json' | 'junit';
@@ -94,8 +94,8 @@ export function renderJunit(r: CompareResult, method: string): string {
 }
 
 export async function compareReport(baseline: string, current: string, options: { factor: number; method: CompareMethod; format: CompareFormat; color: boolean }): Promise<CompareView> {
-  requireFile(baseline);
-  requireFile(current);
+  baseline = resolveTrace(baseline);
+  current = resolveTrace(current);
   const { compare } = await import('@gsprof/profiler');
   const mode = options.method === 'mannwhitney' ? 'asv' : options.method;
   const result = await compare(baseline, current, { mode, factor: options.factor, thresholdPercent: (options.factor - 1) * 100 });

@@ -2,7 +2,7 @@
 import type { DiffRow, DiffSide } from '@gsprof/profiler';
 import { duration, thousands } from '../render/format.js';
 import { renderTable } from '../render/table.js';
-import { requireFile, withTrace } from './open-trace.js';
+import { resolveTrace, withTrace } from './open-trace.js';
 import type { View } from './summary.js';
 
 function side(title: string, s: DiffSide, options: { color: boolean; limit: number }): string {
@@ -21,8 +21,8 @@ function side(title: string, s: DiffSide, options: { color: boolean; limit: numb
 }
 
 export async function diffReport(control: string, test: string, options: { color: boolean; limit: number }): Promise<View> {
-  requireFile(control);
-  requireFile(test);
+  resolveTrace(control);
+  resolveTrace(test);
   const { diff } = await import('@gsprof/profiler');
   const result = await withTrace(control, (c) => withTrace(test, (t) => diff(c, t)));
   return { text: `${side('GPU kernels', result.kernels, options)}\n\n${side('CPU ops', result.ops, options)}`, data: result };

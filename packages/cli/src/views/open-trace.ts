@@ -1,15 +1,27 @@
 /** Opens a trace for the analyses and always closes it; errors name the file (the importer already does). */
 import type { TraceDb } from '@gsprof/profiler';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { CliError } from '../errors.js';
 
-export function requireFile(path: string): void {
+const TRACE = /\.(pftrace|json|json\.gz)$/;
+
+/** A trace path as given; a folder means its newest trace (Perfetto preferred), e.g. `gsprof summary out`. */
+export function resolveTrace(path: string): string {
   if (!existsSync(path)) throw new CliError(path, 'no such file');
-  if (!statSync(path).isFile()) throw new CliError(path, 'not a regular file');
+  const st = statSync(path);
+  if (st.isFile()) return path;
+  if (!st.isDirectory()) throw new CliError(path, 'not a regular file');
+  const traces = readdirSync(path).filter((f) => TRACE.test(f) && !f.endsWith('.tmp')).map((f) => ({ f, t: statSync(join(path, f)).mtimeMs }));
+  if (traces.length === 0) throw new CliError(path, 'folder has no trace (.pftrace, .json, .json.gz)');
+  const newest = Math.max(...traces.map((x) => x.t));
+  // The handlers write the formats of one trace moments apart: take the newest run, Perfetto first.
+  const recent = traces.filter((x) => newest - x.t < 5000).sort((a, b) => Number(b.f.endsWith('.pftrace')) - Number(a.f.endsWith('.pftrace')) || b.t - a.t);
+  return join(path, recent[0]!.f);
 }
 
-export async function withTrace<T>(path: string, fn: (db: TraceDb) => Promise<T>): Promise<T> {
-  requireFile(path);
+export async function withTrace<T>(given: string, fn: (db: TraceDb) => Promise<T>): Promise<T> {
+  const path = resolveTrace(given);
   const { openTrace } = await import('@gsprof/profiler');
   const db = await openTrace(path);
   try {

@@ -2,7 +2,7 @@
 import { CliError } from '../errors.js';
 import { renderCsv, renderTable } from '../render/table.js';
 import { toJson } from '../render/json.js';
-import { requireFile } from './open-trace.js';
+import { resolveTrace } from './open-trace.js';
 import type { View } from './summary.js';
 
 function cell(v: unknown): string {
@@ -12,7 +12,7 @@ function cell(v: unknown): string {
 }
 
 export async function queryReport(trace: string, sql: string, options: { color: boolean; format: 'table' | 'csv' | 'json' }): Promise<View> {
-  requireFile(trace);
+  trace = resolveTrace(trace);
   const { queryTrace, ReadOnlyQueryError } = await import('@gsprof/profiler');
   let result;
   try {
