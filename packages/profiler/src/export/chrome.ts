@@ -61,6 +61,8 @@ function assignThreadIds(lanes: ReadonlyArray<{ track: TraceTrack; index: number
     return next++;
   };
   return lanes.map(({ track, index }) => {
+    // Counter tracks have no thread row (ph 'C' events name the counter), so they reserve no tid.
+    if (track.kind === 'counter') return { pid: track.pid, tid: 0 };
     let tid = index === 0 ? (track.tid ?? track.id) : fresh(track.pid);
     if (used.has(`${track.pid}:${tid}`)) tid = fresh(track.pid);
     used.add(`${track.pid}:${tid}`);

@@ -125,6 +125,14 @@ describe('writeChromeTrace', () => {
     }
   });
 
+  it('keeps thread ids as given when a counter track id equals a thread id', async () => {
+    const trace = sampleTrace(1);
+    trace.tracks.unshift({ id: 77, kind: 'counter', name: 'clash', pid: HOST_PID, unit: 'count' });
+    trace.tracks.find((t) => t.id === TRACK.host)!.tid = 77;
+    const { events } = await written('clash.json', trace);
+    expect(events.find((e) => e.name === 'ProfilerStep#0')?.tid).toBe(77);
+  });
+
   it('gzips when the path ends in .gz, with the same content', async () => {
     const plain = await written('same.json');
     const gz = await written('same.json.gz');
