@@ -82,7 +82,7 @@ export async function importPerfetto(path: string, chunks: AsyncIterable<Buffer>
       }
       if (r.field === 1) {
         try {
-          imp.packet(buf, payloadStart, payloadEnd, base);
+          imp.packet(buf, payloadStart, payloadEnd);
         } catch (err) {
           throw toFormatError(path, base, err, `in packet ${packets} at byte ${base + pos}`);
         }
@@ -136,7 +136,7 @@ class PerfettoImporter {
     return s;
   }
 
-  packet(buf: Uint8Array, start: number, end: number, _base: number): void {
+  packet(buf: Uint8Array, start: number, end: number): void {
     const r = new ProtoReader(buf, start, end);
     let tsLo = -1;
     let tsHi = 0;

@@ -1,7 +1,7 @@
 /**
- * Where importers put what they read: rows go straight into DuckDB appenders (so memory does not grow with the
+ * Where importers put what they read: rows go to DuckDB in 2048-row chunks (so memory does not grow with the
  * file), while the few processes, threads and tracks are kept in maps and written at the end.
- * `finalize` computes nesting (depth, parent_id) and binds flows in one sorted streaming pass per table.
+ * `finalize` computes nesting (depth, parent_id) and binds flows in SQL, then builds the public tables.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ColumnBatch, nullRowSink, type Cell, type RowSink } from './columnBatch.js';
