@@ -153,7 +153,12 @@ let mjBytes = 0;
 console.log(`sim-core ${backend} f${precision} vs mujoco-js 0.0.7 (MuJoCo 3.3.8 WASM), Franka ${SCENE}, dt ${DT}`);
 console.log(`machine: ${cpus()[0]?.model.trim()}, ${availableParallelism()} cores, load average ${loadavg()[0]!.toFixed(1)}; ` +
   `warm-up ${warmup} s, then ${Math.max(1, Math.round(seconds))} interleaved 1 s windows per case (median)`);
-await gs.init({ backend, precision, loggingLevel: 'warning' });
+try {
+  await gs.init({ backend, precision, loggingLevel: 'warning' });
+} catch (err) {
+  console.error(`bench:sim: ${(err as Error).message}`);
+  process.exit(1);
+}
 const rounds = Math.max(1, Math.round(seconds));
 for (const n of envCounts) {
   const best = await simCore(n, 'auto');
