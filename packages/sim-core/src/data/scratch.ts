@@ -4,7 +4,7 @@
  * worker threads while scratch must not be: each worker's attached Data gets its own.
  * Layout is SoA with the env innermost, like Data, and always f64.
  */
-import type { Data } from './data.js';
+import type { Data, Real } from './data.js';
 import type { Model } from '../model/model.js';
 
 export interface Scratch {
@@ -21,6 +21,13 @@ export interface Scratch {
   vecNv: Float64Array;
   /** Per env flag (actuation: some ctrl is NaN/Inf). */
   flag: Uint8Array;
+  /** Data's body-frame arrays bound once (a Data rebuilt in a worker may be a slow dictionary-mode object). */
+  frames: Frames;
+}
+
+export interface Frames {
+  n: number;
+  xpos: Real; xquat: Real; xmat: Real; xipos: Real; ximat: Real;
 }
 
 const scratches = new WeakMap<Data, Scratch>();
@@ -38,6 +45,7 @@ export function scratchOf(m: Model, d: Data): Scratch {
       qHDiagInv: new Float64Array(m.nv * n),
       vecNv: new Float64Array(m.nv * n),
       flag: new Uint8Array(n),
+      frames: { n, xpos: d.xpos, xquat: d.xquat, xmat: d.xmat, xipos: d.xipos, ximat: d.ximat },
     };
     scratches.set(d, s);
   }

@@ -7,6 +7,7 @@
 import type { Data, Real } from '../data/data.js';
 import { JointType, type Model } from '../model/model.js';
 import { planOf, SameFrame } from '../data/plan.js';
+import { scratchOf, type Frames } from '../data/scratch.js';
 
 // imported enum members read once: a module binding read in a hot loop is a getter call under tsx
 const FREE: number = JointType.Free;
@@ -22,7 +23,8 @@ const MINVAL = 1e-15;
 export function kinematics(m: Model, d: Data, e0: number, e1: number): void {
   const n = d.nEnvs;
   const plan = planOf(m);
-  const { qpos, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis } = d;
+  const { qpos, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geomXpos, geomXmat, siteXpos, siteXmat } = d;
+  const f = scratchOf(m, d).frames;
   const { bodyPos, bodyQuat, jntPos, jntAxis, jntQposadr, jntType, qpos0 } = m;
 
   for (let e = e0; e < e1; e++) {
@@ -148,13 +150,13 @@ export function kinematics(m: Model, d: Data, e0: number, e1: number): void {
   }
 
   for (let b = 1; b < m.nbody; b++) {
-    local2global(d, xipos, ximat, m.bodyIpos, m.bodyIquat, b, b, plan.bodySameframe[b]!, e0, e1);
+    local2global(f, xipos, ximat, m.bodyIpos, m.bodyIquat, b, b, plan.bodySameframe[b]!, e0, e1);
   }
   for (let g = 0; g < m.ngeom; g++) {
-    local2global(d, d.geomXpos, d.geomXmat, m.geomPos, m.geomQuat, g, m.geomBodyid[g]!, plan.geomSameframe[g]!, e0, e1);
+    local2global(f, geomXpos, geomXmat, m.geomPos, m.geomQuat, g, m.geomBodyid[g]!, plan.geomSameframe[g]!, e0, e1);
   }
   for (let s = 0; s < m.nsite; s++) {
-    local2global(d, d.siteXpos, d.siteXmat, m.sitePos, m.siteQuat, s, m.siteBodyid[s]!, plan.siteSameframe[s]!, e0, e1);
+    local2global(f, siteXpos, siteXmat, m.sitePos, m.siteQuat, s, m.siteBodyid[s]!, plan.siteSameframe[s]!, e0, e1);
   }
 }
 
@@ -181,16 +183,16 @@ export function quatToMat(mat: Real, o: number, n: number, qw: number, qx: numbe
 
 /** mj_local2Global for object `i` at (pos, quat) in the frame of `body`, into (outPos, outMat). */
 function local2global(
-  d: Data, outPos: Real, outMat: Real, pos: Float64Array, quat: Float64Array, i: number, body: number,
+  f: Frames, outPos: Real, outMat: Real, pos: Float64Array, quat: Float64Array, i: number, body: number,
   sf: number, e0: number, e1: number,
 ): void {
-  const n = d.nEnvs;
+  const n = f.n;
   const n2 = 2 * n, n3 = 3 * n, n4 = 4 * n, n5 = 5 * n, n6 = 6 * n, n7 = 7 * n, n8 = 8 * n;
   const B3 = 3 * body * n, B4 = 4 * body * n, B9 = 9 * body * n, O3 = 3 * i * n, O9 = 9 * i * n;
-  const xpos = d.xpos, xmat = d.xmat;
+  const xpos = f.xpos, xmat = f.xmat;
   // position: a copy when the frame is the body's or its inertia's (as MuJoCo: no rounding from a product)
   if (sf === SF_BODY || sf === SF_INERTIA) {
-    const src = sf === SF_BODY ? xpos : d.xipos;
+    const src = sf === SF_BODY ? xpos : f.xipos;
     for (let e = e0; e < e1; e++) {
       outPos[O3 + e] = src[B3 + e]!; outPos[O3 + n + e] = src[B3 + n + e]!; outPos[O3 + n2 + e] = src[B3 + n2 + e]!;
     }
@@ -204,7 +206,7 @@ function local2global(
     }
   }
   if (sf !== SF_NONE) {
-    const src = sf === SF_BODY || sf === SF_BODYROT ? xmat : d.ximat;
+    const src = sf === SF_BODY || sf === SF_BODYROT ? xmat : f.ximat;
     for (let e = e0; e < e1; e++) {
       const o = O9 + e, b = B9 + e;
       outMat[o] = src[b]!; outMat[o + n] = src[b + n]!; outMat[o + n2] = src[b + n2]!;
@@ -213,7 +215,7 @@ function local2global(
     }
     return;
   }
-  const xquat = d.xquat;
+  const xquat = f.xquat;
   const bw = quat[4 * i]!, bx = quat[4 * i + 1]!, by = quat[4 * i + 2]!, bz = quat[4 * i + 3]!;
   for (let e = e0; e < e1; e++) {
     const aw = xquat[B4 + e]!, ax = xquat[B4 + n + e]!, ay = xquat[B4 + n2 + e]!, az = xquat[B4 + n3 + e]!;
