@@ -122,6 +122,26 @@ describe('gsprof record --backend cpu, then the readers', () => {
     expect(readFileSync(summaryFile, 'utf8')).toContain('### gsprof compare: no regression');
   });
 
+  it('record --fresh-cache --json: one JSON document, the throwaway cache is gone afterwards', async () => {
+    const out = tempDir();
+    const r = await gsprof(['record', '--example', 'franka', '--backend', 'cpu', '--n-envs', '2', '--steps', '8', '--out', out, '--fresh-cache', '--json']);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.stdout) as { freshCacheDir: string; traces: string[]; nEnvs: number; summary: { tracks: unknown[] } };
+    expect(j.nEnvs).toBe(2);
+    expect(j.freshCacheDir).toMatch(/gsprof-cache-/);
+    expect(existsSync(j.freshCacheDir)).toBe(false);
+    expect(j.traces.every((t) => existsSync(t))).toBe(true);
+    expect(j.summary.tracks.length).toBeGreaterThan(0);
+  });
+
+  it('bench: one point per nEnvs with env-steps/s', async () => {
+    const r = await gsprof(['bench', '--example', 'franka', '--backend', 'cpu', '--n-envs', '1,2', '--steps', '3', '--warmup', '1', '--json']);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.stdout) as { points: Array<{ nEnvs: number; envStepsPerSecond: number }> };
+    expect(j.points.map((p) => p.nEnvs)).toEqual([1, 2]);
+    for (const p of j.points) expect(p.envStepsPerSecond).toBeGreaterThan(0);
+  });
+
   it('diff: two recordings of the same run have no kernel differences', async () => {
     const r = await gsprof(['diff', pftrace, json]);
     expect(r.code).toBe(0);

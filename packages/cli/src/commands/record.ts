@@ -69,7 +69,7 @@ export default class Record extends GsprofCommand {
       this.print(report.text);
       if (result.traces.length === 0) throw new CliError('record', `${command[0]} wrote no trace (did it create a WebGPU device through the 'webgpu' package and take a step?)`);
       if (result.signal === null && result.exitCode !== 0) process.exitCode = result.exitCode ?? 1;
-      return { ...result, summary: report.data };
+      return { ...result, ...report.data };
     }
 
     let dt: number | undefined;
@@ -97,6 +97,7 @@ export default class Record extends GsprofCommand {
       outDir: profiling && flags.out === 'out' ? 'benchmark' : flags.out,
       format: profiling && flags.format === 'both' ? 'json' : format,
       liveProgress: liveProgressEnabled() && !this.jsonEnabled(),
+      progress: !this.jsonEnabled(),
       envTimers: true,
     });
     const { reportRecording } = await import('../views/record-report.js');
@@ -107,6 +108,6 @@ export default class Record extends GsprofCommand {
     this.print(`${result.example} on ${result.backend}: ${result.steps} steps x ${result.nEnvs} envs in ${result.wallSeconds.toFixed(2)} s (${thousands(result.envStepsPerSecond, 0)} env-steps/s)`);
     this.print(report.text);
     const { scenario: _scenario, ...data } = result;
-    return { ...data, summary: report.data };
+    return { ...data, ...report.data };
   }
 }

@@ -23,6 +23,8 @@ export interface RecordExampleOptions extends ScenarioOptions {
   outDir: string;
   format: TraceFormat;
   liveProgress: boolean;
+  /** Plain progress lines when not live (off under --json). */
+  progress?: boolean;
   /** Record per-env solver timers into the trace every recorded step. */
   envTimers: boolean;
   workerName?: string;
@@ -71,7 +73,9 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
     prof.setRunInfo({ ...scenario.facts, backend: String(scenario.gs.backend), steps, workerName });
     for (const device of pending) instrumentDevice(device, prof);
     sim.setTracer(prof.tracer);
-    const progress = createProgress({ total: steps, nEnvs: scenario.nEnvs, live: options.liveProgress, label: options.example });
+    const progress = options.progress === false
+      ? { tick: () => undefined, stop: () => undefined }
+      : createProgress({ total: steps, nEnvs: scenario.nEnvs, live: options.liveProgress, label: options.example });
     const labels = sim.TIMER_LABELS as readonly string[];
     const started = performance.now();
     try {

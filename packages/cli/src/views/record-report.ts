@@ -9,7 +9,8 @@ export interface RecordReportOptions {
 
 export interface RecordReport {
   text: string;
-  data: unknown;
+  /** summary, timers and baseline (path), as far as they were produced. */
+  data: Record<string, unknown>;
 }
 
 /** The trace the analyses read: the Perfetto file when there is one (smaller, faster to import). */
