@@ -27,7 +27,10 @@ interface PassInfo {
   /** Query index of the begin write in the block's set; end is index + 1. */
   index: number;
   step: number;
-  workgroups?: string;
+  /** Workgroup counts of the last dispatch (x < 0: indirect; x = 0: none seen). */
+  wx: number;
+  wy: number;
+  wz: number;
   dispatches: number;
   draws: number;
 }
@@ -124,7 +127,7 @@ export class DeviceInstrumentation {
     const cycle = recorder.cycle;
     if (cycle?.recording && recorder.gpuActivity && this.timestamps) {
       const block = this.pool.acquireBlock();
-      const pass: PassInfo = { kind: 'compute', label, pipeline: '', block, index: block.start, step: recorder.stepNumber, dispatches: 0, draws: 0 };
+      const pass: PassInfo = { kind: 'compute', label, pipeline: '', block, index: block.start, step: recorder.stepNumber, wx: 0, wy: 0, wz: 0, dispatches: 0, draws: 0 };
       block.used = 2;
       const encoder = this.origCreateEncoder({ label: 'gsprof sync marker' });
       encoder.beginComputePass({
@@ -277,49 +280,31 @@ export class DeviceInstrumentation {
       return { block, index };
     };
 
-    this.patch(encoder, 'beginComputePass', function beginComputePass(descriptor?: GPUComputePassDescriptor) {
+    this.patchUntracked(encoder, 'beginComputePass', function beginComputePass(descriptor?: GPUComputePassDescriptor) {
       if (!state.timed || descriptor?.timestampWrites) { self.stats.passesUntimed++; return beginCompute(descriptor); }
       const { block, index } = allocate();
       const pass = beginCompute({
         ...descriptor,
         timestampWrites: { querySet: block.set, beginningOfPassWriteIndex: index, endOfPassWriteIndex: index + 1 },
       });
-      const info: PassInfo = { kind: 'compute', label: descriptor?.label ?? '', pipeline: '', block, index, step: r.stepNumber, dispatches: 0, draws: 0 };
+      const info: PassInfo = { kind: 'compute', label: descriptor?.label ?? '', pipeline: '', block, index, step: r.stepNumber, wx: 0, wy: 0, wz: 0, dispatches: 0, draws: 0 };
       state.passes.push(info);
       self.stats.passesTimed++;
-      const setPipeline = pass.setPipeline.bind(pass);
-      const dispatch = pass.dispatchWorkgroups.bind(pass);
-      const dispatchIndirect = pass.dispatchWorkgroupsIndirect.bind(pass);
-      self.patchUntracked(pass, 'setPipeline', (p: GPUComputePipeline) => { if (!info.pipeline) info.pipeline = p.label; setPipeline(p); });
-      self.patchUntracked(pass, 'dispatchWorkgroups', (x: number, y?: number, z?: number) => {
-        info.dispatches++;
-        info.workgroups = `${x}x${y ?? 1}x${z ?? 1}`;
-        dispatch(x, y, z);
-      });
-      self.patchUntracked(pass, 'dispatchWorkgroupsIndirect', (b: GPUBuffer, o: number) => {
-        info.dispatches++;
-        info.workgroups = 'indirect';
-        dispatchIndirect(b, o);
-      });
+      watchComputePass(pass, info);
       return pass;
     });
 
-    this.patch(encoder, 'beginRenderPass', function beginRenderPass(descriptor: GPURenderPassDescriptor) {
+    this.patchUntracked(encoder, 'beginRenderPass', function beginRenderPass(descriptor: GPURenderPassDescriptor) {
       if (!state.timed || descriptor.timestampWrites) { self.stats.passesUntimed++; return beginRender(descriptor); }
       const { block, index } = allocate();
       const pass = beginRender({
         ...descriptor,
         timestampWrites: { querySet: block.set, beginningOfPassWriteIndex: index, endOfPassWriteIndex: index + 1 },
       });
-      const info: PassInfo = { kind: 'render', label: descriptor.label ?? '', pipeline: '', block, index, step: r.stepNumber, dispatches: 0, draws: 0 };
+      const info: PassInfo = { kind: 'render', label: descriptor.label ?? '', pipeline: '', block, index, step: r.stepNumber, wx: 0, wy: 0, wz: 0, dispatches: 0, draws: 0 };
       state.passes.push(info);
       self.stats.passesTimed++;
-      const setPipeline = pass.setPipeline.bind(pass);
-      const draw = pass.draw.bind(pass);
-      const drawIndexed = pass.drawIndexed.bind(pass);
-      self.patchUntracked(pass, 'setPipeline', (p: GPURenderPipeline) => { if (!info.pipeline) info.pipeline = p.label; setPipeline(p); });
-      self.patchUntracked(pass, 'draw', (...a: Parameters<GPURenderPassEncoder['draw']>) => { info.draws++; draw(...a); });
-      self.patchUntracked(pass, 'drawIndexed', (...a: Parameters<GPURenderPassEncoder['drawIndexed']>) => { info.draws++; drawIndexed(...a); });
+      watchRenderPass(pass, info);
       return pass;
     });
 
@@ -333,9 +318,9 @@ export class DeviceInstrumentation {
     });
   }
 
-  /** Per-object patches on short-lived encoders need no restore bookkeeping. */
+  /** Per-object patches on short-lived encoders need no restore bookkeeping (a plain store is the cheapest). */
   private patchUntracked(target: object, key: string, fn: Method): void {
-    Object.defineProperty(target, key, { value: fn, configurable: true, writable: true, enumerable: false });
+    (target as Record<string, unknown>)[key] = fn;
   }
 
   private submit(commandBuffers: Iterable<GPUCommandBuffer>): undefined {
@@ -419,6 +404,63 @@ export class DeviceInstrumentation {
 
 type GpuBatchSlice = Parameters<Cycle['addGpuBatch']>[0]['submitSlice'];
 
+// Pass encoders are watched through shared functions that find their PassInfo on the pass itself: per pass that
+// is a few property stores, not a set of new closures.
+const PASS_INFO = Symbol('gsprof.passInfo');
+type Watched<T> = T & { [PASS_INFO]: PassInfo };
+let computeProto: GPUComputePassEncoder | null = null;
+let renderProto: GPURenderPassEncoder | null = null;
+
+function setComputePipeline(this: Watched<GPUComputePassEncoder>, p: GPUComputePipeline): undefined {
+  const info = this[PASS_INFO];
+  if (!info.pipeline) info.pipeline = p.label;
+  return computeProto!.setPipeline.call(this, p);
+}
+function dispatchWorkgroups(this: Watched<GPUComputePassEncoder>, x: number, y?: number, z?: number): undefined {
+  const info = this[PASS_INFO];
+  info.dispatches++;
+  info.wx = x;
+  info.wy = y ?? 1;
+  info.wz = z ?? 1;
+  return computeProto!.dispatchWorkgroups.call(this, x, y, z);
+}
+function dispatchWorkgroupsIndirect(this: Watched<GPUComputePassEncoder>, b: GPUBuffer, o: number): undefined {
+  const info = this[PASS_INFO];
+  info.dispatches++;
+  info.wx = -1;
+  return computeProto!.dispatchWorkgroupsIndirect.call(this, b, o);
+}
+function watchComputePass(pass: GPUComputePassEncoder, info: PassInfo): void {
+  computeProto ??= Object.getPrototypeOf(pass) as GPUComputePassEncoder;
+  const w = pass as Watched<GPUComputePassEncoder>;
+  w[PASS_INFO] = info;
+  w.setPipeline = setComputePipeline;
+  w.dispatchWorkgroups = dispatchWorkgroups;
+  w.dispatchWorkgroupsIndirect = dispatchWorkgroupsIndirect;
+}
+
+function setRenderPipeline(this: Watched<GPURenderPassEncoder>, p: GPURenderPipeline): undefined {
+  const info = this[PASS_INFO];
+  if (!info.pipeline) info.pipeline = p.label;
+  return renderProto!.setPipeline.call(this, p);
+}
+function draw(this: Watched<GPURenderPassEncoder>, ...a: Parameters<GPURenderPassEncoder['draw']>): undefined {
+  this[PASS_INFO].draws++;
+  return renderProto!.draw.apply(this, a);
+}
+function drawIndexed(this: Watched<GPURenderPassEncoder>, ...a: Parameters<GPURenderPassEncoder['drawIndexed']>): undefined {
+  this[PASS_INFO].draws++;
+  return renderProto!.drawIndexed.apply(this, a);
+}
+function watchRenderPass(pass: GPURenderPassEncoder, info: PassInfo): void {
+  renderProto ??= Object.getPrototypeOf(pass) as GPURenderPassEncoder;
+  const w = pass as Watched<GPURenderPassEncoder>;
+  w[PASS_INFO] = info;
+  w.setPipeline = setRenderPipeline;
+  w.draw = draw;
+  w.drawIndexed = drawIndexed;
+}
+
 function passName(p: PassInfo): string {
   return p.label || p.pipeline || `${p.kind} pass`;
 }
@@ -426,7 +468,7 @@ function passName(p: PassInfo): string {
 function passArgs(p: PassInfo, device: number, runInfo: Args): Args {
   const args: Args = { kernel: passName(p), device, queue: 0, step: p.step };
   if (p.pipeline && p.pipeline !== args.kernel) args.pipeline = p.pipeline;
-  if (p.workgroups !== undefined) args.workgroups = p.workgroups;
+  if (p.wx !== 0) args.workgroups = p.wx < 0 ? 'indirect' : `${p.wx}x${p.wy}x${p.wz}`;
   if (p.dispatches > 1) args.dispatches = p.dispatches;
   if (p.kind === 'render') args.draws = p.draws;
   if (runInfo.nEnvs !== undefined) args.nEnvs = runInfo.nEnvs;

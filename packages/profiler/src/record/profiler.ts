@@ -20,7 +20,7 @@ import { warn } from './warn.js';
 export type ProfilerActivity = 'cpu' | 'gpu';
 export const ProfilerActivity = { CPU: 'cpu', GPU: 'gpu' } as const;
 
-export type TraceReadyHandler = (prof: Profiler) => void | Promise<void>;
+export type TraceReadyHandler = (prof: Profiler) => void | Promise<unknown>;
 
 export interface ProfileOptions {
   activities?: ProfilerActivity[];
