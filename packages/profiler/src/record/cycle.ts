@@ -233,8 +233,11 @@ export class Cycle {
       if (!fit.consistent) warn(`GPU clock alignment for device ${device.index}: causality bounds contradict each other (${fit.errorBoundNs.toFixed(0)} ns); GPU spans may be misplaced`);
       if (fit.samples > bestSamples) {
         bestSamples = fit.samples;
+        // Reported against raw GPU timestamps and this trace's ts: ts = gpu + offsetNs (+ drift), so a reader
+        // can place any timestamp of this device.
         this.trace.metadata.clockAlignment = {
-          offsetNs: fit.offsetNs, driftPpm: fit.driftPpm, errorBoundNs: fit.errorBoundNs, samples: fit.samples, method: fit.method,
+          offsetNs: fit.offsetNs - Number(base) - this.baseHostNs,
+          driftPpm: fit.driftPpm, errorBoundNs: fit.errorBoundNs, samples: fit.samples, method: fit.method,
         };
       }
       const track = this.gpuTrack(device);

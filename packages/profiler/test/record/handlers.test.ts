@@ -5,7 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { FakeClock, perfettoTraceHandler, profile, recordFunction, schedule, tensorboardTraceHandler } from '../../src/record/index.js';
+import { FakeClock, perfettoTraceHandler, profile, recordFunction, schedule, tensorboardTraceHandler, type TraceReadyHandler } from '../../src/record/index.js';
 
 const dirs: string[] = [];
 const tempDir = (): string => { const d = mkdtempSync(join(tmpdir(), 'gsprof-handlers-')); dirs.push(d); return d; };
@@ -13,10 +13,10 @@ afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true 
 
 interface ChromeTrace { traceEvents: { name: string; ph: string; cat?: string }[] }
 
-async function recordTwoCycles(onTraceReady: Parameters<typeof profile>[0]['onTraceReady']) {
+async function recordTwoCycles(onTraceReady: TraceReadyHandler) {
   vi.spyOn(process, 'emitWarning').mockImplementation((() => {}) as typeof process.emitWarning);
   const clock = new FakeClock();
-  const prof = profile({ activities: ['cpu'], clock, schedule: schedule({ wait: 0, warmup: 0, active: 1, repeat: 2 }), ...(onTraceReady ? { onTraceReady } : {}) });
+  const prof = profile({ activities: ['cpu'], clock, schedule: schedule({ wait: 0, warmup: 0, active: 1, repeat: 2 }), onTraceReady });
   await prof.start();
   const written: string[][] = [];
   for (let i = 0; i < 3; i++) {

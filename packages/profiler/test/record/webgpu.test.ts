@@ -175,6 +175,37 @@ describe('instrumentDevice on a real WebGPU device', () => {
     expect(t.slices.some((s) => s.name === 'GPUBuffer.mapAsync' && s.category === 'cuda_sync')).toBe(true);
   });
 
+  it('times render passes too, named after the render pipeline, with their draw count', async () => {
+    const module = device.createShaderModule({ code: /* wgsl */ `
+@vertex fn vs(@builtin(vertex_index) i: u32) -> @builtin(position) vec4f {
+  let p = array(vec2f(-1, -1), vec2f(3, -1), vec2f(-1, 3));
+  return vec4f(p[i], 0, 1);
+}
+@fragment fn fs() -> @location(0) vec4f { return vec4f(1, 0.5, 0, 1); }` });
+    const pipeline = device.createRenderPipeline({
+      label: 'fullscreen', layout: 'auto',
+      vertex: { module, entryPoint: 'vs' },
+      fragment: { module, entryPoint: 'fs', targets: [{ format: 'rgba8unorm' }] },
+    });
+    const target = device.createTexture({ size: [64, 64], format: 'rgba8unorm', usage: GPUTextureUsage.RENDER_ATTACHMENT });
+    const prof = profile({});
+    await prof.start();
+    const enc = device.createCommandEncoder();
+    const pass = enc.beginRenderPass({ colorAttachments: [{ view: target.createView(), loadOp: 'clear', storeOp: 'store', clearValue: [0, 0, 0, 1] }] });
+    pass.setPipeline(pipeline);
+    pass.draw(3);
+    pass.draw(3);
+    pass.end();
+    device.queue.submit([enc.finish()]);
+    await device.queue.onSubmittedWorkDone();
+    await prof.stop();
+    target.destroy();
+    const spans = gpuSpans(prof.trace);
+    expect(spans).toHaveLength(1);
+    expect(spans[0]).toMatchObject({ name: 'fullscreen', category: 'kernel', args: { kernel: 'fullscreen', draws: 2 } });
+    expect(spans[0]!.dur).toBeGreaterThan(0);
+  });
+
   it("detects Dawn's 65,536 ns quantization and warns", async () => {
     const warnings: string[] = [];
     const spy = vi.spyOn(process, 'emitWarning').mockImplementation(((m: string | Error) => { warnings.push(String(m)); }) as typeof process.emitWarning);
