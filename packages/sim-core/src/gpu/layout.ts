@@ -48,6 +48,8 @@ export function dataFields(m: Model, cap: Capacities): FieldSpec[] {
     // (per dof: 3 translational, 3 rotational); the CG solver's previous gradients; Newton's previous row
     // states (refactor only when the quadratic set changes); the constrained-tree marks of the warm start.
     r('conJac', 6 * nv), r('solGradOld', nv), r('solMgradOld', nv), i('solOldState', E), i('solTouched', nv),
+    // Constraint islands (solve): union-find parent and label per tree, island of each dof and of each row.
+    i('solIslRoot', nv), i('solIslLabel', nv), i('solDofIsland', nv), i('solRowIsland', E),
   ];
 }
 

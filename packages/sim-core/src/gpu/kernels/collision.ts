@@ -5,8 +5,8 @@
  * the kernel, in the same order, so the kernel needs nothing but the packed model: body pairs (b1 < b2) with
  * geoms, weld/parent-weld filter, <exclude> signatures, the self-collision switch, contype/conaffinity, pair
  * ordering by geom type, then the bounding-sphere test and the narrow phase. Contacts come out in the CPU's
- * order with its positions, frames and mixed parameters (collision/params.ts). Contacts beyond MAXCON set
- * errFlags bit 2 (value 4).
+ * order with its positions, frames and mixed parameters (collision/params.ts). A pair whose contacts do not
+ * all fit in MAXCON is dropped whole and sets errFlags bit 2 (value 4); later pairs still may fit.
  *
  * Narrow phases mirrored: plane against sphere, capsule, cylinder and box; sphere-sphere, sphere-capsule,
  * capsule-capsule, sphere-cylinder, sphere-box. Not mirrored: capsule-box (those pairs give no contacts here).
@@ -328,11 +328,12 @@ fn collide_pair(ga: i32, gb: i32, e: u32, ncon0: i32) -> i32 {
   let margin = max(mr(M_GEOM_MARGIN, ga), mr(M_GEOM_MARGIN, gb));
   if (bounds_apart(ga, gb, e, margin)) { return ncon; }
   let num = narrow(ga, gb, e, margin);
+  if (ncon + num > MAXCON) {
+    // as MuJoCo when its contact buffer is full: this pair's contacts are dropped whole
+    iset(D_ERR_FLAGS, 0, e, iget(D_ERR_FLAGS, 0, e) | 4);
+    return ncon;
+  }
   for (var k = 0; k < num; k++) {
-    if (ncon >= MAXCON) {
-      iset(D_ERR_FLAGS, 0, e, iget(D_ERR_FLAGS, 0, e) | 4);
-      break;
-    }
     let c = ncon;
     ncon++;
     dset(D_CONTACT_DIST, c, e, nc_dist[k]);

@@ -3,7 +3,8 @@
  * rows in MuJoCo's order: joint equalities, dof friction loss, joint limits, contacts (frictionless: 1 row,
  * pyramidal: 2*(condim-1) rows). Per row: efcJ (dense MAXEFC x NV per env), efcPos, efcMargin,
  * efcFrictionloss, efcType, efcId and the soft-constraint terms efcR, efcD, efcAref (solver/impedance.ts),
- * diagApprox from dof/body invweight0. Rows beyond MAXEFC set errFlags bit 2 (value 4).
+ * diagApprox from dof/body invweight0. A constraint whose rows do not all fit in MAXEFC is dropped whole and
+ * sets errFlags bit 2 (value 4); no later constraint is added.
  * The contact's point Jacobian difference is kept in the Data scratch field conJac.
  * Not mirrored (as on the CPU): equality types other than joint, elliptic cones.
  */
@@ -62,15 +63,15 @@ fn model_solimp(base: i32, k: i32) -> Solimp {
   return Solimp(mr(base, 5 * k), mr(base, 5 * k + 1), mr(base, 5 * k + 2), mr(base, 5 * k + 3), mr(base, 5 * k + 4));
 }
 
-// The next row index, or -1 (and the overflow flag) when the env is full.
-fn alloc_row(e: u32) -> i32 {
-  if (mc_nefc >= MAXEFC) {
+// The first of 'count' new rows, or -1 (the env then is full and flagged): a constraint is complete or absent.
+fn alloc_rows(count: i32, e: u32) -> i32 {
+  if (mc_nefc + count > MAXEFC) {
     mc_full = true;
     iset(D_ERR_FLAGS, 0, e, iget(D_ERR_FLAGS, 0, e) | 4);
     return -1;
   }
   let r = mc_nefc;
-  mc_nefc++;
+  mc_nefc += count;
   return r;
 }
 
@@ -128,7 +129,7 @@ fn equality_rows(e: u32) {
     }
     // a row that cancels to zero (q1 coupled to itself with slope 1) is no constraint
     if (dof2 == dof1 && 1.0 - deriv == 0.0) { continue; }
-    let r = alloc_row(e);
+    let r = alloc_rows(1, e);
     if (r < 0) { return; }
     zero_row(r, e);
     dset(D_EFC_J, r * NV + dof1, e, 1.0);
@@ -142,7 +143,7 @@ fn friction_rows(e: u32) {
     if (mc_full) { return; }
     let floss = mr(M_DOF_FRICTIONLOSS, i);
     if (!(floss > 0.0)) { continue; }
-    let r = alloc_row(e);
+    let r = alloc_rows(1, e);
     if (r < 0) { return; }
     zero_row(r, e);
     dset(D_EFC_J, r * NV + i, e, 1.0);
@@ -164,7 +165,7 @@ fn limit_rows(e: u32) {
       let sgn = f32(side);
       let dist = sgn * (mr(M_JNT_RANGE, 2 * j + (side + 1) / 2) - value);
       if (!(dist < margin)) { continue; }
-      let r = alloc_row(e);
+      let r = alloc_rows(1, e);
       if (r < 0) { return; }
       zero_row(r, e);
       dset(D_EFC_J, r * NV + dof, e, -sgn);
@@ -227,6 +228,8 @@ fn contact_rows(e: u32) {
     let b2 = mn(M_GEOM_BODYID, g2);
     if (moving_body(b1) == 0 && moving_body(b2) == 0) { continue; }
     let dim = contact_condim(g1, g2);
+    let start = alloc_rows(select(2 * (dim - 1), 1, dim == 1), e);
+    if (start < 0) { return; }
     let p = ld3(D_CONTACT_POS, c, e);
     for (var k = 0; k < 6 * NV; k++) { dset(D_CON_JAC, k, e, 0.0); }
     add_point_jacobian(b2, p, 1.0, e);
@@ -242,8 +245,7 @@ fn contact_rows(e: u32) {
     let K = ref_stiffness(sr, si);
     let B = ref_damping(sr, si);
     if (dim == 1) {
-      let r = alloc_row(e);
-      if (r < 0) { return; }
+      let r = start;
       for (var j = 0; j < NV; j++) { dset(D_EFC_J, r * NV + j, e, frame_jac(frame, 0, false, j, e)); }
       finish_row(r, e, 5, c, dist, includemargin, 0.0, regularizer(imp, tran), K, B, imp);
       continue;
@@ -258,8 +260,7 @@ fn contact_rows(e: u32) {
       let muk = dget(D_CONTACT_FRICTION, 5 * c + k - 1, e);
       for (var s = 0; s < 2; s++) {
         let smu = select(-muk, muk, s == 0);
-        let r = alloc_row(e);
-        if (r < 0) { return; }
+        let r = start + 2 * (k - 1) + s;
         for (var j = 0; j < NV; j++) {
           let jn = frame_jac(frame, 0, false, j, e);
           let jk = frame_jac(frame, select(k - 3, k, k < 3), k >= 3, j, e);

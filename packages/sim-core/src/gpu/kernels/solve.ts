@@ -3,8 +3,11 @@
  * invocation per env runs MuJoCo's primal solver on that env's rows and stops on its own (per-env early exit).
  * Newton (H = M + J'DJ over quadratic rows, dense Cholesky in solH, refactored only when the quadratic set
  * changes) or CG when OPT_SOLVER == 1 (Polak-Ribiere, preconditioned by M), both with the exact line search.
- * Warm start from qaccWarmstart when it costs no more than qacc_smooth; tolerances scaled by the inertia of
- * the constrained kinematic trees; dofs of untouched trees keep qacc_smooth.
+ * Warm start from qaccWarmstart when it costs no more than qacc_smooth; dofs of untouched trees keep
+ * qacc_smooth. Constraint islands as on the CPU (solver/islands.ts, MuJoCo 3.3): trees joined by rows form an
+ * island, each solved on its own with its own iterations and inertia scale. Instead of gathering a
+ * sub-problem, an island's solve masks the dofs and rows of the others (M is block-diagonal over trees and an
+ * island's rows touch only its dofs, so the masked problem is the island's problem).
  *
  * Writes qacc, qfrcConstraint, efcForce, efcState and the timers: timerIterations, timerActive (rows not
  * satisfied), timerContacts (ncon), timerLsIterations. The CPU's slot 0 (ns per env) has no GPU twin: WGSL
@@ -21,6 +24,10 @@ var<private> sv_cost: f32;
 var<private> sv_nactive: i32;
 var<private> sv_qg: vec3<f32>;      // the Gauss term's quadratic along the search: cost, slope, curvature/2
 var<private> ls_evals: i32;
+var<private> sv_isl: i32;           // the island being solved; -1: the whole problem
+
+fn dof_in(j: i32, e: u32) -> bool { return sv_isl < 0 || iget(D_SOL_DOF_ISLAND, j, e) == sv_isl; }
+fn row_in(r: i32, e: u32) -> bool { return sv_isl < 0 || iget(D_SOL_ROW_ISLAND, r, e) == sv_isl; }
 
 // dst = M src (nv-vector fields)
 fn mul_m(dst: u32, src: u32, e: u32) {
@@ -33,6 +40,7 @@ fn mul_m(dst: u32, src: u32, e: u32) {
 // dst = J src, minus aref when asked (nefc-vector dst)
 fn mul_j(dst: u32, src: u32, minus_aref: bool, e: u32) {
   for (var r = 0; r < sv_nefc; r++) {
+    if (!row_in(r, e)) { continue; }
     var s = 0.0;
     for (var j = 0; j < NV; j++) { s += dget(D_EFC_J, r * NV + j, e) * dget(src, j, e); }
     if (minus_aref) { s -= dget(D_EFC_AREF, r, e); }
@@ -45,6 +53,7 @@ fn constraint_cost(jar: u32, e: u32) -> f32 {
   var cost = 0.0;
   var nactive = 0;
   for (var i = 0; i < sv_nefc; i++) {
+    if (!row_in(i, e)) { continue; }
     let x = dget(jar, i, e);
     let t = iget(D_EFC_TYPE, i, e);
     let D = dget(D_EFC_D, i, e);
@@ -78,6 +87,7 @@ fn constraint_cost(jar: u32, e: u32) -> f32 {
 fn gauss_cost(e: u32) -> f32 {
   var g = 0.0;
   for (var i = 0; i < NV; i++) {
+    if (!dof_in(i, e)) { continue; }
     g += 0.5 * (dget(D_SOL_MA, i, e) - dget(D_QFRC_SMOOTH, i, e)) * (dget(D_QACC, i, e) - dget(D_QACC_SMOOTH, i, e));
   }
   return g;
@@ -86,8 +96,9 @@ fn gauss_cost(e: u32) -> f32 {
 // From solJaref and solMa: forces, states, qfrc_constraint = J' force, the total cost.
 fn update_constraint(e: u32) {
   let c = constraint_cost(D_SOL_JAREF, e);
-  for (var j = 0; j < NV; j++) { dset(D_QFRC_CONSTRAINT, j, e, 0.0); }
+  for (var j = 0; j < NV; j++) { if (dof_in(j, e)) { dset(D_QFRC_CONSTRAINT, j, e, 0.0); } }
   for (var r = 0; r < sv_nefc; r++) {
+    if (!row_in(r, e)) { continue; }
     let f = dget(D_EFC_FORCE, r, e);
     if (f == 0.0) { continue; }
     for (var j = 0; j < NV; j++) {
@@ -121,7 +132,7 @@ fn factor(newton: bool, e: u32) {
   for (var i = 0; i < NV; i++) { for (var j = 0; j <= i; j++) { dset(D_SOL_H, i * NV + j, e, dget(D_Q_M, i * NV + j, e)); } }
   if (newton) {
     for (var r = 0; r < sv_nefc; r++) {
-      if (iget(D_EFC_STATE, r, e) != 1) { continue; }
+      if (!row_in(r, e) || iget(D_EFC_STATE, r, e) != 1) { continue; }
       let dr = dget(D_EFC_D, r, e);
       for (var i = 0; i < NV; i++) {
         let ji = dget(D_EFC_J, r * NV + i, e);
@@ -138,8 +149,11 @@ fn factor(newton: bool, e: u32) {
 
 // grad = M qacc - qfrc_smooth - qfrc_constraint
 fn compute_gradient(e: u32) {
+  // other islands' dofs get a zero gradient, hence (H block-diagonal) a zero search direction
   for (var i = 0; i < NV; i++) {
-    dset(D_SOL_GRAD, i, e, dget(D_SOL_MA, i, e) - dget(D_QFRC_SMOOTH, i, e) - dget(D_QFRC_CONSTRAINT, i, e));
+    var g = 0.0;
+    if (dof_in(i, e)) { g = dget(D_SOL_MA, i, e) - dget(D_QFRC_SMOOTH, i, e) - dget(D_QFRC_CONSTRAINT, i, e); }
+    dset(D_SOL_GRAD, i, e, g);
   }
 }
 
@@ -161,6 +175,7 @@ fn precondition(e: u32) {
 fn ls_eval(alpha: f32, e: u32) -> vec4<f32> {
   var q0 = sv_qg.x; var q1 = sv_qg.y; var q2 = sv_qg.z;
   for (var i = 0; i < sv_nefc; i++) {
+    if (!row_in(i, e)) { continue; }
     let t = iget(D_EFC_TYPE, i, e);
     let start = dget(D_SOL_JAREF, i, e);
     let dir = dget(D_SOL_JV, i, e);
@@ -186,14 +201,13 @@ fn ls_eval(alpha: f32, e: u32) -> vec4<f32> {
   return vec4<f32>(alpha, alpha * alpha * q2 + alpha * q1 + q0, 2.0 * alpha * q2 + q1, select(MINVAL_S, d1, d1 > 0.0));
 }
 
-fn ls_newton(pt: vec4<f32>, e: u32) -> vec4<f32> { return ls_eval(pt.x - pt.z / pt.w, e); }
-
 // True when candidate c has a smaller slope of the same sign as bracket end b (b then moves to c).
 fn better_end(b: vec4<f32>, c: vec4<f32>) -> bool {
   return (b.z < 0.0 && c.z < 0.0 && b.z < c.z) || (b.z > 0.0 && c.z > 0.0 && b.z > c.z);
 }
 
-// MuJoCo's exact line search along solSearch; returns the step (0: no improvement).
+// MuJoCo's exact line search along solSearch (CGsearch); returns the step (0: no improvement). Written as a
+// state machine around one evaluation site, so the compiled kernel holds one copy of the row loop.
 fn line_search(tolerance: f32, max_evals: i32, e: u32) -> f32 {
   ls_evals = 0;
   var search_norm = 0.0;
@@ -213,38 +227,77 @@ fn line_search(tolerance: f32, max_evals: i32, e: u32) -> f32 {
   sv_qg.y = a - b;
   sv_qg.z = 0.5 * c;
 
-  let p0 = ls_eval(0.0, e);
-  var p1 = ls_newton(p0, e);
-  if (p0.y < p1.y) { p1 = p0; }
-  if (abs(p1.z) < gtol) { return p1.x; }
-  let dir = select(-1.0, 1.0, p1.z < 0.0);
+  // phases: 0 p0, 1 first Newton step, 3 one-sided Newton steps, 4 p1next, 5 midpoint, 6 p1next, 7 p2next;
+  // 2 decides the one-sided loop, 8 the bracketed loop
+  var phase = 0;
+  var alpha = 0.0;
+  var p0 = vec4<f32>(0.0); var p1 = p0; var p2 = p0; var p1next = p0; var p2next = p0;
+  var dir = 1.0;
   var bracketed = false;
-  var p2 = p1;
-  while (p1.z * dir <= -gtol && ls_evals < max_evals) {
-    p2 = p1;
-    bracketed = true;
-    p1 = ls_newton(p1, e);
-    if (abs(p1.z) < gtol) { return p1.x; }
-  }
-  if (ls_evals >= max_evals || !bracketed) { return p1.x; }
-
-  var p2next = p1;
-  var p1next = ls_newton(p1, e);
-  while (ls_evals < max_evals) {
-    let pmid = ls_eval(0.5 * (p1.x + p2.x), e);
-    var cand = array<vec4<f32>, 3>(p1next, p2next, pmid);
-    var best = -1;
-    for (var i = 0; i < 3; i++) {
-      if (abs(cand[i].z) < gtol && (best == -1 || cand[i].y < cand[best].y)) { best = i; }
+  var moved2 = false;
+  loop {
+    let r = ls_eval(alpha, e);
+    if (phase == 0) {
+      p0 = r;
+      alpha = p0.x - p0.z / p0.w;
+      phase = 1;
+      continue;
     }
-    if (best >= 0) { return cand[best].x; }
-    var moved1 = false;
-    for (var i = 0; i < 3; i++) { if (better_end(p1, cand[i])) { p1 = cand[i]; moved1 = true; } }
-    if (moved1) { p1next = ls_newton(p1, e); }
-    var moved2 = false;
-    for (var i = 0; i < 3; i++) { if (better_end(p2, cand[i])) { p2 = cand[i]; moved2 = true; } }
-    if (moved2) { p2next = ls_newton(p2, e); }
-    if (!moved1 && !moved2) { return pmid.x; }
+    if (phase == 1) {
+      p1 = r;
+      if (p0.y < p1.y) { p1 = p0; }
+      if (abs(p1.z) < gtol) { return p1.x; }
+      dir = select(-1.0, 1.0, p1.z < 0.0);
+      phase = 2;
+    } else if (phase == 3) {
+      p1 = r;
+      if (abs(p1.z) < gtol) { return p1.x; }
+      phase = 2;
+    } else if (phase == 4) {
+      p1next = r;
+      phase = 8;
+    } else if (phase == 5) {
+      var cand = array<vec4<f32>, 3>(p1next, p2next, r);
+      var best = -1;
+      for (var i = 0; i < 3; i++) {
+        if (abs(cand[i].z) < gtol && (best == -1 || cand[i].y < cand[best].y)) { best = i; }
+      }
+      if (best >= 0) { return cand[best].x; }
+      var moved1 = false;
+      for (var i = 0; i < 3; i++) { if (better_end(p1, cand[i])) { p1 = cand[i]; moved1 = true; } }
+      moved2 = false;
+      for (var i = 0; i < 3; i++) { if (better_end(p2, cand[i])) { p2 = cand[i]; moved2 = true; } }
+      if (!moved1 && !moved2) { return r.x; }
+      if (moved1) { alpha = p1.x - p1.z / p1.w; phase = 6; } else { alpha = p2.x - p2.z / p2.w; phase = 7; }
+      continue;
+    } else if (phase == 6) {
+      p1next = r;
+      if (moved2) { alpha = p2.x - p2.z / p2.w; phase = 7; continue; }
+      phase = 8;
+    } else if (phase == 7) {
+      p2next = r;
+      phase = 8;
+    }
+    if (phase == 2) {
+      if (p1.z * dir <= -gtol && ls_evals < max_evals) {
+        p2 = p1;
+        bracketed = true;
+        alpha = p1.x - p1.z / p1.w;
+        phase = 3;
+        continue;
+      }
+      if (ls_evals >= max_evals || !bracketed) { return p1.x; }
+      p2next = p1;
+      alpha = p1.x - p1.z / p1.w;
+      phase = 4;
+      continue;
+    }
+    if (ls_evals < max_evals) {
+      alpha = 0.5 * (p1.x + p2.x);
+      phase = 5;
+      continue;
+    }
+    break;
   }
   if (p1.y <= p2.y && p1.y < p0.y) { return p1.x; }
   if (p2.y <= p1.y && p2.y < p0.y) { return p2.x; }
@@ -260,38 +313,121 @@ fn tree_of(j: i32) -> i32 {
 
 // Marks the constrained trees, sets the tolerance scale, and picks the start: warm start unless qacc_smooth
 // costs less; dofs of unconstrained trees take qacc_smooth.
-fn warmstart(e: u32) {
-  for (var j = 0; j < NV; j++) { iset(D_SOL_TOUCHED, j, e, 0); }
+fn warmstart(ntrees: i32, e: u32) {
+  sv_isl = -1;
+  for (var j = 0; j < NV; j++) { iset(D_SOL_TOUCHED, j, e, select(0, 1, ntrees == 1)); }
   for (var r = 0; r < sv_nefc; r++) {
+    if (ntrees == 1) { break; }
     for (var j = 0; j < NV; j++) { if (dget(D_EFC_J, r * NV + j, e) != 0.0) { iset(D_SOL_TOUCHED, tree_of(j), e, 1); } }
   }
   var inertia = 0.0;
   for (var j = 0; j < NV; j++) { if (iget(D_SOL_TOUCHED, tree_of(j), e) != 0) { inertia += dget(D_Q_M, j * NV + j, e); } }
   sv_scale = 1.0 / inertia;
   for (var j = 0; j < NV; j++) { dset(D_QACC, j, e, dget(D_QACC_WARMSTART, j, e)); }
-  mul_j(D_SOL_JAREF, D_QACC, true, e);
   mul_m(D_SOL_MA, D_QACC, e);
-  let cost_warm = constraint_cost(D_SOL_JAREF, e) + gauss_cost(e);
-  mul_j(D_SOL_JV, D_QACC_SMOOTH, true, e);
-  let cost_smooth = constraint_cost(D_SOL_JV, e);
+  // 0: the warm start (with its Gauss term), 1: qacc_smooth (no Gauss term)
+  var costs = vec2<f32>(gauss_cost(e), 0.0);
+  for (var which = 0; which < 2; which++) {
+    let jar = select(D_SOL_JV, D_SOL_JAREF, which == 0);
+    mul_j(jar, select(D_QACC_SMOOTH, D_QACC, which == 0), true, e);
+    costs[which] += constraint_cost(jar, e);
+  }
+  let cost_warm = costs.x;
+  let cost_smooth = costs.y;
   let smooth_start = cost_warm > cost_smooth;
   for (var j = 0; j < NV; j++) {
     if (smooth_start || iget(D_SOL_TOUCHED, tree_of(j), e) == 0) { dset(D_QACC, j, e, dget(D_QACC_SMOOTH, j, e)); }
   }
 }
 
-// solvePrimal from qacc; returns (iterations, line-search evaluations).
+fn isl_find(t0: i32, e: u32) -> i32 {
+  var t = t0;
+  while (iget(D_SOL_ISL_ROOT, t, e) != t) {
+    iset(D_SOL_ISL_ROOT, t, e, iget(D_SOL_ISL_ROOT, iget(D_SOL_ISL_ROOT, t, e), e));
+    t = iget(D_SOL_ISL_ROOT, t, e);
+  }
+  return t;
+}
+
+// The first non-zero column of row r, or -1.
+fn first_col(r: i32, e: u32) -> i32 {
+  for (var j = 0; j < NV; j++) { if (dget(D_EFC_J, r * NV + j, e) != 0.0) { return j; } }
+  return -1;
+}
+
+// Islands of the env's rows (Islands.discover): solDofIsland / solRowIsland, -1 outside any; returns the count.
+fn discover_islands(e: u32) -> i32 {
+  for (var t = 0; t < NV; t++) { iset(D_SOL_ISL_ROOT, t, e, t); iset(D_SOL_ISL_LABEL, t, e, -1); }
+  for (var r = 0; r < sv_nefc; r++) {
+    let c0 = first_col(r, e);
+    if (c0 < 0) { continue; }
+    let first = isl_find(tree_of(c0), e);
+    for (var j = c0 + 1; j < NV; j++) {
+      if (dget(D_EFC_J, r * NV + j, e) == 0.0) { continue; }
+      let t = isl_find(tree_of(j), e);
+      if (t != first) { iset(D_SOL_ISL_ROOT, t, e, first); }
+    }
+  }
+  for (var r = 0; r < sv_nefc; r++) {
+    let c0 = first_col(r, e);
+    if (c0 >= 0) { iset(D_SOL_ISL_LABEL, isl_find(tree_of(c0), e), e, -2); }
+  }
+  var count = 0;
+  for (var j = 0; j < NV; j++) {
+    if (mn(M_DOF_PARENTID, j) >= 0) { continue; }
+    let grp = isl_find(j, e);
+    if (iget(D_SOL_ISL_LABEL, grp, e) == -2) { iset(D_SOL_ISL_LABEL, grp, e, count); count++; }
+  }
+  for (var j = 0; j < NV; j++) { iset(D_SOL_DOF_ISLAND, j, e, max(-1, iget(D_SOL_ISL_LABEL, isl_find(tree_of(j), e), e))); }
+  for (var r = 0; r < sv_nefc; r++) {
+    let c0 = first_col(r, e);
+    iset(D_SOL_ROW_ISLAND, r, e, select(-1, iget(D_SOL_DOF_ISLAND, max(c0, 0), e), c0 >= 0));
+  }
+  return count;
+}
+
+// solvePrimal from qacc; returns (iterations, line-search evaluations). One loop with one call site per
+// step (update, gradient, factor, preconditioner, line search) keeps the compiled kernel small.
 fn solve_primal(newton: bool, e: u32) -> vec2<i32> {
   mul_m(D_SOL_MA, D_QACC, e);
   mul_j(D_SOL_JAREF, D_QACC, true, e);
-  update_constraint(e);
-  factor(newton, e);
-  compute_gradient(e);
-  precondition(e);
-  for (var i = 0; i < NV; i++) { dset(D_SOL_SEARCH, i, e, -dget(D_SOL_MGRAD, i, e)); }
   var iter = 0;
   var ls_total = 0;
-  while (iter < OPT_ITERATIONS) {
+  var first = true;
+  var old_cost = 0.0;
+  loop {
+    update_constraint(e);
+    compute_gradient(e);
+    var refactor = first;
+    if (!first) {
+      var gnorm = 0.0;
+      for (var i = 0; i < NV; i++) { let g = dget(D_SOL_GRAD, i, e); gnorm += g * g; }
+      let improvement = sv_scale * (old_cost - sv_cost);
+      let gradient = sv_scale * sqrt(gnorm);
+      iter++;
+      if (improvement < OPT_TOLERANCE || gradient < OPT_TOLERANCE || iter >= OPT_ITERATIONS) { break; }
+      // the Hessian changes only when rows enter or leave the quadratic state
+      if (newton) {
+        for (var r = 0; r < sv_nefc; r++) {
+          if (row_in(r, e) && (iget(D_EFC_STATE, r, e) == 1) != (iget(D_SOL_OLD_STATE, r, e) == 1)) { refactor = true; break; }
+        }
+      }
+    }
+    if (refactor) { factor(newton, e); }
+    precondition(e);
+    var beta = 0.0;
+    if (!first && !newton) {
+      var num = 0.0;
+      var den = 0.0;
+      for (var i = 0; i < NV; i++) {
+        num += dget(D_SOL_GRAD, i, e) * (dget(D_SOL_MGRAD, i, e) - dget(D_SOL_MGRAD_OLD, i, e));
+        den += dget(D_SOL_GRAD_OLD, i, e) * dget(D_SOL_MGRAD_OLD, i, e);
+      }
+      beta = max(0.0, num / max(MINVAL_S, den));
+    }
+    for (var i = 0; i < NV; i++) { dset(D_SOL_SEARCH, i, e, -dget(D_SOL_MGRAD, i, e) + beta * dget(D_SOL_SEARCH, i, e)); }
+    first = false;
+    if (iter >= OPT_ITERATIONS) { break; }
     let alpha = line_search(OPT_TOLERANCE * OPT_LS_TOLERANCE, OPT_LS_ITERATIONS, e);
     ls_total += ls_evals;
     if (alpha == 0.0) { break; }
@@ -299,41 +435,13 @@ fn solve_primal(newton: bool, e: u32) -> vec2<i32> {
       dset(D_QACC, i, e, dget(D_QACC, i, e) + alpha * dget(D_SOL_SEARCH, i, e));
       dset(D_SOL_MA, i, e, dget(D_SOL_MA, i, e) + alpha * dget(D_SOL_MV, i, e));
     }
-    for (var r = 0; r < sv_nefc; r++) { dset(D_SOL_JAREF, r, e, dget(D_SOL_JAREF, r, e) + alpha * dget(D_SOL_JV, r, e)); }
-    if (!newton) {
-      for (var i = 0; i < NV; i++) { dset(D_SOL_GRAD_OLD, i, e, dget(D_SOL_GRAD, i, e)); dset(D_SOL_MGRAD_OLD, i, e, dget(D_SOL_MGRAD, i, e)); }
-    } else {
+    for (var r = 0; r < sv_nefc; r++) { if (row_in(r, e)) { dset(D_SOL_JAREF, r, e, dget(D_SOL_JAREF, r, e) + alpha * dget(D_SOL_JV, r, e)); } }
+    if (newton) {
       for (var r = 0; r < sv_nefc; r++) { iset(D_SOL_OLD_STATE, r, e, iget(D_EFC_STATE, r, e)); }
-    }
-    let old_cost = sv_cost;
-    update_constraint(e);
-    compute_gradient(e);
-    var gnorm = 0.0;
-    for (var i = 0; i < NV; i++) { let g = dget(D_SOL_GRAD, i, e); gnorm += g * g; }
-    let improvement = sv_scale * (old_cost - sv_cost);
-    let gradient = sv_scale * sqrt(gnorm);
-    iter++;
-    if (improvement < OPT_TOLERANCE || gradient < OPT_TOLERANCE || iter >= OPT_ITERATIONS) { break; }
-    if (newton) {
-      var changed = false;
-      for (var r = 0; r < sv_nefc; r++) {
-        if ((iget(D_EFC_STATE, r, e) == 1) != (iget(D_SOL_OLD_STATE, r, e) == 1)) { changed = true; break; }
-      }
-      if (changed) { factor(true, e); }
-    }
-    precondition(e);
-    if (newton) {
-      for (var i = 0; i < NV; i++) { dset(D_SOL_SEARCH, i, e, -dget(D_SOL_MGRAD, i, e)); }
     } else {
-      var num = 0.0;
-      var den = 0.0;
-      for (var i = 0; i < NV; i++) {
-        num += dget(D_SOL_GRAD, i, e) * (dget(D_SOL_MGRAD, i, e) - dget(D_SOL_MGRAD_OLD, i, e));
-        den += dget(D_SOL_GRAD_OLD, i, e) * dget(D_SOL_MGRAD_OLD, i, e);
-      }
-      let beta = max(0.0, num / max(MINVAL_S, den));
-      for (var i = 0; i < NV; i++) { dset(D_SOL_SEARCH, i, e, -dget(D_SOL_MGRAD, i, e) + beta * dget(D_SOL_SEARCH, i, e)); }
+      for (var i = 0; i < NV; i++) { dset(D_SOL_GRAD_OLD, i, e, dget(D_SOL_GRAD, i, e)); dset(D_SOL_MGRAD_OLD, i, e, dget(D_SOL_MGRAD, i, e)); }
     }
+    old_cost = sv_cost;
   }
   return vec2<i32>(iter, ls_total);
 }
@@ -349,9 +457,23 @@ export const solveKernel: KernelDef = {
   if (sv_nefc == 0 || NV == 0) {
     for (var j = 0; j < NV; j++) { dset(D_QACC, j, e, dget(D_QACC_SMOOTH, j, e)); dset(D_QFRC_CONSTRAINT, j, e, 0.0); }
   } else {
-    warmstart(e);
-    stats = solve_primal(OPT_SOLVER != 1, e);
-    nactive = sv_nactive;
+    var ntrees = 0;
+    for (var j = 0; j < NV; j++) { if (mn(M_DOF_PARENTID, j) < 0) { ntrees++; } }
+    warmstart(ntrees, e);
+    var nisl = 1;
+    if (ntrees > 1) { nisl = discover_islands(e); }
+    if (nisl > 1) { for (var j = 0; j < NV; j++) { dset(D_QFRC_CONSTRAINT, j, e, 0.0); } }
+    // one island (or one tree): the whole problem; several: each on its own with its own inertia scale
+    for (var k = 0; k < max(nisl, 1); k++) {
+      sv_isl = select(-1, k, nisl > 1);
+      if (nisl > 1) {
+        var inertia = 0.0;
+        for (var j = 0; j < NV; j++) { if (dof_in(j, e)) { inertia += dget(D_Q_M, j * NV + j, e); } }
+        sv_scale = 1.0 / inertia;
+      }
+      stats += solve_primal(OPT_SOLVER != 1, e);
+      nactive += sv_nactive;
+    }
   }
   iset(D_TIMER_ITERATIONS, 0, e, stats.x);
   iset(D_TIMER_ACTIVE, 0, e, nactive);
