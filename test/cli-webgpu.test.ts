@@ -38,6 +38,20 @@ describe.skipIf(!adapter)('gsprof record -- <program> on WebGPU', () => {
     expect((JSON.parse(q.stdout) as { rows: unknown[] }).rows).toEqual([{ name: 'integrate', n: 8 }, { name: 'kinetic_energy', n: 8 }]);
   });
 
+  it('uses the program\'s own step marks when it makes them', async () => {
+    const dir = tempDir();
+    const r = await gsprof(['record', '--out', dir, '--format', 'perfetto', '--steps-from', 'marks', '--', 'node', 'test/fixtures/webgpu-marked.mjs', '7']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('7 steps (marks), 1 device(s) instrumented');
+    // auto: the first frame's submits count until its mark arrives, then only marks do
+    const auto = await gsprof(['record', '--out', tempDir(), '--format', 'perfetto', '--', 'node', 'test/fixtures/webgpu-marked.mjs', '7']);
+    expect(auto.stdout).toContain('10 steps (marks), 1 device(s) instrumented');
+    const pf = join(dir, readdirSync(dir).find((f) => f.endsWith('.pftrace'))!);
+    const q = await gsprof(['query', pf, "select count(*) as n from slice where name like 'ProfilerStep#%'", '--json']);
+    // Step 0 warms up (the default for programs); steps 1-6 run between marks, step 7 from the last mark to exit.
+    expect((JSON.parse(q.stdout) as { rows: Array<{ n: number }> }).rows[0]!.n).toBe(7);
+  });
+
   it('compare exits 1 when one kernel really got slower, naming it', async () => {
     const dir = tempDir();
     const schedule = ['--warmup', '3', '--active', '16', '--repeat', '1', '--format', 'perfetto'];

@@ -9,6 +9,8 @@ export interface PreloadConfig {
   format: TraceFormat;
   schedule: ScheduleArgs;
   sync: boolean;
+  /** Where steps come from: explicit gsprof.step() marks, queue submits, or auto (submits until a mark). */
+  stepsFrom: 'auto' | 'marks' | 'submits';
   workerName: string;
   /** JSON file the preload writes on exit: steps seen, step mode, devices instrumented. */
   resultFile: string;

@@ -26,7 +26,7 @@ if (config) {
     traceName: `gsprof record -- ${process.argv.slice(1).join(' ')}`,
   });
   prof.setRunInfo({ program: process.argv.slice(1).join(' ') });
-  const steps = new StepSource(() => { void prof.step(); });
+  const steps = new StepSource(() => { void prof.step(); }, config.stepsFrom);
   (globalThis as { gsprof?: unknown }).gsprof = { step: () => steps.mark(), profiler: prof };
   const hook = await hookDevices((device) => { instrumentDevice(device, prof); }, { onSubmit: () => steps.submit(), deferDestroy: true });
 

@@ -19,6 +19,7 @@ export interface RecordProgramOptions {
   command: string[];
   schedule: ScheduleArgs;
   sync: boolean;
+  stepsFrom: 'auto' | 'marks' | 'submits';
   outDir: string;
   format: TraceFormat;
   freshCache: boolean;
@@ -60,6 +61,7 @@ export async function recordProgram(options: RecordProgramOptions): Promise<Reco
       format: options.format,
       schedule: options.schedule,
       sync: options.sync,
+      stepsFrom: options.stepsFrom,
       workerName: `${hostname()}_${process.pid}`,
       resultFile,
     };
