@@ -88,6 +88,7 @@ class ChromeImporter {
         const id = this.sink.newSliceId();
         const dur = this.durOf(e, buf);
         const argSet = this.args(e);
+        this.sink.nestStart(track, id, ts, ts + dur);
         this.v2Flow(e, id, ts, track);
         this.sink.slice(id, ts, dur, track, category, name, argSet);
         return;
@@ -98,6 +99,7 @@ class ChromeImporter {
         let st = this.stacks.get(track);
         if (!st) { st = []; this.stacks.set(track, st); }
         st.push({ id, ts, name, category, argSet: this.args(e) });
+        this.sink.nestStart(track, id, ts, Infinity);
         this.v2Flow(e, id, ts, track);
         return;
       }
@@ -107,6 +109,7 @@ class ChromeImporter {
         if (!open) { this.sink.stat('json_end_without_begin'); return; }
         let argSet = open.argSet;
         if (hasArgs(e)) { argSet ??= this.sink.newArgSet(); this.sink.argTree(argSet, 'args', e.args); }
+        this.sink.nestEnd(track, open.id, Math.max(ts, open.ts));
         this.sink.slice(open.id, open.ts, Math.max(0, ts - open.ts), track, open.category, open.name, argSet);
         return;
       }
@@ -114,6 +117,7 @@ class ChromeImporter {
         const scope = e.s;
         const track = scope === 'g' ? this.global() : scope === 'p' ? this.processTrack(pid) : this.threadTrack(pid, tid);
         const id = this.sink.newSliceId();
+        this.sink.nestStart(track, id, ts, ts);
         this.sink.slice(id, ts, 0, track, category, name, this.args(e));
         if (name === 'gsprof.metadata') {
           const json = (e.args as Json | undefined)?.json;

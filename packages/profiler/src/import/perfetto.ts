@@ -421,8 +421,10 @@ class PerfettoImporter {
         const kind = legacy.flowDirection === 3 ? FLOW_STEP : legacy.flowDirection === 2 ? FLOW_START : FLOW_IN;
         this.sink.flowEvent(`lb${legacy.bindId}`, kind, ts, trackId, BIND_DIRECT, id);
       }
+      const legacyDur = (legacy?.durUs ?? 0) * 1000;
+      this.sink.nestStart(trackId, id, ts, type === 3 ? ts : type === 5 ? ts + legacyDur : Infinity);
       if (type === 3) this.sink.slice(id, ts, 0, trackId, category, name, argSet);
-      else if (type === 5) this.sink.slice(id, ts, (legacy?.durUs ?? 0) * 1000, trackId, category, name, argSet);
+      else if (type === 5) this.sink.slice(id, ts, legacyDur, trackId, category, name, argSet);
       else {
         let st = this.stacks.get(trackId);
         if (!st) { st = []; this.stacks.set(trackId, st); }
@@ -441,6 +443,7 @@ class PerfettoImporter {
         for (const a of annotations) this.annotation(seq, a, 'debug', argSet, 0);
       }
       this.flows(flows, terminating, ts, trackId, open.id);
+      this.sink.nestEnd(trackId, open.id, Math.max(ts, open.ts));
       this.sink.slice(open.id, open.ts, Math.max(0, ts - open.ts), trackId, open.category, open.name, argSet);
       return;
     }

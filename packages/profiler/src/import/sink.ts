@@ -26,6 +26,20 @@ interface TrackInfo {
   unit: string | null;
 }
 
+interface PendingFlow { key: string; seq: number; kind: number; ts: number }
+
+/** Open slices of one track (innermost last) and the order check of its events. */
+interface NestState {
+  ids: number[];
+  starts: number[];
+  ends: number[];
+  lastTs: number;
+  lastDur: number;
+  unordered: boolean;
+  /** Flow events waiting for the next slice to start on this track. */
+  pendingNext: PendingFlow[];
+}
+
 interface ProcessInfo { upid: number; pid: number; name: string | null }
 interface ThreadInfo { utid: number; tid: number; name: string | null; upid: number | null }
 
@@ -49,6 +63,11 @@ export class TraceSink {
   private readonly strings = new Map<string, number>();
   private nextString = 0;
   private readonly sliceRow: Cell[] = new Array<Cell>(7);
+  private readonly nestRow: Cell[] = new Array<Cell>(4);
+  private readonly flowRow: Cell[] = new Array<Cell>(8);
+  private readonly nests = new Map<number, NestState>();
+  /** Tracks whose events did not arrive in time order: their nesting and flow binding are done in SQL. */
+  private readonly unordered = new Set<number>();
   private readonly argRow: Cell[] = new Array<Cell>(6);
 
   private constructor(
@@ -58,11 +77,12 @@ export class TraceSink {
     private readonly argsOut: RowSink,
     private readonly flowOut: RowSink,
     private readonly stringOut: RowSink,
+    private readonly nestOut: RowSink,
   ) {}
 
   /** A sink that discards rows: runs an importer's parsing and checks only (see validateTrace). */
   static detached(): TraceSink {
-    return new TraceSink(null, nullRowSink, nullRowSink, nullRowSink, nullRowSink, nullRowSink);
+    return new TraceSink(null, nullRowSink, nullRowSink, nullRowSink, nullRowSink, nullRowSink, nullRowSink);
   }
 
   private intern(s: string | null): number | null {
@@ -86,7 +106,7 @@ export class TraceSink {
     await conn.run(STAGING_DDL);
     const batch = async (table: string) => new ColumnBatch(await conn.createAppender(table));
     return new TraceSink(conn, await batch('_slice_raw'), await batch('_counter_raw'), await batch('_args_raw'),
-      await batch('_flow_event'), await batch('_string'));
+      await batch('_flow_event'), await batch('_string'), await batch('_nest_stream'));
   }
 
   // ---- processes, threads, tracks -------------------------------------------------------------------------
@@ -141,6 +161,62 @@ export class TraceSink {
     this.counterOut.row([this.nextCounter++, ts, trackId, value]);
   }
 
+  // ---- nesting, computed while reading when a track's events come in time order ------------------------------
+
+  /**
+   * A slice starts on a track (`end` = Infinity while a B/BEGIN is open). When every slice and flow event of a
+   * track arrives in (ts, longest first) order, a stack of open slices gives depth and parent right here, in
+   * memory proportional to the nesting depth. A track that breaks the order is redone in SQL at the end.
+   */
+  nestStart(trackId: number, id: number, ts: number, end: number): void {
+    const st = this.nestState(trackId);
+    if (!st.unordered) {
+      const dur = end - ts;
+      if (ts < st.lastTs || (ts === st.lastTs && dur > st.lastDur)) this.markUnordered(trackId, st);
+      st.lastTs = ts;
+      st.lastDur = dur;
+    }
+    const { ids, starts, ends } = st;
+    while (ends.length > 0 && ends[ends.length - 1]! <= ts) { ids.pop(); starts.pop(); ends.pop(); }
+    const depth = ids.length;
+    const row = this.nestRow;
+    row[0] = id; row[1] = depth; row[2] = depth === 0 ? null : ids[depth - 1]!; row[3] = trackId;
+    this.nestOut.row(row);
+    ids.push(id); starts.push(ts); ends.push(end);
+    if (st.pendingNext.length > 0) {
+      for (const f of st.pendingNext) this.writeFlow(f.key, f.seq, f.kind, f.ts, trackId, BIND_NEXT, null, id);
+      st.pendingNext = [];
+    }
+  }
+
+  /** A B/BEGIN slice ends: its stack entry gets its end time. */
+  nestEnd(trackId: number, id: number, end: number): void {
+    const st = this.nestState(trackId);
+    const { ids, ends } = st;
+    for (let k = ids.length - 1; k >= 0; k--) {
+      if (ids[k] !== id) continue;
+      ends[k] = end;
+      // A slice still open above it that outlives it means improper nesting: let SQL sort it out.
+      for (let j = k + 1; j < ids.length; j++) if (ends[j]! > end) this.markUnordered(trackId, st);
+      return;
+    }
+  }
+
+  private nestState(trackId: number): NestState {
+    let st = this.nests.get(trackId);
+    if (!st) {
+      st = { ids: [], starts: [], ends: [], lastTs: -Infinity, lastDur: Infinity, unordered: false, pendingNext: [] };
+      this.nests.set(trackId, st);
+    }
+    return st;
+  }
+
+  private markUnordered(trackId: number, st: NestState): void {
+    if (st.unordered) return;
+    st.unordered = true;
+    this.unordered.add(trackId);
+  }
+
   newArgSet(): number { return this.nextArgSet++; }
 
   /**
@@ -177,7 +253,27 @@ export class TraceSink {
   }
 
   flowEvent(flowKey: string, kind: number, ts: number, trackId: number, bind: number, sliceId: number | null): void {
-    this.flowOut.row([flowKey, this.nextFlowSeq++, kind, ts, trackId, bind, sliceId]);
+    const seq = this.nextFlowSeq++;
+    if (bind === BIND_DIRECT) { this.writeFlow(flowKey, seq, kind, ts, trackId, bind, sliceId, sliceId); return; }
+    const st = this.nestState(trackId);
+    // A flow event that comes before slices it could bind to breaks the streaming order of its track.
+    if (ts < st.lastTs || (bind === BIND_NEXT && ts === st.lastTs)) this.markUnordered(trackId, st);
+    if (bind === BIND_NEXT) { st.pendingNext.push({ key: flowKey, seq, kind, ts }); return; }
+    const { ids, starts, ends } = st;
+    // The deepest slice with start <= ts < end (a zero-length slice encloses nothing, as in the nesting).
+    while (ends.length > 0 && ends[ends.length - 1]! <= ts) { ids.pop(); starts.pop(); ends.pop(); }
+    let found: number | null = null;
+    for (let d = ids.length - 1; d >= 0; d--) {
+      if (starts[d]! <= ts && ts < ends[d]!) { found = ids[d]!; break; }
+    }
+    this.writeFlow(flowKey, seq, kind, ts, trackId, bind, null, found);
+  }
+
+  private writeFlow(key: string, seq: number, kind: number, ts: number, trackId: number, bind: number,
+    sliceId: number | null, streamed: number | null): void {
+    const r = this.flowRow;
+    r[0] = key; r[1] = seq; r[2] = kind; r[3] = ts; r[4] = trackId; r[5] = bind; r[6] = sliceId; r[7] = streamed;
+    this.flowOut.row(r);
   }
 
   metadata(name: string, str: string | null, int: bigint | number | null = null): void {
@@ -212,7 +308,11 @@ export class TraceSink {
   // ---- finish ----------------------------------------------------------------------------------------------
 
   async finalize(): Promise<void> {
-    for (const out of [this.sliceOut, this.counterOut, this.argsOut, this.flowOut, this.stringOut]) out.close();
+    for (const [trackId, st] of this.nests) {
+      for (const f of st.pendingNext) this.writeFlow(f.key, f.seq, f.kind, f.ts, trackId, BIND_NEXT, null, null);
+      st.pendingNext = [];
+    }
+    for (const out of [this.sliceOut, this.counterOut, this.argsOut, this.flowOut, this.stringOut, this.nestOut]) out.close();
     if (!this.connection) return;
     await this.nestAndBind();
     await this.writeSmallTables();
@@ -268,24 +368,36 @@ export class TraceSink {
   }
 
   /**
-   * Nesting and flow binding in SQL, one sorted pass per track: each slice contributes +1 at its start and -1 at
-   * its end; the running sum before a start is its depth, and its parent is the latest earlier start one level
-   * up (an ASOF join). Ends at a time come before starts at that time (touching slices are siblings); starts
-   * come longest first (parents before children); a zero-length slice ends right after it starts.
-   * A flow event bound to its enclosing slice sits after the starts at its ts and takes the deepest open slice;
-   * one bound to the next slice takes the first slice starting at or after its ts.
+   * Nesting and flow binding for the tracks whose events were out of order (none, for traces written in time
+   * order): in SQL, one sorted pass per track. Each slice contributes +1 at its start and -1 at its end; the
+   * running sum before a start is its depth, and its parent is the latest earlier start one level up (an ASOF
+   * join). Ends at a time come before starts at that time (touching slices are siblings); starts come longest
+   * first (parents before children); a zero-length slice ends right after it starts. A flow event bound to its
+   * enclosing slice sits after the starts at its ts and takes the deepest open slice; one bound to the next
+   * slice takes the first slice starting at or after its ts. Other tracks keep what `nestStart` computed.
    */
   private async nestAndBind(): Promise<void> {
-    await this.conn.run(`
+    const c = this.conn;
+    const streamed = `(SELECT id, depth, parent_id FROM _nest_stream WHERE track_id NOT IN (SELECT track_id FROM _unordered))`;
+    const streamedFlows = `(SELECT flow_key, seq, kind, ts, streamed AS slice_id FROM _flow_event
+        WHERE bind <> ${BIND_DIRECT} AND track_id NOT IN (SELECT track_id FROM _unordered))`;
+    await c.run(`CREATE TEMP TABLE _unordered (track_id INTEGER)`);
+    if (this.unordered.size === 0) {
+      await c.run(`CREATE TABLE _nest AS ${streamed.slice(1, -1)};
+        CREATE TABLE _flow_bind AS ${streamedFlows.slice(1, -1)};`);
+    } else {
+      await c.run(`INSERT INTO _unordered VALUES ${[...this.unordered].map((t) => `(${t})`).join(', ')};
+      CREATE TEMP TABLE _sl AS SELECT * FROM _slice_raw WHERE track_id IN (SELECT track_id FROM _unordered);
+      CREATE TEMP TABLE _fe AS SELECT * FROM _flow_event WHERE bind <> ${BIND_DIRECT} AND track_id IN (SELECT track_id FROM _unordered);
       CREATE TEMP TABLE _ev AS
         WITH ev AS (
-          SELECT track_id, ts AS t, 1 AS k1, -dur AS k2, id AS k3, 0 AS k4, id, 1 AS delta, NULL::BIGINT AS fseq FROM _slice_raw
+          SELECT track_id, ts AS t, 1 AS k1, -dur AS k2, id AS k3, 0 AS k4, id, 1 AS delta, NULL::BIGINT AS fseq FROM _sl
           UNION ALL
           SELECT track_id, CASE WHEN dur < 0 THEN 'Infinity'::DOUBLE WHEN dur = 0 THEN ts ELSE ts + dur END,
                  CASE WHEN dur = 0 THEN 1 ELSE 0 END, 0, CASE WHEN dur = 0 THEN id ELSE 0 END, 1, id, -1, NULL
-          FROM _slice_raw
+          FROM _sl
           UNION ALL
-          SELECT track_id, ts, 1, 'Infinity'::DOUBLE, seq, 0, NULL, 0, seq FROM _flow_event WHERE bind = ${BIND_ENCLOSING})
+          SELECT track_id, ts, 1, 'Infinity'::DOUBLE, seq, 0, NULL, 0, seq FROM _fe WHERE bind = ${BIND_ENCLOSING})
         SELECT track_id, id, delta, fseq,
                coalesce(sum(delta) OVER w, 0) AS open_before,
                row_number() OVER (PARTITION BY track_id ORDER BY t, k1, k2, k3, k4) AS pos
@@ -295,20 +407,24 @@ export class TraceSink {
       CREATE TABLE _nest AS
         SELECT s.id, CAST(s.depth AS INTEGER) AS depth, p.id AS parent_id
         FROM _starts s ASOF LEFT JOIN _starts p
-          ON s.track_id = p.track_id AND s.depth - 1 = p.depth AND s.pos > p.pos;
+          ON s.track_id = p.track_id AND s.depth - 1 = p.depth AND s.pos > p.pos
+        UNION ALL ${streamed.slice(1, -1)};
       CREATE TABLE _flow_bind AS
         SELECT f.flow_key, f.seq, f.kind, f.ts, p.id AS slice_id
         FROM (SELECT e.track_id, e.open_before, e.pos, fe.flow_key, fe.seq, fe.kind, fe.ts
-              FROM _ev e JOIN _flow_event fe ON fe.seq = e.fseq) f
+              FROM _ev e JOIN _fe fe ON fe.seq = e.fseq) f
         ASOF LEFT JOIN _starts p ON f.track_id = p.track_id AND f.open_before - 1 = p.depth AND f.pos > p.pos
         UNION ALL
         SELECT f.flow_key, f.seq, f.kind, f.ts, s.id
-        FROM (SELECT * FROM _flow_event WHERE bind = ${BIND_NEXT}) f
-        ASOF LEFT JOIN _slice_raw s ON f.track_id = s.track_id AND f.ts <= s.ts;
-      DROP TABLE _ev; DROP TABLE _starts;`);
-    const [r] = (await this.conn.runAndReadAll(`SELECT count(*) FILTER (WHERE slice_id IS NULL) AS n FROM _flow_bind`)).getRowObjectsJS();
+        FROM (SELECT * FROM _fe WHERE bind = ${BIND_NEXT}) f
+        ASOF LEFT JOIN _sl s ON f.track_id = s.track_id AND f.ts <= s.ts
+        UNION ALL ${streamedFlows.slice(1, -1)};
+      DROP TABLE _ev; DROP TABLE _starts; DROP TABLE _sl; DROP TABLE _fe;`);
+      this.stat('tracks_out_of_order', this.unordered.size);
+    }
+    const [r] = (await c.runAndReadAll(`SELECT count(*) FILTER (WHERE slice_id IS NULL) AS n FROM _flow_bind`)).getRowObjectsJS();
     const unbound = Number((r as { n: bigint }).n);
     if (unbound > 0) this.stat('flow_unbound', unbound);
-    await this.conn.run(`DELETE FROM _flow_bind WHERE slice_id IS NULL`);
+    await c.run(`DELETE FROM _flow_bind WHERE slice_id IS NULL; DROP TABLE _unordered; DROP TABLE _nest_stream;`);
   }
 }

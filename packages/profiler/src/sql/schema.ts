@@ -8,7 +8,8 @@ export const STAGING_DDL = `
 CREATE TABLE _string (id INTEGER, str VARCHAR);
 CREATE TABLE _slice_raw (id INTEGER, ts DOUBLE, dur DOUBLE, track_id INTEGER, category_id INTEGER, name_id INTEGER, arg_set_id INTEGER);
 CREATE TABLE _counter_raw (id INTEGER, ts DOUBLE, track_id INTEGER, value DOUBLE);
-CREATE TABLE _flow_event (flow_key VARCHAR, seq INTEGER, kind TINYINT, ts DOUBLE, track_id INTEGER, bind TINYINT, slice_id INTEGER);
+CREATE TABLE _flow_event (flow_key VARCHAR, seq INTEGER, kind TINYINT, ts DOUBLE, track_id INTEGER, bind TINYINT, slice_id INTEGER, streamed INTEGER);
+CREATE TABLE _nest_stream (id INTEGER, depth INTEGER, parent_id INTEGER, track_id INTEGER);
 CREATE TABLE _args_raw (arg_set_id INTEGER, key_id INTEGER, int_value DOUBLE, string_value VARCHAR, real_value DOUBLE, value_type TINYINT);
 CREATE TABLE process (upid INTEGER, pid BIGINT, name VARCHAR);
 CREATE TABLE thread (utid INTEGER, tid BIGINT, name VARCHAR, upid INTEGER);
