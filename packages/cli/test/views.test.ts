@@ -1,0 +1,89 @@
+import type { CompareResult, MetricComparison, TimersResult } from '@gsprof/profiler';
+import { describe, expect, it } from 'vitest';
+import { footer, renderJunit, renderMarkdown, sortedMetrics } from '../src/views/compare.js';
+import { fpsSentence, foldRows } from '../src/views/summary.js';
+import { pickSlot } from '../src/views/timers.js';
+import { outputFormat } from '../src/views/convert.js';
+import { StepSource } from '../src/preload/step-source.js';
+
+function metric(name: string, verdict: MetricComparison['verdict'], ratio: number): MetricComparison {
+  const s = { n: 20, median: 100, mean: 100, min: 90, max: 110 };
+  return { metric: name, kind: 'kernel', unit: 'ns', higherIsBetter: false, baseline: s, current: { ...s, median: 100 * ratio }, ratio,
+    worsePercent: (ratio - 1) * 100, test: 'mann-whitney', pValue: verdict === 'worse' ? 1e-5 : 0.5, significant: verdict === 'worse', verdict };
+}
+
+const result: CompareResult = {
+  mode: 'asv', options: { factor: 1.1, alpha: 0.002, thresholdPercent: 10 }, regression: true,
+  metrics: [metric('kernel crb', 'unchanged', 1.01), metric('kernel <solve>&', 'worse', 1.5), metric('step time', 'not significant', 1.2)],
+  onlyInBaseline: [], onlyInCurrent: [], counts: { worse: 1, improved: 0, 'not significant': 1, unchanged: 1 },
+};
+
+describe('compare views', () => {
+  it('sort regressions first', () => {
+    expect(sortedMetrics(result).map((m) => m.verdict)).toEqual(['worse', 'not significant', 'unchanged']);
+  });
+  it('junit: one case per metric, a failure per regression, XML-escaped', () => {
+    const xml = renderJunit(result, 'mannwhitney');
+    expect(xml).toContain('tests="3" failures="1"');
+    expect(xml).toContain('name="kernel &lt;solve&gt;&amp;"><failure message=');
+    expect(xml.match(/<failure /g)).toHaveLength(1);
+  });
+  it('markdown and footer state the verdict and the rule', () => {
+    expect(renderMarkdown(result, 'mannwhitney')).toMatch(/^### gsprof compare: regression\n\n\| Metric \|/);
+    expect(footer(result, 'mannwhitney')).toBe('REGRESSION: 1 worse, 0 improved, 1 not significant, 1 unchanged (mannwhitney: factor 1.1 and Mann-Whitney U p < 0.002)');
+  });
+});
+
+describe('summary views', () => {
+  it('Genesis FPS sentence, batched and not', () => {
+    expect(fpsSentence(43_000_000 / 30000, 30000)).toBe('Running at 43,000,000.00 FPS (1433.33 FPS per env, 30000 envs).');
+    expect(fpsSentence(812.5, null)).toBe('Running at 812.50 FPS.');
+  });
+  it('fold the tail of the kernel table into one row', () => {
+    const k = (name: string, total: number) => ({ name, totalTimeNs: total, instances: 2, timePercent: total, avgNs: total / 2, medNs: 1, minNs: 1, maxNs: total, stdDevNs: 0 });
+    const rows = foldRows([k('a', 50), k('b', 30), k('c', 15), k('d', 5)], 2);
+    expect(rows.map((r) => r.name)).toEqual(['a', 'b', '(2 others)']);
+    expect(rows[2]).toMatchObject({ totalTimeNs: 20, instances: 4, timePercent: 20 });
+  });
+});
+
+describe('timers slot choice', () => {
+  const slot = (label: string, max: number) => ({ label, mean: max / 2, p50: 0, p95: 0, max, slowestEnvs: [], panels: { lastStep: [], runningMeanPerEnv: [], sortedRunningMean: [] } });
+  const r = (slots: ReturnType<typeof slot>[]): TimersResult => ({ steps: 3, nEnvs: 2, stepNumbers: [0, 1, 2], slots });
+  it('solve_ns when it was measured (CPU), iterations when it was not (GPU)', () => {
+    expect(pickSlot(r([slot('solve_ns', 5), slot('iterations', 3)]), undefined, 't').label).toBe('solve_ns');
+    expect(pickSlot(r([slot('solve_ns', 0), slot('iterations', 3)]), undefined, 't').label).toBe('iterations');
+  });
+  it('by name or index, with the slots listed when it does not exist', () => {
+    expect(pickSlot(r([slot('solve_ns', 5), slot('iterations', 3)]), '1', 't').label).toBe('iterations');
+    expect(() => pickSlot(r([slot('solve_ns', 5)]), 'nope', 'x.pftrace')).toThrow(/'nope' is not a timer slot of x\.pftrace \(slots: solve_ns\)/);
+  });
+});
+
+describe('convert output format', () => {
+  it('follows the extension', () => {
+    expect(outputFormat('a.pftrace')).toBe('perfetto');
+    expect(outputFormat('a.json.gz')).toBe('chrome');
+    expect(() => outputFormat('a.txt')).toThrow(/a\.txt: unknown output format/);
+  });
+});
+
+describe('program steps', () => {
+  it('auto: submits until the first mark, then marks only', () => {
+    let n = 0;
+    const s = new StepSource(() => n++);
+    s.submit(); s.submit();
+    expect([n, s.mode]).toEqual([2, 'submits']);
+    s.mark(); s.submit(); s.submit(); s.mark();
+    expect([n, s.mode]).toEqual([4, 'marks']);
+  });
+  it('marks or submits only, when asked', () => {
+    let n = 0;
+    const marks = new StepSource(() => n++, 'marks');
+    marks.submit(); marks.mark();
+    expect(n).toBe(1);
+    const submits = new StepSource(() => n++, 'submits');
+    submits.mark(); submits.submit();
+    expect(n).toBe(2);
+  });
+});
