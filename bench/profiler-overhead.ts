@@ -4,6 +4,8 @@
  * step, one submit, the queue drained every `--depth` steps) is stepped in four modes, interleaved round by
  * round so that machine load hits them alike:
  *   off           a device that was never instrumented
+ *   driverTimestamps  the same device, the program writing timestamps on every pass itself (no profiler):
+ *                 what the driver charges for timestamps, separate from what gsprof adds
  *   idle          an instrumented device, profiler started but in a wait step (nothing recorded)
  *   timestamps    recording: timestamp writes on every pass, submit/encode spans, readbacks
  *   syncEachStep  recording, plus a wait for the queue (and a sync marker) before every step
@@ -39,7 +41,8 @@ const STAGES = ['kinematics', 'com', 'crb', 'factor_m', 'passive', 'actuation', 
 
 interface Workload {
   device: GPUDevice;
-  encode(): GPUCommandBuffer;
+  /** `ownTimestamps`: the program itself writes timestamps on every pass (no resolve, no readback). */
+  encode(ownTimestamps?: boolean): GPUCommandBuffer;
 }
 
 /** PASSES compute passes over ENVS floats, each a short dependent loop per env (a stand-in for a stage). */
@@ -62,12 +65,15 @@ function makeWorkload(device: GPUDevice): Workload {
     return { label, pipeline, bind };
   });
   const groups = Math.ceil(ENVS / 64);
+  const querySet = device.createQuerySet({ type: 'timestamp', count: 2 * PASSES });
   return {
     device,
-    encode() {
+    encode(ownTimestamps = false) {
       const enc = device.createCommandEncoder();
-      for (const s of stages) {
-        const pass = enc.beginComputePass({ label: s.label });
+      for (const [i, s] of stages.entries()) {
+        const pass = enc.beginComputePass(ownTimestamps
+          ? { label: s.label, timestampWrites: { querySet, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 } }
+          : { label: s.label });
         pass.setPipeline(s.pipeline);
         pass.setBindGroup(0, s.bind);
         pass.dispatchWorkgroups(groups);
@@ -78,20 +84,21 @@ function makeWorkload(device: GPUDevice): Workload {
   };
 }
 
-type Mode = 'off' | 'idle' | 'timestamps' | 'syncEachStep';
-const MODES: Mode[] = ['off', 'idle', 'timestamps', 'syncEachStep'];
+type Mode = 'off' | 'driverTimestamps' | 'idle' | 'timestamps' | 'syncEachStep';
+const MODES: Mode[] = ['off', 'driverTimestamps', 'idle', 'timestamps', 'syncEachStep'];
 
 interface Sample { wallMs: number; cpuMs: number; encode: number[]; submit: number[]; profStep: number[] }
 
 async function runMode(mode: Mode, plain: Workload, instrumented: Workload): Promise<Sample> {
-  const w = mode === 'off' ? plain : instrumented;
+  const w = mode === 'off' || mode === 'driverTimestamps' ? plain : instrumented;
+  const own = mode === 'driverTimestamps';
   let prof: Profiler | null = null;
   if (mode === 'idle') prof = profile({ schedule: schedule({ wait: 1_000_000_000, warmup: 1, active: 1 }) });
   if (mode === 'timestamps') prof = profile({});
   if (mode === 'syncEachStep') prof = profile({ syncEachStep: true });
   // Untimed: one step to take every lazy allocation (query sets, readback buffers) out of the measurement.
   if (prof) await prof.start();
-  w.device.queue.submit([w.encode()]);
+  w.device.queue.submit([w.encode(own)]);
   await w.device.queue.onSubmittedWorkDone();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
@@ -101,7 +108,7 @@ async function runMode(mode: Mode, plain: Workload, instrumented: Workload): Pro
   for (let i = 0; i < STEPS; i++) {
     // The caller's own time in encode, submit and prof.step(), without the waits.
     const a = performance.now();
-    const commands = w.encode();
+    const commands = w.encode(own);
     const b = performance.now();
     w.device.queue.submit([commands]);
     const c = performance.now();
@@ -131,6 +138,29 @@ const median = (xs: number[]): number => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
+/** ns per tracer.begin/end pair (what sim-core pays per kernel span), idle and recording; best of 5 batches. */
+async function tracerCost(): Promise<{ idleNs: number; recordingNs: number }> {
+  const N = 100_000;
+  const measure = (prof: Profiler): number => {
+    let best = Infinity;
+    for (let b = 0; b < 5; b++) {
+      const t0 = performance.now();
+      for (let i = 0; i < N; i++) { prof.tracer.begin('kinematics', 'kernel'); prof.tracer.end(); }
+      best = Math.min(best, ((performance.now() - t0) * 1e6) / N);
+    }
+    return best;
+  };
+  const idle = profile({ schedule: schedule({ wait: 1_000_000_000, warmup: 1, active: 1 }) });
+  await idle.start();
+  const idleNs = measure(idle);
+  await idle.stop();
+  const rec = profile({ activities: ['cpu'] });
+  await rec.start();
+  const recordingNs = measure(rec);
+  await rec.stop();
+  return { idleNs, recordingNs };
+}
+
 export async function main(): Promise<void> {
   process.removeAllListeners('warning'); // the bench's profilers warn about warmup 0; not news here
   const gpu = await createGpu();
@@ -154,16 +184,22 @@ export async function main(): Promise<void> {
   const rows = MODES.map((mode) => {
     const s = samples.get(mode)!;
     const stepsPerS = median(s.map((x) => (STEPS * 1000) / x.wallMs));
+    const bestStepsPerS = Math.max(...s.map((x) => (STEPS * 1000) / x.wallMs));
     const cpuMsPerStep = median(s.map((x) => x.cpuMs / STEPS));
     // Per-call times: the 10th percentile over every step of every round, which preemption on a loaded
     // machine inflates far less than a mean.
     const p10us = (f: (x: Sample) => number[]): number => quantile(s.flatMap(f), 0.1) * 1000;
-    return { mode, stepsPerS, cpuMsPerStep, encodeUs: p10us((x) => x.encode), submitUs: p10us((x) => x.submit), profStepUs: p10us((x) => x.profStep), all: s.map((x) => Math.round((STEPS * 1000) / x.wallMs)) };
+    return { mode, stepsPerS, bestStepsPerS, cpuMsPerStep, encodeUs: p10us((x) => x.encode), submitUs: p10us((x) => x.submit), profStepUs: p10us((x) => x.profStep), all: s.map((x) => Math.round((STEPS * 1000) / x.wallMs)) };
   });
   const off = rows[0]!;
+  const tracer = await tracerCost();
   const result = {
+    tracer,
     config: { steps: STEPS, rounds: ROUNDS, passes: PASSES, envs: ENVS, iters: ITERS, depth: DEPTH, adapter: adapter.info.description || adapter.info.vendor },
-    rows: rows.map((r) => ({ ...r, ratioToOff: r.stepsPerS / off.stepsPerS, overheadPct: (off.stepsPerS / r.stepsPerS - 1) * 100 })),
+    rows: rows.map((r) => ({
+      ...r, ratioToOff: r.stepsPerS / off.stepsPerS, bestRatioToOff: r.bestStepsPerS / off.bestStepsPerS,
+      overheadPct: (off.stepsPerS / r.stepsPerS - 1) * 100,
+    })),
   };
   if (flags.json) {
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
@@ -171,11 +207,12 @@ export async function main(): Promise<void> {
   }
   console.log(`profiler overhead: ${PASSES} passes/step over ${ENVS} envs (${ITERS} iterations), drain every ${DEPTH} steps, ` +
     `${STEPS} steps x ${ROUNDS} rounds, ${result.config.adapter}`);
-  console.log('| mode | steps/s (median) | vs off | time per step vs off | encode us (p10) | submit us (p10) | prof.step() us (p10) | process CPU ms/step | steps/s per round |');
-  console.log('|---|---|---|---|---|---|---|---|---|');
+  console.log('| mode | steps/s (median) | vs off | best round steps/s | vs off | encode us (p10) | submit us (p10) | prof.step() us (p10) | process CPU ms/step | steps/s per round |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const r of result.rows) {
-    console.log(`| ${r.mode} | ${r.stepsPerS.toFixed(1)} | ${r.ratioToOff.toFixed(3)}x | ${r.overheadPct >= 0 ? '+' : ''}${r.overheadPct.toFixed(1)}% | ${r.encodeUs.toFixed(1)} | ${r.submitUs.toFixed(1)} | ${r.profStepUs.toFixed(1)} | ${r.cpuMsPerStep.toFixed(3)} | ${r.all.join(' ')} |`);
+    console.log(`| ${r.mode} | ${r.stepsPerS.toFixed(1)} | ${r.ratioToOff.toFixed(3)}x | ${r.bestStepsPerS.toFixed(1)} | ${r.bestRatioToOff.toFixed(3)}x | ${r.encodeUs.toFixed(1)} | ${r.submitUs.toFixed(1)} | ${r.profStepUs.toFixed(1)} | ${r.cpuMsPerStep.toFixed(3)} | ${r.all.join(' ')} |`);
   }
+  console.log(`structural tracer, ns per begin/end pair: idle ${result.tracer.idleNs.toFixed(1)}, recording ${result.tracer.recordingNs.toFixed(1)}`);
 }
 
 await main();
