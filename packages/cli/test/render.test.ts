@@ -69,3 +69,13 @@ describe('colour and formats', () => {
     expect(thousands(43000000, 2)).toBe('43,000,000.00');
   });
 });
+
+describe('live progress', () => {
+  it('only with both streams on a terminal, never in CI or on a dumb terminal', async () => {
+    const { liveProgressEnabled } = await import('../src/render/color.js');
+    expect(liveProgressEnabled({ isTTY: true }, { isTTY: true }, {})).toBe(true);
+    expect(liveProgressEnabled({ isTTY: true }, { isTTY: false }, {})).toBe(false);
+    expect(liveProgressEnabled({ isTTY: true }, { isTTY: true }, { CI: 'true' })).toBe(false);
+    expect(liveProgressEnabled({ isTTY: true }, { isTTY: true }, { TERM: 'dumb' })).toBe(false);
+  });
+});

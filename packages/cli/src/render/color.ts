@@ -8,10 +8,13 @@ export function colorEnabled(stream: { isTTY?: boolean } = process.stdout, env: 
   return stream.isTTY === true;
 }
 
-/** Live (redrawn) progress needs a TTY on stderr; colour does not matter for it. */
-export function liveProgressEnabled(stream: { isTTY?: boolean } = process.stderr, env: NodeJS.ProcessEnv = process.env): boolean {
+/** Live (redrawn) progress needs stdout and stderr on a terminal (lines printed meanwhile are moved above the
+ * bar, so stdout must be the same screen); colour does not matter for it. */
+export function liveProgressEnabled(
+  stderr: { isTTY?: boolean } = process.stderr, stdout: { isTTY?: boolean } = process.stdout, env: NodeJS.ProcessEnv = process.env,
+): boolean {
   if (env.TERM === 'dumb' || env.CI === 'true') return false;
-  return stream.isTTY === true;
+  return stderr.isTTY === true && stdout.isTTY === true;
 }
 
 /** Terminal width for charts: the TTY's columns, else COLUMNS, else 80. */
