@@ -75,8 +75,11 @@ async function writeChromeJson(path: string, events: number): Promise<number> {
     let s = `,\n{"ph":"X","cat":"user_annotation","name":"ProfilerStep#${step}","pid":1,"tid":1,"ts":${us(t0)},"dur":${us(190_000)}}`;
     s += `,\n{"ph":"X","cat":"cuda_runtime","name":"queue.submit","pid":1,"tid":1,"ts":${us(t0 + 10_000)},"dur":${us(5_000)}}`;
     s += `,\n{"ph":"s","cat":"ac2g","name":"ac2g","id":${step},"pid":1,"tid":1,"ts":${us(t0 + 10_000)}}`;
-    for (const k of kernels) s += `,\n{"ph":"X","cat":"kernel","name":"${k.name}","pid":1000,"tid":0,"ts":${us(k.ts)},"dur":${us(k.dur)}}`;
-    s += `,\n{"ph":"f","cat":"ac2g","name":"ac2g","id":${step},"pid":1000,"tid":0,"ts":${us(kernels[0]!.ts)},"bp":"e"}`;
+    // As Kineto writes them: each flow end right after the kernel it binds to.
+    kernels.forEach((k, i) => {
+      s += `,\n{"ph":"X","cat":"kernel","name":"${k.name}","pid":1000,"tid":0,"ts":${us(k.ts)},"dur":${us(k.dur)}}`;
+      if (i === 0) s += `,\n{"ph":"f","cat":"ac2g","name":"ac2g","id":${step},"pid":1000,"tid":0,"ts":${us(k.ts)},"bp":"e"}`;
+    });
     s += `,\n{"ph":"C","name":"solver iterations","pid":1,"ts":${us(t0 + 180_000)},"args":{"value":${10 + (step % 5)}}}`;
     await out.write(s);
     n += EVENTS_PER_STEP;
