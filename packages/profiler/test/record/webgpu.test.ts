@@ -1,5 +1,9 @@
 /// <reference types="@webgpu/types" />
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { writeChromeTrace, writePerfettoTrace } from '../../src/export/index.js';
 import type { SliceEvent, TraceModel } from '../../src/model/trace.js';
 import {
   createGpu, instrumentDevice, profile, recordFunction, requestProfiledDevice, schedule, type DeviceInstrumentation,
@@ -92,6 +96,19 @@ describe('instrumentDevice on a real WebGPU device', () => {
     expect(t.metadata.deviceProperties[0]).toMatchObject({ id: 0, backend: 'webgpu', timestampQuery: true });
     expect(t.processes.map((p) => p.kind)).toEqual(['cpu', 'gpu']);
     expect(t.metadata.run.gpuTimestampQuantizationNs).toBeUndefined();
+
+    // Both exporters take the recorded trace: kernels, flows and steps reach the files.
+    const dir = mkdtempSync(join(tmpdir(), 'gsprof-webgpu-'));
+    try {
+      await writeChromeTrace(t, join(dir, 'run.json'));
+      await writePerfettoTrace(t, join(dir, 'run.pftrace'));
+      const chrome = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as { traceEvents: { name: string; cat?: string; ph: string }[] };
+      expect(chrome.traceEvents.filter((e) => e.cat === 'kernel' && e.ph === 'X').map((e) => e.name).sort()).toEqual(['collide', 'collide', 'collide', 'integrate', 'integrate', 'integrate']);
+      expect(chrome.traceEvents.filter((e) => e.cat === 'ac2g' && e.ph === 's')).toHaveLength(6);
+      expect(readFileSync(join(dir, 'run.pftrace')).includes(Buffer.from('integrate'))).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
 
     const table = prof.keyAverages().table({ sortBy: 'self_cuda_time_total' });
     expect(table).toMatch(/^\s+queue\.submit\s.*\s3\s\s$/m);
