@@ -2,6 +2,7 @@
 import type { KernelRow, KernelSummary } from '@gsprof/profiler';
 import { duration, thousands } from '../render/format.js';
 import { renderTable } from '../render/table.js';
+import { terminalWidth } from '../render/color.js';
 import { withTrace } from './open-trace.js';
 
 export interface View { text: string; data: unknown }
@@ -41,7 +42,8 @@ export function renderSummary(s: KernelSummary, options: { color: boolean; limit
   for (const track of s.tracks) {
     out.push(`${track.trackName}: ${thousands(track.kernels.reduce((a, k) => a + k.instances, 0))} kernels, ${duration(track.totalTimeNs)} total`);
     const rows = foldRows(track.kernels, options.limit ?? 25).map(kernelCells);
-    out.push(renderTable(HEAD, rows, { color: options.color, align: ALIGN }));
+    // The numeric columns take about 100 characters; long C++ kernel names are cut to what is left (--json has them whole).
+    out.push(renderTable(HEAD, rows, { color: options.color, align: ALIGN, maxColWidth: Math.max(40, terminalWidth() - 100) }));
   }
   if (s.steps) {
     const st = s.steps;
