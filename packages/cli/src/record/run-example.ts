@@ -77,13 +77,18 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
       ? { tick: () => undefined, stop: () => undefined }
       : createProgress({ total: steps, nEnvs: scenario.nEnvs, live: options.liveProgress, label: options.example });
     const labels = sim.TIMER_LABELS as readonly string[];
+    // On the CPU the timers are current after every step. On the GPU they are read back at a sync, so per-step
+    // timers cost a sync per step: taken for the timers example (its point) and with --sync (already paid).
+    const onGpu = String(scenario.gs.backend) === 'gpu';
+    const timersEachStep = options.envTimers && (!onGpu || options.sync || options.example === 'timers');
     const started = performance.now();
     try {
       await prof.start();
       for (let step = 0; step < steps; step++) {
         scenario.beforeStep?.(step);
         scenario.scene.step();
-        if (options.envTimers && prof.isRecording) {
+        if (timersEachStep && prof.isRecording) {
+          if (onGpu) await scenario.scene.sync();
           const timers = scenario.scene.rigidSolver.constraintSolver.timers;
           const nEnvs = timers.shape[1] ?? 1;
           prof.recordEnvTimers(labels.slice(0, timers.shape[0]), nEnvs, timers.data);
