@@ -37,6 +37,8 @@ export interface RecordExampleResult {
   nEnvs: number;
   steps: number;
   wallSeconds: number;
+  /** gs.init + scene construction + build (kernel compiles on the GPU backend). */
+  buildSeconds: number;
   envStepsPerSecond: number;
   schedule: ScheduleArgs;
   traces: string[];
@@ -58,7 +60,9 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
   const pending: GPUDevice[] = [];
   let scenario: Scenario | null = null;
   try {
+    const buildStart = performance.now();
     scenario = await buildScenario(options.example, options);
+    const buildSeconds = (performance.now() - buildStart) / 1e3;
     const steps = options.steps ?? scenario.defaultSteps;
     scheduleArgs = options.schedule(steps);
     const { instrumentDevice } = await import('@gsprof/profiler');
@@ -70,7 +74,7 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
       handleSigint: true,
       traceName: `gsprof record --example ${options.example}`,
     });
-    prof.setRunInfo({ ...scenario.facts, backend: String(scenario.gs.backend), steps, workerName });
+    prof.setRunInfo({ ...scenario.facts, backend: String(scenario.gs.backend), steps, workerName, buildSeconds });
     for (const device of pending) instrumentDevice(device, prof);
     sim.setTracer(prof.tracer);
     const progress = options.progress === false
@@ -113,6 +117,7 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
       nEnvs: scenario.nEnvs,
       steps,
       wallSeconds,
+      buildSeconds,
       envStepsPerSecond: (steps * Math.max(1, scenario.nEnvs)) / wallSeconds,
       schedule: scheduleArgs,
       traces: [...prof.tracePaths],
