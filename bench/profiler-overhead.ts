@@ -16,26 +16,25 @@
  *   node --conditions=@gsprof/source --import tsx bench/profiler-overhead.ts [--steps 200] [--rounds 7]
  *        [--passes 12] [--envs 4096] [--iters 64] [--depth 4] [--json]
  */
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createGpu, instrumentDevice, profile, requestProfiledDevice, schedule, type Profiler } from '@gsprof/profiler';
 
-const { values: flags } = parseArgs({
-  options: {
-    steps: { type: 'string', default: '200' },
-    rounds: { type: 'string', default: '7' },
-    passes: { type: 'string', default: '12' },
-    envs: { type: 'string', default: '4096' },
-    iters: { type: 'string', default: '64' },
-    depth: { type: 'string', default: '4' },
-    json: { type: 'boolean', default: false },
-  },
-});
-const STEPS = Number(flags.steps);
-const ROUNDS = Number(flags.rounds);
-const PASSES = Number(flags.passes);
-const ENVS = Number(flags.envs);
-const ITERS = Number(flags.iters);
-const DEPTH = Number(flags.depth);
+const OPTIONS = {
+  steps: { type: 'string', default: '200' },
+  rounds: { type: 'string', default: '7' },
+  passes: { type: 'string', default: '12' },
+  envs: { type: 'string', default: '4096' },
+  iters: { type: 'string', default: '64' },
+  depth: { type: 'string', default: '4' },
+  json: { type: 'boolean', default: false },
+} as const;
+let STEPS = 200;
+let ROUNDS = 7;
+let PASSES = 12;
+let ENVS = 4096;
+let ITERS = 64;
+let DEPTH = 4;
 
 const STAGES = ['kinematics', 'com', 'crb', 'factor_m', 'passive', 'actuation', 'rne', 'smooth_acc', 'collision', 'make_constraint', 'solve', 'integrate'];
 
@@ -161,7 +160,14 @@ async function tracerCost(): Promise<{ idleNs: number; recordingNs: number }> {
   return { idleNs, recordingNs };
 }
 
-export async function main(): Promise<void> {
+export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
+  const { values: flags } = parseArgs({ args: argv, options: OPTIONS });
+  STEPS = Number(flags.steps);
+  ROUNDS = Number(flags.rounds);
+  PASSES = Number(flags.passes);
+  ENVS = Number(flags.envs);
+  ITERS = Number(flags.iters);
+  DEPTH = Number(flags.depth);
   process.removeAllListeners('warning'); // the bench's profilers warn about warmup 0; not news here
   const gpu = await createGpu();
   // An adapter makes one device: one adapter per device.
@@ -215,4 +221,5 @@ export async function main(): Promise<void> {
   console.log(`structural tracer, ns per begin/end pair: idle ${result.tracer.idleNs.toFixed(1)}, recording ${result.tracer.recordingNs.toFixed(1)}`);
 }
 
-await main();
+// Runs when executed directly; bench/profiler.ts (or anyone) can import and call main().
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();

@@ -56,11 +56,13 @@ class OpenSpan implements SpanToken {
     private readonly prof: Profiler,
     readonly cycle: Cycle,
     readonly slice: ReturnType<Cycle['openSlice']>,
+    /** Registered in prof.openSpans (scopes); tracer spans are found on the tracer stack instead. */
+    private readonly registered: boolean,
   ) {}
   end(): void {
     if (this.closed) return;
     this.closed = true;
-    this.prof.openSpans.delete(this);
+    if (this.registered) this.prof.openSpans.delete(this);
     if (this.cycle.recording) this.cycle.closeSlice(this.slice, this.prof.clock.nowNs());
   }
 }
@@ -95,7 +97,7 @@ export class Profiler implements Recorder, AsyncDisposable {
   private lastTrace: TraceModel | null = null;
   private delivering: TraceModel | null = null;
   private delivery: Promise<void> = Promise.resolve();
-  private readonly tracerStack: (SpanToken | null)[] = [];
+  private readonly tracerStack: (OpenSpan | null)[] = [];
   private timerLabels: string[] | undefined;
   private sigintHandler: (() => void) | null = null;
 
@@ -115,7 +117,10 @@ export class Profiler implements Recorder, AsyncDisposable {
     if (options.device) instrumentDeviceFor(options.device, this);
     const stack = this.tracerStack;
     this.tracer = {
-      begin: (name, category, args) => { stack.push(this.cycle?.recording ? this.beginSpan(name, category, args) : null); },
+      begin: (name, category, args) => {
+        const c = this.cycle;
+        stack.push(c && c.mode === 'record' && this.cpuActivity ? this.openSpan(c, name, category, args, false) : null);
+      },
       end: () => { stack.pop()?.end(); },
     };
   }
@@ -230,7 +235,7 @@ export class Profiler implements Recorder, AsyncDisposable {
   beginSpan(name: string, category: string, args?: Args): SpanToken | null {
     const c = this.cycle;
     if (!c || c.mode !== 'record' || !this.cpuActivity) return null;
-    return this.openSpan(c, name, category, args);
+    return this.openSpan(c, name, category, args, true);
   }
 
   completeSpan(name: string, category: string, startHostNs: number, endHostNs: number, args?: Args): void {
@@ -239,10 +244,10 @@ export class Profiler implements Recorder, AsyncDisposable {
     c.completeSlice(name, category, Math.max(startHostNs, c.baseHostNs), endHostNs, args);
   }
 
-  private openSpan(c: Cycle, name: string, category: string, args?: Args): SpanToken {
+  private openSpan(c: Cycle, name: string, category: string, args: Args | undefined, register: boolean): OpenSpan {
     if (this.withStack) args = { ...args, stack: callerStack() };
-    const span = new OpenSpan(this, c, c.openSlice(name, category, this.clock.nowNs(), args));
-    this.openSpans.add(span);
+    const span = new OpenSpan(this, c, c.openSlice(name, category, this.clock.nowNs(), args), register);
+    if (register) this.openSpans.add(span);
     return span;
   }
 
@@ -318,7 +323,8 @@ export class Profiler implements Recorder, AsyncDisposable {
   private stopTrace(handOver: boolean): Promise<void> {
     const c = this.cycle!;
     const now = this.clock.nowNs();
-    for (const span of [...this.openSpans]) {
+    const open = [...this.openSpans, ...this.tracerStack.filter((t): t is OpenSpan => t instanceof OpenSpan && !t.closed)];
+    for (const span of open) {
       if (span.cycle !== c) continue;
       span.slice.args = { ...span.slice.args, unfinished: true };
       span.end();
@@ -359,7 +365,7 @@ export class Profiler implements Recorder, AsyncDisposable {
     this.lastStepHostNs = this.clock.nowNs();
     if (this.recordSteps) {
       // ProfilerStep spans are recorded whatever the activities, as torch's step record_function is.
-      this.stepSpan = this.openSpan(c, `ProfilerStep#${this.stepNumber}`, 'user_annotation');
+      this.stepSpan = this.openSpan(c, `ProfilerStep#${this.stepNumber}`, 'user_annotation', undefined, true);
     }
   }
 
