@@ -16,6 +16,7 @@ export const PRODUCER = 'gsprof 0.1.0';
 /** GPU pseudo-processes get pids far above Linux's pid_max (2^22), so they never collide with the host pid. */
 export const GPU_PID_BASE = 0x40000000;
 const QUANTUM = 65536n;
+const READBACK_TIMEOUT_MS = 30_000;
 
 export interface GpuDeviceInfo {
   index: number;
@@ -170,7 +171,18 @@ export class Cycle {
 
   /** Waits for in-flight readbacks, then aligns GPU spans, links flows and orders every track. */
   async finalize(): Promise<TraceModel> {
-    while (this.pending.size) await Promise.allSettled([...this.pending]);
+    // A lost device may never settle its readbacks: give up on them after a while rather than hang stop().
+    let timedOut = false;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(() => { timedOut = true; resolve(); }, READBACK_TIMEOUT_MS);
+    });
+    while (this.pending.size && !timedOut) await Promise.race([Promise.allSettled([...this.pending]), deadline]);
+    clearTimeout(timer);
+    if (timedOut) {
+      this.bumpRun('gpuReadbacksAbandoned', this.pending.size);
+      warn(`${this.pending.size} GPU timestamp readbacks did not complete within ${READBACK_TIMEOUT_MS / 1000} s; their spans are missing`);
+    }
     this.placeGpuWork();
     const created = resolvePartialOverlaps(this.trace.slices, this.trace.tracks, () => this.nextTrackId++);
     this.trace.tracks.push(...created);
