@@ -192,6 +192,40 @@ describe('instrumentDevice on a real WebGPU device', () => {
     expect(t.slices.some((s) => s.name === 'GPUBuffer.mapAsync' && s.category === 'cuda_sync')).toBe(true);
   });
 
+  it('never waits on the caller: readbacks pile up in flight, query sets are added past 4096 queries, all spans arrive', async () => {
+    const before = inst.getStats();
+    const prof = profile({ activities: ['gpu'] });
+    await prof.start();
+    // 40 submits of 60 passes each (4,800 queries) without yielding once: nothing can be read back meanwhile.
+    for (let i = 0; i < 40; i++) {
+      const enc = device.createCommandEncoder();
+      for (let k = 0; k < 60; k++) enc.beginComputePass({ label: `p${k}` }).end();
+      device.queue.submit([enc.finish()]);
+    }
+    const during = inst.getStats();
+    expect(during.inFlight).toBe(40);
+    expect(during.querySets - before.querySets).toBeGreaterThanOrEqual(1);
+    expect(during.querySets).toBeGreaterThanOrEqual(2);
+    await prof.stop();
+    const spans = gpuSpans(prof.trace);
+    expect(spans).toHaveLength(2400);
+    expect(spans.slice(0, 3).map((s) => s.name)).toEqual(['p0', 'p1', 'p2']);
+    for (let i = 1; i < spans.length; i++) expect(spans[i]!.ts).toBeGreaterThanOrEqual(spans[i - 1]!.ts + spans[i - 1]!.dur);
+    const after = inst.getStats();
+    expect(after.inFlight).toBe(0);
+    // The pool is reused afterwards: another burst of the same size creates nothing new.
+    const prof2 = profile({ activities: ['gpu'] });
+    await prof2.start();
+    for (let i = 0; i < 40; i++) {
+      const enc = device.createCommandEncoder();
+      for (let k = 0; k < 60; k++) enc.beginComputePass({ label: `p${k}` }).end();
+      device.queue.submit([enc.finish()]);
+    }
+    await prof2.stop();
+    expect(inst.getStats().querySets).toBe(after.querySets);
+    expect(inst.getStats().readbackBuffers).toBe(after.readbackBuffers);
+  });
+
   it('times render passes too, named after the render pipeline, with their draw count', async () => {
     const module = device.createShaderModule({ code: /* wgsl */ `
 @vertex fn vs(@builtin(vertex_index) i: u32) -> @builtin(position) vec4f {
