@@ -378,7 +378,8 @@ export class Profiler implements Recorder, AsyncDisposable {
     // FPS of the step that just ended, as a counter sample at its start (env-steps/s when nEnvs is known).
     const dur = now - this.lastStepHostNs;
     if (dur > 0) {
-      c.counter('FPS', 'steps/s', this.lastStepHostNs, (nEnvsOf(this.runInfo) * 1e9) / dur);
+      const nEnvs = nEnvsOf(this.runInfo);
+      c.counter('FPS', nEnvs > 1 ? 'env-steps/s' : 'steps/s', this.lastStepHostNs, (nEnvs * 1e9) / dur);
       this.stepsTimed++;
       this.stepsTimeNs += dur;
     }

@@ -165,6 +165,7 @@ describe('counters', () => {
     for (const ms of [1, 2, 4, 5, 7]) { clock.advance(ms * 1e6); await prof.step(); }
     await prof.stop();
     const fpsTrack = trace!.tracks.find((t) => t.kind === 'counter' && t.name === 'FPS')!;
+    expect(fpsTrack.unit).toBe('env-steps/s');
     const fps = trace!.counters.filter((c) => c.track === fpsTrack.id).map((c) => c.value);
     // Steps 1..3 took 2, 4, 5 ms.
     expect(fps).toEqual([50_000, 25_000, 20_000]);
