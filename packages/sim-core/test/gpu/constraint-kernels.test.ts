@@ -31,6 +31,8 @@ const PRIMITIVES = `<mujoco><option timestep="0.002"/><worldbody>
   <body name="ball" pos="1 0 0.3"><freejoint/><geom type="sphere" size="0.07" mass="0.5"/></body>
   <body name="pill" pos="1.1 0 0.3"><freejoint/><geom type="capsule" size="0.04 0.1" mass="0.7"/></body>
   <body name="can" pos="-1 0 0.3"><freejoint/><geom type="cylinder" size="0.06 0.08" mass="0.8" friction="0.8 0.01 0.001"/></body>
+  <geom name="step" type="box" pos="0 1 0.05" size="0.2 0.2 0.05"/>
+  <body name="rod" pos="0 1 0.14"><freejoint/><geom type="capsule" size="0.04 0.15" mass="0.6"/></body>
 </worldbody></mujoco>`;
 
 let seed = 12345;
@@ -61,7 +63,8 @@ interface Scene {
   performanceMode?: boolean;
 }
 
-async function compare(scene: Scene): Promise<{ ncon: number; nefc: number }> {
+/** Compares the stages; returns contact and row totals and the geom type pairs ('t1-t2') that touched. */
+async function compare(scene: Scene): Promise<{ ncon: number; nefc: number; pairs: Set<string> }> {
   const gpu = (await gpuOrSkip())!;
   const { model } = scene;
   const d = makeData(model, N, '32', CAP);
@@ -127,31 +130,41 @@ async function compare(scene: Scene): Promise<{ ncon: number; nefc: number }> {
     expect(Math.max(...Array.from(iterations)), 'the solver iterated somewhere').toBeGreaterThan(0);
     if (scene.expectContacts) expect(totalCon).toBeGreaterThan(0);
     if (scene.expectLimits) expect(limits).toBeGreaterThan(0);
-    return { ncon: totalCon, nefc: totalEfc };
+    const pairs = new Set<string>();
+    for (let e = 0; e < N; e++) {
+      for (let c = 0; c < d.ncon[e]!; c++) {
+        pairs.add(`${model.geomType[d.contactGeom[2 * c * N + e]!]}-${model.geomType[d.contactGeom[(2 * c + 1) * N + e]!]}`);
+      }
+    }
+    return { ncon: totalCon, nefc: totalEfc, pairs };
   } finally {
     sim.destroy();
   }
 }
 
 describe.skipIf(!hasGpu)('WGSL constraint stages against the CPU stages', { timeout: 600_000 }, () => {
-  test('box, sphere, capsule and cylinder on a plane, and a sphere touching a capsule', async () => {
+  test('box, sphere, capsule and cylinder on a plane, a sphere touching a capsule, a capsule on a box', async () => {
     const { mj, m } = await loadMujocoXml(PRIMITIVES);
     const model = setConst(modelFromMujoco(mj, m));
     const fill = (d: Data, e: number) => {
       const n = d.nEnvs;
       // each free body: x, y, z, quat; heights put them across the floor surface
       const poses = [
-        [0, 0, 0.05 + 0.04 * rnd()], [1, 0, 0.07 + 0.02 * rnd()], [1.08 + 0.03 * rnd(), 0.05 * rnd(), 0.14 + 0.02 * rnd()],
+        [0, 0, 0.05 + 0.04 * rnd()], [1, 0, 0.07 + 0.02 * rnd()], [1.08 + 0.03 * rnd(), 0.05 * rnd(), 0.09 + 0.03 * rnd()],
         [-1, 0, 0.06 + 0.04 * rnd()],
+        // the rod on the static box, sometimes over its edge
+        [0.2 * rnd(), 1 + 0.1 * rnd(), 0.16 + 0.04 * rnd()],
       ];
       poses.forEach((p, b) => {
-        const q = [...p, ...randomQuat(b === 2 ? 1 : 0.4)];
+        const q = [...p, ...randomQuat(b === 2 || b === 4 ? 1 : 0.4)];
         for (let k = 0; k < 7; k++) d.qpos[(7 * b + k) * n + e] = q[k]!;
       });
       for (let k = 0; k < model.nv; k++) { d.qvel[k * n + e] = 0.5 * rnd(); d.qaccWarmstart[k * n + e] = 2 * rnd(); }
     };
-    const { ncon } = await compare({ label: 'primitives', model, fill, expectContacts: true, expectLimits: false });
+    const { ncon, pairs } = await compare({ label: 'primitives', model, fill, expectContacts: true, expectLimits: false });
     expect(ncon).toBeGreaterThan(4 * N); // most bodies touch the floor in most envs
+    // geom types: 0 plane, 2 sphere, 3 capsule, 5 cylinder, 6 box
+    for (const pair of ['0-2', '0-3', '0-5', '0-6', '2-3', '3-6']) expect([...pairs], `a ${pair} contact`).toContain(pair);
   });
 
   test('CG on the same primitives', async () => {
@@ -159,7 +172,7 @@ describe.skipIf(!hasGpu)('WGSL constraint stages against the CPU stages', { time
     const model = setConst(modelFromMujoco(mj, m));
     const fill = (d: Data, e: number) => {
       const n = d.nEnvs;
-      const poses = [[0, 0, 0.05], [1, 0, 0.065], [1.1, 0, 0.2], [-1, 0, 0.075]];
+      const poses = [[0, 0, 0.05], [1, 0, 0.065], [1.1, 0, 0.2], [-1, 0, 0.075], [0.1, 1, 0.2]];
       poses.forEach((p, b) => {
         const q = [...p, ...randomQuat(0.3)];
         for (let k = 0; k < 7; k++) d.qpos[(7 * b + k) * n + e] = q[k]!;
@@ -261,7 +274,7 @@ describe.skipIf(!hasGpu)('WGSL constraint stages against the CPU stages', { time
         expect(ncon[e]).toBe(4);
         expect(nefc[e]).toBe(4);
         expect(flags[e]! & 4).toBe(4);
-        for (let c = 0; c < 4; c++) expect([geom[2 * c * N + e], geom[(2 * c + 1) * N + e]]).toEqual([0, 1]);
+        for (let c = 0; c < 4; c++) expect([geom[2 * c * N + e], geom[(2 * c + 1) * N + e]]).toEqual([0, 2]); // floor, box
       }
     } finally {
       sim.destroy();

@@ -9,7 +9,7 @@
  * all fit in MAXCON is dropped whole and sets errFlags bit 2 (value 4); later pairs still may fit.
  *
  * Narrow phases mirrored: plane against sphere, capsule, cylinder and box; sphere-sphere, sphere-capsule,
- * capsule-capsule, sphere-cylinder, sphere-box. Not mirrored: capsule-box (those pairs give no contacts here).
+ * capsule-capsule, sphere-cylinder, sphere-box, capsule-box: every pair the CPU supports.
  * Geom types: 0 plane, 2 sphere, 3 capsule, 5 cylinder, 6 box.
  */
 import type { KernelDef } from '../runtime.js';
@@ -172,7 +172,7 @@ fn sphere_cylinder(a: vec3<f32>, ra: f32, am: mat3x3<f32>, b: vec3<f32>, m: mat3
   return sphere_sphere_at(0, a, ra, am[2], u * hh + p + b, 0.0, u, margin);
 }
 
-fn sphere_box(c: vec3<f32>, r: f32, bp: vec3<f32>, bm: mat3x3<f32>, s: vec3<f32>, margin: f32) -> i32 {
+fn sphere_box_at(k: i32, c: vec3<f32>, r: f32, bp: vec3<f32>, bm: mat3x3<f32>, s: vec3<f32>, margin: f32) -> i32 {
   let center = transpose(bm) * (c - bp);
   var clamped = center;
   for (var i = 0; i < 3; i++) { if (s[i] > 0.0) { clamped[i] = clamp(center[i], -s[i], s[i]); } }
@@ -198,14 +198,162 @@ fn sphere_box(c: vec3<f32>, r: f32, bp: vec3<f32>, bm: mat3x3<f32>, s: vec3<f32>
     p = 0.5 * clamped + 0.5 * (center + d * r);
     n = bm * d;
   }
-  set_contact(0, dist - r, bm * p + bp, n);
+  set_contact(k, dist - r, bm * p + bp, n);
   return 1;
+}
+
+// Capsule (centre cp, axis column cm[2], radius r, half length hl) against a box (collision/box.ts, MuJoCo's
+// mjc_CapsuleBox): the box feature nearest the segment gets one sphere; a second sphere goes where the
+// capsule lies along a face or across an edge.
+fn capsule_box(cp: vec3<f32>, cm: mat3x3<f32>, r: f32, hl: f32, bp: vec3<f32>, bm: mat3x3<f32>, s: vec3<f32>, margin: f32) -> i32 {
+  let bt = transpose(bm);
+  let pos = bt * (cp - bp);
+  let axis = bt * cm[2];
+  let half = axis * hl;
+  let axisdir = select(0, 1, half.x > 0.0) + select(0, 2, half.y > 0.0) + select(0, 4, half.z > 0.0);
+  let bestdistmax = margin + 2.0 * (r + hl + s.x + s.y + s.z);
+  var bestdist = bestdistmax;
+  var bestsegmentpos = 0.0;
+  var bestboxpos = 0.0;
+  var cltype = -4;
+  var clface = -1;
+  var clcorner = 0;
+  var cledge = 0;
+
+  // segment ends against the faces
+  for (var i = -1; i <= 1; i += 2) {
+    var nclamped = 0;
+    var last_axis = -1;
+    var d2 = 0.0;
+    for (var j = 0; j < 3; j++) {
+      let p = pos[j] + half[j] * f32(i);
+      var c = p;
+      if (p < -s[j]) { nclamped++; last_axis = j; c = -s[j]; } else if (p > s[j]) { nclamped++; last_axis = j; c = s[j]; }
+      d2 += (c - p) * (c - p);
+    }
+    if (nclamped > 1) { continue; }
+    if (d2 < bestdist) { bestdist = d2; bestsegmentpos = f32(i); cltype = -2 + i; clface = last_axis; }
+  }
+
+  // segment against the 12 edges
+  for (var j = 0; j < 3; j++) {
+    for (var i = 0; i < 8; i++) {
+      if ((i & (1 << u32(j))) != 0) { continue; }
+      var corner = vec3<f32>(select(-1.0, 1.0, (i & 1) != 0) * s.x, select(-1.0, 1.0, (i & 2) != 0) * s.y, select(-1.0, 1.0, (i & 4) != 0) * s.z);
+      corner[j] = 0.0;
+      let dif = corner - pos;
+      let sj = s[j];
+      let ma = sj * sj;
+      let mb = -sj * half[j];
+      let mc = hl * hl;
+      let u = -sj * dif[j];
+      let v = dot(half, dif);
+      let det = ma * mc - mb * mb;
+      if (abs(det) < MINVAL_C) { continue; }
+      let idet = 1.0 / det;
+      var x1 = (mc * u - mb * v) * idet;
+      var x2 = (ma * v - mb * u) * idet;
+      var s1 = 1;
+      var s2 = 1;
+      if (x1 > 1.0) { x1 = 1.0; s1 = 2; x2 = (v - mb) * (1.0 / mc); } else if (x1 < -1.0) { x1 = -1.0; s1 = 0; x2 = (v + mb) * (1.0 / mc); }
+      if (x2 > 1.0) {
+        x2 = 1.0; s2 = 2; x1 = (u - mb) * (1.0 / ma);
+        if (x1 > 1.0) { x1 = 1.0; s1 = 2; } else if (x1 < -1.0) { x1 = -1.0; s1 = 0; }
+      } else if (x2 < -1.0) {
+        x2 = -1.0; s2 = 0; x1 = (u + mb) * (1.0 / ma);
+        if (x1 > 1.0) { x1 = 1.0; s1 = 2; } else if (x1 < -1.0) { x1 = -1.0; s1 = 0; }
+      }
+      var tmp = dif - half * x2;
+      tmp[j] = tmp[j] + sj * x1;
+      let d2 = dot(tmp, tmp);
+      let code = s1 * 3 + s2;
+      if (d2 < bestdist - MINVAL_C) {
+        bestdist = d2;
+        bestsegmentpos = x2;
+        bestboxpos = x1;
+        clcorner = i + (1 << u32(j)) * (code / 6);
+        cledge = j;
+        cltype = code;
+      }
+    }
+  }
+  if (cltype == -4) { return 0; }
+
+  var secondpos = -4.0;
+  if (cltype >= 0 && cltype / 3 != 1) {
+    // nearest to a box corner
+    var c1 = axisdir ^ clcorner;
+    if (c1 != 0 && c1 != 7) {
+      var mul: f32;
+      var de: f32;
+      var dp: f32;
+      if (c1 == 1 || c1 == 2 || c1 == 4) {
+        mul = 1.0; de = 1.0 - bestsegmentpos; dp = 1.0 + bestsegmentpos;
+      } else {
+        mul = -1.0; c1 = 7 - c1; dp = 1.0 - bestsegmentpos; de = 1.0 + bestsegmentpos;
+      }
+      let ax = select(select(2, 1, c1 == 2), 0, c1 == 1);
+      let ax1 = (ax + 1) % 3;
+      let ax2 = (ax + 2) % 3;
+      if (axis[ax] * axis[ax] > 0.5) {
+        secondpos = min(de, 2.0 * s[ax] / abs(half[ax])) * mul;
+      } else {
+        secondpos = dp;
+        let e1 = 2.0 * s[ax1] / abs(half[ax1]);
+        if (e1 < secondpos) { secondpos = e1; }
+        let e2 = 2.0 * s[ax2] / abs(half[ax2]);
+        if (e2 < secondpos) { secondpos = e2; }
+        secondpos = secondpos * -mul;
+      }
+    }
+  } else if (cltype >= 0) {
+    // nearest to the middle of an edge: a second point only when the capsule crosses the edge
+    let c1 = (axisdir ^ clcorner) & (7 - (1 << u32(cledge)));
+    if (c1 == 1 || c1 == 2 || c1 == 4) {
+      let ax = cledge;
+      var ax1 = (ax + 1) % 3;
+      let other = (ax + 2) % 3;
+      if (abs(axis[ax1]) > abs(axis[other])) { ax1 = other; }
+      let ax2 = 3 - ax - ax1;
+      var mul: f32;
+      if ((c1 & (1 << u32(ax2))) != 0) { mul = 1.0; secondpos = 1.0 - bestsegmentpos; } else { mul = -1.0; secondpos = 1.0 + bestsegmentpos; }
+      var e1 = 2.0 * s[ax2] / abs(half[ax2]);
+      if (e1 < secondpos) { secondpos = e1; }
+      let same = ((axisdir & (1 << u32(ax))) != 0) == ((c1 & (1 << u32(ax2))) != 0);
+      let e2 = select(1.0 + bestboxpos, 1.0 - bestboxpos, same);
+      e1 = s[ax] * e2 / abs(half[ax]);
+      if (e1 < secondpos) { secondpos = e1; }
+      secondpos = secondpos * mul;
+    }
+  } else if (clface != -1) {
+    // a segment end is nearest to a face: walk towards the other end while it stays over the face
+    let mul = select(-1.0, 1.0, cltype == -3);
+    secondpos = 2.0;
+    for (var i = 0; i < 3; i++) {
+      if (i == clface) { continue; }
+      let t = pos[i] - half[i] * mul;
+      var e1 = (s[i] - t) / half[i] * mul;
+      if (e1 > 0.0 && e1 < secondpos) { secondpos = e1; }
+      e1 = (-s[i] - t) / half[i] * mul;
+      if (e1 > 0.0 && e1 < secondpos) { secondpos = e1; }
+    }
+    secondpos = secondpos * mul;
+  }
+
+  // one or two spheres along the segment (the second only when secondpos was set)
+  var n = 0;
+  for (var k = 0; k < 2; k++) {
+    if (k == 1 && !(secondpos > -3.0)) { break; }
+    let t = select(secondpos + bestsegmentpos, bestsegmentpos, k == 0);
+    n += sphere_box_at(n, bm * (pos + half * t) + bp, r, bp, bm, s, margin);
+  }
+  return n;
 }
 
 fn has_narrow(t1: i32, t2: i32) -> bool {
   if (t1 == 0) { return t2 == 2 || t2 == 3 || t2 == 5 || t2 == 6; }
   if (t1 == 2) { return t2 == 2 || t2 == 3 || t2 == 5 || t2 == 6; }
-  if (t1 == 3) { return t2 == 3; }
+  if (t1 == 3) { return t2 == 3 || t2 == 6; }
   return false;
 }
 
@@ -233,10 +381,11 @@ fn narrow(g1: i32, g2: i32, e: u32, margin: f32) -> i32 {
     if (t2 == 2) { return sphere_sphere_at(0, p1, s1.x, m1[2], p2, s2.x, m2[2], margin); }
     if (t2 == 3) { return sphere_capsule(p1, s1.x, m1, p2, m2, s2.x, s2.y, margin); }
     if (t2 == 5) { return sphere_cylinder(p1, s1.x, m1, p2, m2, s2.x, s2.y, margin); }
-    if (t2 == 6) { return sphere_box(p1, s1.x, p2, m2, s2, margin); }
+    if (t2 == 6) { return sphere_box_at(0, p1, s1.x, p2, m2, s2, margin); }
     return 0;
   }
   if (t1 == 3 && t2 == 3) { return capsule_capsule(p1, m1, s1.xy, p2, m2, s2.xy, margin); }
+  if (t1 == 3 && t2 == 6) { return capsule_box(p1, m1, s1.x, s1.y, p2, m2, s2, margin); }
   return 0;
 }
 
