@@ -7,9 +7,8 @@ import {
 import { PARTIAL_SUFFIX } from './file-sink.js';
 import { writePerfettoTraceFile } from './perfetto.js';
 
-export {
-  PerfettoStreamWriter, type PerfettoStreamWriterOptions, writePerfettoTraceFile as writePerfettoTraceWithOptions,
-} from './perfetto.js';
+export { PerfettoStreamWriter, type PerfettoStreamWriterOptions } from './perfetto-writer.js';
+export { writePerfettoTraceFile as writePerfettoTraceWithOptions } from './perfetto.js';
 export { perfettoProtoPath, loadPerfettoSchema, type PerfettoSchema } from './schema.js';
 export { formatMicros as chromeMicros } from './chrome.js';
 
