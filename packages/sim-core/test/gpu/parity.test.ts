@@ -40,6 +40,16 @@ const BOX = `<mujoco><option timestep="0.002"/><worldbody>
   <geom name="floor" type="plane" size="0 0 0.05"/>
   <body pos="0 0 0.3" euler="0.3 0.2 0"><freejoint/><geom type="box" size="0.1 0.08 0.05" mass="1"/></body>
 </worldbody></mujoco>`;
+/** Several free bodies (one island each, two joined when the ball meets the capsule) and every narrow phase. */
+const PILE = `<mujoco><option timestep="0.002"/><worldbody>
+  <geom name="floor" type="plane" size="0 0 0.05"/>
+  <geom name="step" type="box" pos="0 1 0.05" size="0.2 0.2 0.05"/>
+  <body pos="0 0 0.2" euler="0.3 0.2 0"><freejoint/><geom type="box" size="0.1 0.08 0.05" mass="1"/></body>
+  <body pos="1 0 0.15"><freejoint/><geom type="sphere" size="0.07" mass="0.5"/></body>
+  <body pos="1.05 0 0.35" euler="0 1.2 0"><freejoint/><geom type="capsule" size="0.04 0.1" mass="0.7"/></body>
+  <body pos="-1 0 0.2" euler="0.4 0 0"><freejoint/><geom type="cylinder" size="0.06 0.08" mass="0.8"/></body>
+  <body pos="0.05 1 0.25" euler="1.4 0 0.3"><freejoint/><geom type="capsule" size="0.04 0.15" mass="0.6"/></body>
+</worldbody></mujoco>`;
 
 /** Copies every Data field the GPU keeps into the GPU buffers (the initial state and the controls). */
 function upload(sim: GpuSim, d: Data): void {
@@ -106,6 +116,18 @@ describe.skipIf(!hasGpu)('GPU pipeline against the f32 CPU pipeline, 200 steps',
     const drift = await runBoth(model, d);
     expect(drift.maxNcon).toBeGreaterThan(0); // it hit the floor within the run
     expect(drift.gpuMaxNcon).toBeGreaterThan(0);
+    expect(drift.pos).toBeLessThan(1e-3);
+    expect(drift.vel).toBeLessThan(1e-2);
+  });
+
+  test('a pile of primitives (separate islands, every narrow phase) falling onto a floor and a step', async () => {
+    const { mj, m } = await loadMujocoXml(PILE);
+    const model = setConst(modelFromMujoco(mj, m));
+    const d = makeData(model, N, '32');
+    fill(d, Float64Array.from(m.qpos0 as ArrayLike<number>), 'qpos');
+    const drift = await runBoth(model, d);
+    expect(drift.maxNcon).toBeGreaterThan(4);
+    expect(drift.gpuMaxNcon).toBe(drift.maxNcon);
     expect(drift.pos).toBeLessThan(1e-3);
     expect(drift.vel).toBeLessThan(1e-2);
   });
