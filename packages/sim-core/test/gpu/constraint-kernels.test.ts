@@ -118,12 +118,19 @@ async function compare(scene: Scene): Promise<{ ncon: number; nefc: number; pair
     const qfrcConstraint = await read('qfrcConstraint');
     const iterations = await read('timerIterations');
     const contactsTimer = await read('timerContacts');
+    const activeTimer = await read('timerActive');
+    const efcState = await read('efcState');
+    const efcForce = await read('efcForce');
     // islands (kinematic trees joined by rows) each iterate on their own; their counts add up
     const trees = Array.from(model.dofParentid).filter((p) => p < 0).length;
     for (let e = 0; e < N; e++) {
       expect(relErr(qacc, d.qacc, model.nv, e, N), `${scene.label}: qacc env ${e}`).toBeLessThan(2e-3);
       expect(relErr(qfrcConstraint, d.qfrcConstraint, model.nv, e, N), `${scene.label}: qfrcConstraint env ${e}`).toBeLessThan(5e-3);
+      expect(relErr(efcForce, d.efcForce, d.nefc[e]!, e, N), `${scene.label}: efcForce env ${e}`).toBeLessThan(5e-3);
       expect(contactsTimer[e]).toBe(d.ncon[e]);
+      let active = 0;
+      for (let r = 0; r < d.nefc[e]!; r++) if (efcState[r * N + e] !== 0) active++;
+      expect(activeTimer[e], `${scene.label}: active rows env ${e}`).toBe(active);
       expect(iterations[e]).toBeLessThanOrEqual(model.opt.iterations * trees);
     }
     expect(totalEfc).toBeGreaterThan(0);
