@@ -76,6 +76,7 @@ export class DeviceInstrumentation {
   private readonly patched: { target: object; key: string }[] = [];
   private warnedNoTimestamps = false;
   private warnedBacklog = false;
+  private warnedReadback = false;
   private readonly stats = { passesTimed: 0, passesUntimed: 0, submitsRead: 0, readbackFailures: 0 };
 
   private readonly origCreateEncoder: GPUDevice['createCommandEncoder'];
@@ -395,7 +396,11 @@ export class DeviceInstrumentation {
       (err: unknown) => {
         this.stats.readbackFailures++;
         release();
-        if (keep) warn(`GPU ${this.info.index}: timestamp readback failed (${(err as Error)?.message ?? String(err)}); ${passes.length} GPU spans lost`);
+        if (keep) cycle?.bumpRun('gpuSpansLostReadback', passes.length);
+        if (keep && !this.warnedReadback) {
+          this.warnedReadback = true;
+          warn(`GPU ${this.info.index}: timestamp readback failed (${(err as Error)?.message ?? String(err)}); its GPU spans are lost (counted in metadata.run.gpuSpansLostReadback)`);
+        }
       },
     );
     cycle?.track(p);
