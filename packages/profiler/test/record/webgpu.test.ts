@@ -226,6 +226,32 @@ describe('instrumentDevice on a real WebGPU device', () => {
     expect(inst.getStats().readbackBuffers).toBe(after.readbackBuffers);
   });
 
+  it('a device bound with profile({ device }) reports to that profiler only; restore() undoes the patches', async () => {
+    const other = await requestProfiledDevice((await (await createGpu()).requestAdapter())!);
+    const bound = profile({ device: other });
+    const boundInst = instrumentDevice(other);
+    expect(boundInst.boundRecorder).toBe(bound);
+    const run = async (): Promise<void> => {
+      const enc = other.createCommandEncoder();
+      enc.beginComputePass({ label: 'mine' }).end();
+      other.queue.submit([enc.finish()]);
+      await other.queue.onSubmittedWorkDone();
+    };
+    const unrelated = profile({});
+    await unrelated.start();
+    await run();
+    await unrelated.stop();
+    expect(gpuSpans(unrelated.trace).filter((s) => s.name === 'mine')).toEqual([]);
+    await bound.start();
+    await run();
+    await bound.stop();
+    expect(bound.trace.slices.filter((s) => s.name === 'mine')).toHaveLength(1);
+    boundInst.restore();
+    expect(Object.getOwnPropertyNames(other)).not.toContain('createCommandEncoder');
+    expect(Object.getOwnPropertyNames(other.queue)).not.toContain('submit');
+    other.destroy();
+  });
+
   it('times render passes too, named after the render pipeline, with their draw count', async () => {
     const module = device.createShaderModule({ code: /* wgsl */ `
 @vertex fn vs(@builtin(vertex_index) i: u32) -> @builtin(position) vec4f {
