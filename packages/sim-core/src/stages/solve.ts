@@ -20,13 +20,17 @@ import {
   TIMER_ACTIVE, TIMER_CONTACTS, TIMER_ITERATIONS, TIMER_LS_ITERATIONS, TIMER_NEFC, TIMER_SOLVE_NS,
 } from '../solver/timers.js';
 
+/** Envs gathered and scattered together (a cache line of f64). */
+const BLOCK = 8;
+
 interface Scratch {
   io: Io;
-  p: Problem;
+  block: Problem[];
+  blockStats: SolveStats[];
+  solveMs: Float64Array;  // BLOCK: per-env time inside the block
   islands: Islands;
   touched: Uint8Array;    // per tree (indexed by the tree's root dof)
   work: Float64Array;     // maxEfc: J qacc_smooth - aref
-  stats: SolveStats;
 }
 const scratches = new WeakMap<Data, Scratch>();
 interface Trees { tree: Int32Array; count: number }
@@ -59,8 +63,10 @@ function scratchFor(m: Model, d: Data): Scratch {
         efcFrictionloss: d.efcFrictionloss, efcType: d.efcType, qfrcSmooth: d.qfrcSmooth, qaccSmooth: d.qaccSmooth,
         qaccWarmstart: d.qaccWarmstart,
       },
-      p: makeProblem(m.nv, d.maxEfc), islands: new Islands(m.nv, d.maxEfc), touched: new Uint8Array(Math.max(1, m.nv)),
-      work: new Float64Array(Math.max(1, d.maxEfc)), stats: { iterations: 0, lsIterations: 0 },
+      block: Array.from({ length: BLOCK }, () => makeProblem(m.nv, d.maxEfc)),
+      blockStats: Array.from({ length: BLOCK }, () => ({ iterations: 0, lsIterations: 0 })),
+      solveMs: new Float64Array(BLOCK), islands: new Islands(m.nv, d.maxEfc), touched: new Uint8Array(Math.max(1, m.nv)),
+      work: new Float64Array(Math.max(1, d.maxEfc)),
     };
     scratches.set(d, s);
   }
@@ -74,41 +80,68 @@ interface Io {
   qfrcSmooth: Real; qaccSmooth: Real; qaccWarmstart: Real;
 }
 
-/** Copies env e's rows and dynamics into the contiguous problem. */
-function gather(m: Model, io: Io, nefc: number, e: number, p: Problem): void {
+/**
+ * Copies the rows and dynamics of envs [eb, be) into their contiguous problems. The loops run env-innermost,
+ * so each strided SoA element is read together with its block neighbours (one cache line, one page).
+ */
+function gatherBlock(m: Model, io: Io, nefcOf: Int32Array, eb: number, be: number, ps: Problem[]): number {
   const n = io.n, nv = m.nv;
   const { qM, efcJ, efcD, efcR, efcAref, efcFrictionloss, efcType, qfrcSmooth, qaccSmooth, qaccWarmstart } = io;
-  p.nefc = nefc;
-  // M is symmetric: read the lower triangle (strided reads are the cost here) and mirror it
+  let maxRows = 0;
+  for (let e = eb; e < be; e++) {
+    const nefc = nefcOf[e]!;
+    ps[e - eb]!.nefc = nefc;
+    if (nefc > maxRows) maxRows = nefc;
+  }
+  // M is symmetric: read the lower triangle and mirror it
   for (let i = 0; i < nv; i++) {
     for (let j = 0; j <= i; j++) {
-      const v = qM[(i * nv + j) * n + e]!;
-      p.M[i * nv + j] = v;
-      p.M[j * nv + i] = v;
+      const base = (i * nv + j) * n;
+      for (let e = eb; e < be; e++) {
+        const v = qM[base + e]!, M = ps[e - eb]!.M;
+        M[i * nv + j] = v;
+        M[j * nv + i] = v;
+      }
     }
   }
-  for (let k = 0; k < nefc * nv; k++) p.J[k] = efcJ[k * n + e]!;
-  for (let r = 0; r < nefc; r++) {
-    const i = r * n + e;
-    p.D[r] = efcD[i]!;
-    p.R[r] = efcR[i]!;
-    p.aref[r] = efcAref[i]!;
-    p.floss[r] = efcFrictionloss[i]!;
-    p.type[r] = efcType[i]!;
+  for (let k = 0; k < maxRows * nv; k++) {
+    const base = k * n;
+    for (let e = eb; e < be; e++) {
+      const p = ps[e - eb]!;
+      if (k < p.nefc * nv) p.J[k] = efcJ[base + e]!;
+    }
+  }
+  for (let r = 0; r < maxRows; r++) {
+    const base = r * n;
+    for (let e = eb; e < be; e++) {
+      const p = ps[e - eb]!;
+      if (r >= p.nefc) continue;
+      const i = base + e;
+      p.D[r] = efcD[i]!;
+      p.R[r] = efcR[i]!;
+      p.aref[r] = efcAref[i]!;
+      p.floss[r] = efcFrictionloss[i]!;
+      p.type[r] = efcType[i]!;
+    }
   }
   for (let j = 0; j < nv; j++) {
-    p.qfrcSmooth[j] = qfrcSmooth[j * n + e]!;
-    p.qaccSmooth[j] = qaccSmooth[j * n + e]!;
-    p.qacc[j] = qaccWarmstart[j * n + e]!;
+    const base = j * n;
+    for (let e = eb; e < be; e++) {
+      const p = ps[e - eb]!;
+      p.qfrcSmooth[j] = qfrcSmooth[base + e]!;
+      p.qaccSmooth[j] = qaccSmooth[base + e]!;
+      p.qacc[j] = qaccWarmstart[base + e]!;
+    }
   }
+  return maxRows;
 }
 
 /**
  * Marks the trees touched by any row, sets p.scale from their inertia and resets the other dofs to
  * qacc_smooth; then keeps the warm start only if it costs no more than qacc_smooth.
  */
-function warmstart(m: Model, s: Scratch): boolean {
-  const { p, touched, work } = s;
+function warmstart(m: Model, s: Scratch, p: Problem): boolean {
+  const { touched, work } = s;
   const nv = m.nv, { tree, count } = dofTrees(m);
   indexRows(p);
   let inertia = 0;
@@ -146,58 +179,84 @@ const settings: SolverSettings = { newton: true, iterations: 0, tolerance: 0, ls
 export function solve(m: Model, d: Data, e0: number, e1: number): void {
   const n = d.nEnvs, nv = m.nv;
   const s = scratchFor(m, d);
-  const { p, stats } = s;
   const opt = m.opt;
   if (opt.solver === SolverType.PGS && !warnedPgs) {
     warnedPgs = true;
     console.warn('sim-core solve: the PGS solver is not implemented; using Newton');
   }
   const newton = opt.solver !== SolverType.CG;
+  settings.newton = newton; settings.iterations = opt.iterations; settings.tolerance = opt.tolerance;
+  settings.lsTolerance = opt.lsTolerance; settings.lsIterations = opt.lsIterations;
+  const { tree, count } = dofTrees(m);
 
   const { nefc: nefcOf, qacc, qaccSmooth, qfrcConstraint, efcForce, efcState, timers: t, ncon } = d;
   const io = s.io;
   io.n = n; io.qM = d.qM; io.efcJ = d.efcJ; io.efcD = d.efcD; io.efcR = d.efcR; io.efcAref = d.efcAref;
   io.efcFrictionloss = d.efcFrictionloss; io.efcType = d.efcType; io.qfrcSmooth = d.qfrcSmooth;
   io.qaccSmooth = qaccSmooth; io.qaccWarmstart = d.qaccWarmstart;
-  // one clock read per env: env e's time runs from its start to the next env's start
-  let tStart = performance.now();
-  for (let e = e0; e < e1; e++) {
-    const nefc = nefcOf[e]!;
-    if (nefc === 0 || nv === 0) {
-      for (let j = 0; j < nv; j++) {
-        qacc[j * n + e] = qaccSmooth[j * n + e]!;
-        qfrcConstraint[j * n + e] = 0;
-      }
-      stats.iterations = 0;
-      stats.lsIterations = 0;
-      p.nactive = 0;
-    } else {
-      gather(m, io, nefc, e, p);
-      const reuse = warmstart(m, s);
-      const { tree, count } = dofTrees(m);
-      if (count > 1 && s.islands.discover(p, tree) > 1) {
-        settings.newton = newton; settings.iterations = opt.iterations; settings.tolerance = opt.tolerance;
-        settings.lsTolerance = opt.lsTolerance; settings.lsIterations = opt.lsIterations;
-        s.islands.solveEach(p, tree, settings, stats);
+  const { block, blockStats, solveMs } = s;
+
+  // clock reads are chained: each env's time is its own solve plus its share of its block's gather/scatter
+  let tPrev = performance.now();
+  for (let eb = e0; eb < e1; eb += BLOCK) {
+    const be = Math.min(e1, eb + BLOCK), size = be - eb;
+    const tBlock = tPrev;
+    const maxRows = nv === 0 ? 0 : gatherBlock(m, io, nefcOf, eb, be, block);
+    const tGathered = performance.now();
+    tPrev = tGathered;
+    for (let b = 0; b < size; b++) {
+      const p = block[b]!, stats = blockStats[b]!;
+      if (p.nefc === 0 || nv === 0) {
+        stats.iterations = 0;
+        stats.lsIterations = 0;
+        p.nactive = 0;
       } else {
-        solvePrimal(p, newton, opt.iterations, opt.tolerance, opt.lsTolerance, opt.lsIterations, stats, reuse);
+        const reuse = warmstart(m, s, p);
+        if (count > 1 && s.islands.discover(p, tree) > 1) {
+          s.islands.solveEach(p, tree, settings, stats);
+        } else {
+          solvePrimal(p, newton, opt.iterations, opt.tolerance, opt.lsTolerance, opt.lsIterations, stats, reuse);
+        }
       }
-      for (let j = 0; j < nv; j++) {
-        qacc[j * n + e] = p.qacc[j]!;
-        qfrcConstraint[j * n + e] = p.qfrcConstraint[j]!;
-      }
-      for (let r = 0; r < nefc; r++) {
-        efcForce[r * n + e] = p.force[r]!;
-        efcState[r * n + e] = p.state[r]!;
+      const tNow = performance.now();
+      solveMs[b] = tNow - tPrev;
+      tPrev = tNow;
+    }
+
+    // scatter, env-innermost like the gather
+    for (let j = 0; j < nv; j++) {
+      const base = j * n;
+      for (let e = eb; e < be; e++) {
+        const p = block[e - eb]!;
+        if (p.nefc === 0) {
+          qacc[base + e] = qaccSmooth[base + e]!;
+          qfrcConstraint[base + e] = 0;
+        } else {
+          qacc[base + e] = p.qacc[j]!;
+          qfrcConstraint[base + e] = p.qfrcConstraint[j]!;
+        }
       }
     }
-    t[TIMER_ITERATIONS * n + e] = stats.iterations;
-    t[TIMER_ACTIVE * n + e] = nefc === 0 ? 0 : p.nactive;
-    t[TIMER_CONTACTS * n + e] = ncon[e]!;
-    t[TIMER_LS_ITERATIONS * n + e] = stats.lsIterations;
-    t[TIMER_NEFC * n + e] = nefc;
+    for (let r = 0; r < maxRows; r++) {
+      const base = r * n;
+      for (let e = eb; e < be; e++) {
+        const p = block[e - eb]!;
+        if (r >= p.nefc) continue;
+        efcForce[base + e] = p.force[r]!;
+        efcState[base + e] = p.state[r]!;
+      }
+    }
     const tEnd = performance.now();
-    t[TIMER_SOLVE_NS * n + e] = (tEnd - tStart) * 1e6;
-    tStart = tEnd;
+    const shared = ((tGathered - tBlock) + (tEnd - tPrev)) / size;
+    tPrev = tEnd;
+    for (let e = eb; e < be; e++) {
+      const b = e - eb, p = block[b]!, stats = blockStats[b]!;
+      t[TIMER_SOLVE_NS * n + e] = (solveMs[b]! + shared) * 1e6;
+      t[TIMER_ITERATIONS * n + e] = stats.iterations;
+      t[TIMER_ACTIVE * n + e] = p.nefc === 0 ? 0 : p.nactive;
+      t[TIMER_CONTACTS * n + e] = ncon[e]!;
+      t[TIMER_LS_ITERATIONS * n + e] = stats.lsIterations;
+      t[TIMER_NEFC * n + e] = p.nefc;
+    }
   }
 }
