@@ -28,6 +28,10 @@ export type { LogLevel, LogRecord, LogSink } from './api/logger.js';
 export type { IndexInput, ValueInput } from './api/indices.js';
 
 export { registerBackend, ERR_NAN, ERR_BLOWUP, ERR_OVERFLOW } from './backend/backend.js';
+import { registerBackend } from './backend/backend.js';
+import { gpuBackendFactory } from './backend/gpu.js';
+// The WebGPU backend loads Dawn only when gs.init asks for it, so registering it costs nothing.
+registerBackend('gpu', gpuBackendFactory);
 export type {
   Backend, BackendFactory, BackendInitOptions, BackendBuildOptions, BackendKind, DeviceDescription, DofField,
   EnvErrors, SimInstance, ValueBlock,

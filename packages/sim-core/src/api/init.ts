@@ -85,6 +85,11 @@ export async function init(options: InitOptions = {}): Promise<void> {
     } else {
       try {
         chosen = await gpu(initOptions);
+        if (kind === 'auto' && chosen.device.software) {
+          logger.info(`backend 'auto': the only WebGPU adapter is a software one (${chosen.device.name}); using the CPU.`);
+          await chosen.destroy();
+          chosen = new CpuBackend(initOptions);
+        }
       } catch (err) {
         if (kind === 'gpu') throw err;
         logger.info(`backend 'auto': no usable GPU (${(err as Error).message}); using the CPU.`);

@@ -30,6 +30,10 @@ export interface DeviceDescription {
   readonly description?: string;
   readonly limits?: Readonly<Record<string, number>>;
   readonly timestampQuery?: boolean;
+  /** True for a software adapter (Mesa lavapipe): real WebGPU, but no faster than the CPU backend. */
+  readonly software?: boolean;
+  /** The WebGPU device the GPU backend runs on, for a profiler to instrument (instrumentDevice). */
+  readonly gpuDevice?: GPUDevice;
 }
 
 export interface BackendBuildOptions {

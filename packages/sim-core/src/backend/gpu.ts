@@ -43,7 +43,7 @@ export class GpuBackend implements Backend {
       type: 'gpu', name: i.description || i.adapterName, vendor: i.vendor, architecture: i.architecture,
       description: i.description, limits: Object.freeze({ ...i.limits }), timestampQuery: i.timestampQuery,
       gpuDevice: gpu.device, software: isSoftwareAdapter(i),
-    } as DeviceDescription);
+    });
   }
 
   static async open(init: BackendInitOptions): Promise<GpuBackend> {
@@ -54,15 +54,16 @@ export class GpuBackend implements Backend {
   }
 
   async build(model: Model, nEnvs: number, precision: Precision, options: BackendBuildOptions): Promise<SimInstance> {
-    const host = makeData(model, nEnvs, precision);
-    const sim = new GpuSim(this.gpu, model, host.nEnvs, {
+    // Every env starts from the same build state, so one host env is the source of uploads and resets.
+    const initial = makeData(model, 0, precision);
+    const sim = new GpuSim(this.gpu, model, Math.max(1, nEnvs), {
       performanceMode: options.performanceMode || this.init.performanceMode,
-      capacities: { maxContacts: host.maxContacts, maxEfc: host.maxEfc },
+      capacities: { maxContacts: initial.maxContacts, maxEfc: initial.maxEfc },
       cache: this.cache,
       tracer: options.tracer,
     });
     await sim.compile([...GPU_KERNELS]);
-    const instance = new GpuSimInstance(model, host, nEnvs > 0, sim, () => this.lost);
+    const instance = new GpuSimInstance(model, initial, nEnvs > 0, sim, () => this.lost);
     instance.uploadAll();
     return instance;
   }
@@ -84,13 +85,13 @@ class GpuSimInstance implements SimInstance {
 
   constructor(
     readonly model: Model,
-    /** Build-time state, the source of uploads and resets. */
+    /** Build-time state of one env, the source of uploads and resets. */
     private readonly initial: Data,
     readonly batched: boolean,
     readonly sim: GpuSim,
     private readonly lostReason: () => string | null,
   ) {
-    this.nEnvs = initial.nEnvs;
+    this.nEnvs = sim.nEnvs;
     this.bytesPerEnv = bytesPerEnv(sim.layout);
     this.hostTimers = new Float64Array(TIMER_SLOTS * this.nEnvs);
     this.errFlags = new Uint32Array(this.nEnvs);
@@ -109,10 +110,13 @@ class GpuSimInstance implements SimInstance {
   }
 
   uploadAll(): void {
+    const n = this.nEnvs;
     for (const f of STATE_FIELDS) {
       const src = this.initial[f];
       const kind = this.sim.layout.fields.find((s) => s.name === f)!.kind;
-      this.sim.writeField(f, kind === 'f32' ? Float32Array.from(src) : Int32Array.from(src));
+      const out = kind === 'f32' ? new Float32Array(src.length * n) : new Int32Array(src.length * n);
+      for (let k = 0; k < src.length; k++) out.fill(src[k]!, k * n, (k + 1) * n);
+      this.sim.writeField(f, out);
     }
   }
 
@@ -140,7 +144,8 @@ class GpuSimInstance implements SimInstance {
       const spec = sim.layout.fields.find((s) => s.name === f)!;
       const src = this.initial[f];
       for (let k = 0; k < spec.size; k++) {
-        sim.writeElements(f, k, envs, Array.from(envs, (e) => src[k * this.nEnvs + e]!));
+        const v = src[k]!;
+        sim.writeElements(f, k, envs, Array.from(envs, () => v));
       }
     }
     for (const e of envs) this.errFlags[e] = 0;

@@ -1,0 +1,102 @@
+/** The public API on the WebGPU backend: device description, parity with the CPU backend, timers, reset, errors. */
+import { afterAll, describe, expect, test } from 'vitest';
+import * as gs from '../../src/index.js';
+import { hasGpu } from './gpu-env.js';
+
+const FRANKA = 'xml/franka_emika_panda/panda.xml';
+const B = 16;
+const TARGET = [0, 0, 0, -1, 0, 1, 0, 0.02, 0.02];
+
+/** Runs the same 60-step Franka scene (per-env targets for envs 1, 5, 7) and returns positions and timers. */
+async function run(backend: 'cpu' | 'gpu'): Promise<{ q: number[][]; v: number[][]; timers: gs.Tensor }> {
+  await gs.init({ backend, precision: '32', loggingLevel: 'warning' });
+  try {
+    const scene = new gs.Scene({ rigidOptions: { dt: 0.01 }, profilingOptions: { showFPS: false } });
+    scene.addEntity(gs.morphs.Plane());
+    const franka = scene.addEntity(gs.morphs.MJCF({ file: FRANKA }));
+    await scene.build({ nEnvs: B });
+    franka.controlDofsPosition(gs.tile(gs.tensor(TARGET), [B, 1]));
+    franka.controlDofsPosition(gs.tensor([[0.3, 0, 0, -1.2, 0, 1, 0, 0.01, 0.01], [0, 0.4, 0, -1, 0, 1.2, 0, 0.03, 0.03], [-0.3, 0, 0.2, -1.5, 0, 1, 0.5, 0.02, 0.02]]), { envsIdx: [1, 5, 7] });
+    for (let i = 0; i < 60; i++) scene.step();
+    await scene.sync();
+    const q = (await franka.getDofsPosition()).toArray() as number[][];
+    const v = (await franka.getDofsVelocity()).toArray() as number[][];
+    const timers = scene.rigidSolver.constraintSolver.timers;
+    await scene.destroy();
+    return { q, v, timers };
+  } finally {
+    await gs.destroy();
+  }
+}
+
+describe.skipIf(!hasGpu)('WebGPU backend through the public API', () => {
+  afterAll(async () => { if (gs.isInitialized()) await gs.destroy(); });
+
+  test('gs.device describes the adapter and hands the GPUDevice to a profiler', async () => {
+    await gs.init({ backend: 'gpu', loggingLevel: 'warning' });
+    expect(gs.backend).toBe('gpu');
+    expect(gs.device?.type).toBe('gpu');
+    expect(gs.device?.timestampQuery).toBe(true);
+    expect(gs.device?.limits?.maxStorageBufferBindingSize).toBeGreaterThan(0);
+    expect(typeof gs.device?.gpuDevice?.createCommandEncoder).toBe('function');
+    await gs.destroy();
+  });
+
+  test('64-bit precision is refused with the reason', async () => {
+    await expect(gs.init({ backend: 'gpu', precision: '64' })).rejects.toThrow(/f32.*precision '32'/);
+  });
+
+  test("'auto' on a software-only adapter uses the CPU and says so", async () => {
+    const logs = gs.captureLogs();
+    try {
+      await gs.init({ backend: 'auto', loggingLevel: 'info' });
+      if (gs.device?.type === 'cpu') expect(logs.lines().join('\n')).toMatch(/software|no usable GPU/);
+    } finally {
+      logs.restore();
+      await gs.destroy();
+    }
+  });
+
+  test('the same scene on cpu and gpu (f32) agrees: positions 1e-3, velocities 1e-2; timers slot 0 is NaN on the GPU', async () => {
+    const cpu = await run('cpu');
+    const gpu = await run('gpu');
+    for (let e = 0; e < B; e++) {
+      for (let i = 0; i < 9; i++) {
+        expect(Math.abs(gpu.q[e]![i]! - cpu.q[e]![i]!)).toBeLessThan(1e-3);
+        expect(Math.abs(gpu.v[e]![i]! - cpu.v[e]![i]!)).toBeLessThan(1e-2);
+      }
+    }
+    // Envs 1, 5 and 7 went to their own targets.
+    expect(gpu.q[5]![1]! - gpu.q[0]![1]!).toBeGreaterThan(0.2);
+    expect(gpu.timers.shape).toEqual([10, B]);
+    const t = gpu.timers.toArray() as number[][];
+    expect(t[0]!.every(Number.isNaN)).toBe(true);
+    // The finger equality is an active constraint in every env, and the solver iterated.
+    expect(t[1]!.every((x) => x >= 1)).toBe(true);
+    expect(t[2]!.every((x) => x >= 1)).toBe(true);
+  });
+
+  test('reset restores the build state of the selected envs only', async () => {
+    await gs.init({ backend: 'gpu', loggingLevel: 'warning' });
+    const scene = new gs.Scene({ rigidOptions: { dt: 0.01 }, profilingOptions: { showFPS: false } });
+    const franka = scene.addEntity(gs.morphs.MJCF({ file: FRANKA }));
+    await scene.build({ nEnvs: 4 });
+    const q0 = (await franka.getDofsPosition()).toArray() as number[][];
+    franka.controlDofsPosition(gs.tensor(TARGET));
+    for (let i = 0; i < 20; i++) scene.step();
+    scene.reset({ envsIdx: [2] });
+    const q = (await franka.getDofsPosition()).toArray() as number[][];
+    expect(q[2]).toEqual(q0[2]);
+    expect(Math.abs(q[0]![3]! - q0[0]![3]!)).toBeGreaterThan(1e-3);
+    await scene.destroy();
+    await gs.destroy();
+  });
+
+  test('an nEnvs beyond the buffer limits names the largest that fits', async () => {
+    await gs.init({ backend: 'gpu', loggingLevel: 'warning' });
+    const scene = new gs.Scene({ profilingOptions: { showFPS: false } });
+    scene.addEntity(gs.morphs.MJCF({ file: FRANKA }));
+    await expect(scene.build({ nEnvs: 50_000_000 })).rejects.toThrow(/largest nEnvs that fits is \d+/);
+    await gs.destroy();
+  });
+});
