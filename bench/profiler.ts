@@ -23,6 +23,8 @@ const { values: opts } = parseArgs({
     reps: { type: 'string', default: '3' },
     /** Run only the writers whose name contains this text (the ratios need the baseline among them). */
     only: { type: 'string', default: '' },
+    /** Skip the second part, the recorder's overhead on a stepping WebGPU workload (bench/profiler-overhead.ts). */
+    'exporters-only': { type: 'boolean', default: false },
   },
 });
 const nEvents = Number(opts.events);
@@ -169,4 +171,11 @@ try {
   console.log(`load average at the end: ${loadavg().map((x) => x.toFixed(1)).join(' ')} on ${cpus().length} CPUs`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
+}
+
+// One command covers both halves of the profiler's cost: writing traces (above) and recording them.
+if (!opts['exporters-only']) {
+  console.log('\n# recorder overhead (bench/profiler-overhead.ts)\n');
+  const { main } = await import('./profiler-overhead.js');
+  await main([]);
 }
