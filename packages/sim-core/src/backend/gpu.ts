@@ -18,6 +18,9 @@ import type {
   Backend, BackendBuildOptions, BackendInitOptions, DeviceDescription, DofField, EnvErrors, SimInstance, ValueBlock,
 } from './backend.js';
 
+/** Device copies of gs.tensor(..., { device: gs.device }) values, per tensor object. */
+const deviceTensors = new WeakMap<object, GPUBuffer>();
+
 /** Host Data fields uploaded at build and restored by reset (the GPU layout has a field of the same name). */
 const STATE_FIELDS = [
   'time', 'qpos', 'qvel', 'qacc', 'qaccWarmstart', 'ctrl', 'qfrcApplied', 'dofCtrlMode', 'dofCtrlPos', 'dofCtrlVel',
@@ -151,8 +154,28 @@ class GpuSimInstance implements SimInstance {
     for (const e of envs) this.errFlags[e] = 0;
   }
 
+  /** A device-resident tensor's buffer: uploaded on first use and reused, so a loop that keeps its targets
+   *  in one gs.tensor(..., { device: gs.device }) never transfers them again. */
+  private deviceBuffer(values: ValueBlock): GPUBuffer | null {
+    const t = values.source as { device?: DeviceDescription | null; data?: ArrayLike<number> } | undefined;
+    if (!t || t.device?.type !== 'gpu' || !t.data || t.data.length !== values.data.length) return null;
+    let buf = deviceTensors.get(t);
+    if (!buf) {
+      const f32 = Float32Array.from(t.data);
+      buf = this.sim.device.createBuffer({ label: 'gs.tensor', size: Math.max(4, f32.byteLength), usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+      this.sim.device.queue.writeBuffer(buf, 0, f32);
+      deviceTensors.set(t, buf);
+    }
+    return buf;
+  }
+
   private write(field: string, idx: Int32Array, envs: Int32Array, values: ValueBlock, map: (i: number) => number = (i) => i): void {
     const sim = this.live();
+    const onDevice = field !== 'dofCtrlMode' ? this.deviceBuffer(values) : null;
+    if (onDevice) {
+      sim.writeFromDevice(field, Array.from(idx, map), envs, onDevice, values.rows === 1);
+      return;
+    }
     const w = idx.length;
     const perEnv = values.rows === 1 ? 0 : w;
     for (let j = 0; j < w; j++) {

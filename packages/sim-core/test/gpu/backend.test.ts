@@ -76,6 +76,40 @@ describe.skipIf(!hasGpu)('WebGPU backend through the public API', () => {
     expect(t[2]!.every((x) => x >= 1)).toBe(true);
   });
 
+  test('controls from a device-resident tensor match host values and upload the tensor only once', async () => {
+    await gs.init({ backend: 'gpu', loggingLevel: 'warning' });
+    const scene = new gs.Scene({ rigidOptions: { dt: 0.01 }, profilingOptions: { showFPS: false } });
+    const franka = scene.addEntity(gs.morphs.MJCF({ file: FRANKA }));
+    await scene.build({ nEnvs: 6 });
+    const onDevice = gs.tile(gs.tensor(TARGET, { device: gs.device }), [6, 1]);
+    const subset = gs.tensor([[0.5, 0, 0, -1, 0, 1, 0, 0.01, 0.01], [0, -0.5, 0, -1, 0, 1, 0, 0.03, 0.03]], { device: gs.device });
+    const device = gs.device!.gpuDevice!;
+    const original = device.createBuffer.bind(device);
+    const tensorUploads: number[] = [];
+    device.createBuffer = ((desc: GPUBufferDescriptor) => {
+      if (desc.label === 'gs.tensor') tensorUploads.push(desc.size);
+      return original(desc);
+    }) as GPUDevice['createBuffer'];
+    try {
+      for (let i = 0; i < 10; i++) {
+        franka.controlDofsPosition(onDevice);
+        franka.controlDofsPosition(subset, { envsIdx: [2, 4] });
+        scene.step();
+      }
+    } finally {
+      device.createBuffer = original;
+    }
+    // Each device tensor reached the GPU once (6x9 and 2x9 f32), not once per call.
+    expect(tensorUploads).toEqual([6 * 9 * 4, 2 * 9 * 4]);
+    const got = (await franka.getDofsPosition()).toArray() as number[][];
+    franka.controlDofsPosition(gs.tile(gs.tensor(TARGET), [6, 1]));
+    expect(got[2]![0]!).toBeGreaterThan(got[0]![0]! + 0.05);
+    expect(got[4]![1]!).toBeLessThan(got[0]![1]! - 0.05);
+    expect(Math.abs(got[0]![3]! - got[1]![3]!)).toBeLessThan(1e-6);
+    await scene.destroy();
+    await gs.destroy();
+  });
+
   test('reset restores the build state of the selected envs only', async () => {
     await gs.init({ backend: 'gpu', loggingLevel: 'warning' });
     const scene = new gs.Scene({ rigidOptions: { dt: 0.01 }, profilingOptions: { showFPS: false } });
