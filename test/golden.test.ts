@@ -27,7 +27,7 @@ export function normalise(text: string): string {
     if (line.startsWith('│')) {
       const cells = line.split('│').slice(1, -1).map((c) => c.trim());
       const isHeader = cells.some((c) => /Time \(%\)|Metric/.test(c));
-      line = cells.join(' | ');
+      line = cells.join(' | ').trim();
       if (isHeader) { flush(); out.push(line); } else rows.push(line);
       continue;
     }
