@@ -10,7 +10,7 @@ import { mixCondim } from '../collision/params.js';
 import type { Data, Real } from '../data/data.js';
 import { ConeType, EqType, JointType, type Model } from '../model/model.js';
 import { clampSolimp, impedance, refDamping, refStiffness, regularizer, safeSolref } from '../solver/impedance.js';
-import { addPointJacobian, bodyMoves, gatherCdof } from '../solver/jacobian.js';
+import { addPointJacobian, bodyMoves } from '../solver/jacobian.js';
 import { ConstraintType, MINVAL } from '../solver/types.js';
 
 const ERR_OVERFLOW = 1 << 2;
@@ -21,12 +21,46 @@ function isZero(v: Float64Array, len: number): boolean {
   return true;
 }
 
+/** Envs whose rows are built before being written to Data together (a cache line of f64). */
+const BLOCK = 8;
+
+/** One env's rows, built contiguously, then written to the SoA Data with the rest of its block. */
+class Slot {
+  nefc = 0;
+  readonly J: Float64Array;      // maxEfc x nv
+  readonly type: Int32Array;
+  readonly id: Int32Array;
+  readonly pos: Float64Array;
+  readonly margin: Float64Array;
+  readonly floss: Float64Array;
+  readonly R: Float64Array;
+  readonly D: Float64Array;
+  readonly aref: Float64Array;
+  readonly cdof: Float64Array;   // 6 nv, gathered when the block has contacts
+
+  constructor(nv: number, maxEfc: number) {
+    const r = Math.max(1, maxEfc);
+    this.J = new Float64Array(r * nv);
+    this.type = new Int32Array(r);
+    this.id = new Int32Array(r);
+    this.pos = new Float64Array(r);
+    this.margin = new Float64Array(r);
+    this.floss = new Float64Array(r);
+    this.R = new Float64Array(r);
+    this.D = new Float64Array(r);
+    this.aref = new Float64Array(r);
+    this.cdof = new Float64Array(6 * nv);
+  }
+}
+
 /**
- * Builds one env's rows at a time. Holds work arrays and, for the duration of a stage call, the Data
- * arrays it reads and writes (so inner loops index local typed arrays, not Data's properties).
+ * Builds the rows of a block of envs, one env at a time into its Slot, then writes the block to Data with
+ * env-innermost loops (each strided SoA element is written with its block neighbours: one cache line, one
+ * page). Holds, for the duration of a stage call, the Data arrays it reads and writes.
  */
 class RowBuilder {
-  readonly cdof: Float64Array;   // 6 nv
+  readonly slots: Slot[];
+  cur: Slot;
   readonly jp: Float64Array;     // 3 x nv, translational Jacobian difference
   readonly jr: Float64Array;     // 3 x nv, rotational
   readonly jac: Float64Array;    // 6 x nv, the same rotated into the contact frame
@@ -52,7 +86,8 @@ class RowBuilder {
 
   constructor(readonly m: Model, maxEfc: number) {
     const nv = Math.max(1, m.nv);
-    this.cdof = new Float64Array(6 * nv);
+    this.slots = Array.from({ length: BLOCK }, () => new Slot(nv, maxEfc));
+    this.cur = this.slots[0]!;
     this.jp = new Float64Array(3 * nv);
     this.jr = new Float64Array(3 * nv);
     this.jac = new Float64Array(6 * nv);
@@ -72,11 +107,24 @@ class RowBuilder {
     this.contactSolref = d.contactSolref; this.contactSolimp = d.contactSolimp; this.contactFriction = d.contactFriction;
   }
 
-  /** Starts env e: no rows yet, its qvel gathered. */
-  begin(e: number): void {
+  /** Gathers the block's cdof (env-innermost) when any of its envs has contacts. */
+  gatherBlock(eb: number, be: number): void {
+    let any = false;
+    for (let e = eb; e < be; e++) if (this.ncon[e]! > 0) any = true;
+    if (!any) return;
+    const n = this.n, len = 6 * this.m.nv, src = this.cdofSoa;
+    for (let k = 0; k < len; k++) {
+      const base = k * n;
+      for (let e = eb; e < be; e++) this.slots[e - eb]!.cdof[k] = src[base + e]!;
+    }
+  }
+
+  /** Starts env e in slot b: no rows yet, its qvel gathered. */
+  begin(e: number, b: number): void {
     this.e = e;
     this.nefc = 0;
     this.full = false;
+    this.cur = this.slots[b]!;
     const n = this.n, nv = this.m.nv, q = this.qvelSoa;
     for (let j = 0; j < nv; j++) this.qvel[j] = q[j * n + e]!;
   }
@@ -94,22 +142,21 @@ class RowBuilder {
 
   /** Appends `row` as a constraint row (space was reserved). */
   addRow(type: number, id: number, pos: number, margin: number, frictionloss: number, diagApprox: number): void {
-    const e = this.e, n = this.n, nv = this.m.nv;
+    const nv = this.m.nv;
     const r = this.nefc++;
-    const base = r * nv, J = this.efcJ, row = this.row, qvel = this.qvel;
+    const slot = this.cur, base = r * nv, J = slot.J, row = this.row, qvel = this.qvel;
     let vel = 0;
     for (let j = 0; j < nv; j++) {
       const v = row[j]!;
-      J[(base + j) * n + e] = v;
+      J[base + j] = v;
       vel += v * qvel[j]!;
     }
     this.vel[r] = vel;
-    const i = r * n + e;
-    this.efcType[i] = type;
-    this.efcId[i] = id;
-    this.efcPos[i] = pos;
-    this.efcMargin[i] = margin;
-    this.efcFrictionloss[i] = frictionloss;
+    slot.type[r] = type;
+    slot.id[r] = id;
+    slot.pos[r] = pos;
+    slot.margin[r] = margin;
+    slot.floss[r] = frictionloss;
     this.dA[r] = diagApprox;
   }
 
@@ -118,11 +165,11 @@ class RowBuilder {
    * a pyramidal contact), from this.solref/solimp. `mu0` is the contact's sliding friction (pyramidal only).
    */
   finishRows(start: number, count: number, isFriction: boolean, pyramidal: boolean, mu0: number): void {
-    const e = this.e, n = this.n, m = this.m;
-    const { solref, solimp, efcPos, efcMargin } = this;
+    const m = this.m, slot = this.cur;
+    const { solref, solimp } = this;
     safeSolref(solref, m.opt.timestep);
     clampSolimp(solimp);
-    const imp = impedance(solimp, efcPos[start * n + e]!, efcMargin[start * n + e]!);
+    const imp = impedance(solimp, slot.pos[start]!, slot.margin[start]!);
     const K = isFriction ? 0 : refStiffness(solref, solimp);
     const B = refDamping(solref, solimp);
     let Rpy = 0;
@@ -135,10 +182,9 @@ class RowBuilder {
     }
     for (let r = start; r < start + count; r++) {
       const R = pyramidal ? Rpy : regularizer(imp, this.dA[r]!);
-      const i = r * n + e;
-      this.efcR[i] = R;
-      this.efcD[i] = 1 / R;
-      this.efcAref[i] = -B * this.vel[r]! - K * imp * (efcPos[i]! - efcMargin[i]!);
+      slot.R[r] = R;
+      slot.D[r] = 1 / R;
+      slot.aref[r] = -B * this.vel[r]! - K * imp * (slot.pos[r]! - slot.margin[r]!);
     }
   }
 
@@ -231,14 +277,12 @@ class RowBuilder {
     const m = this.m, e = this.e, n = this.n, nv = m.nv;
     const { jp, jr, jac, row, contactFrame, contactFriction } = this;
     const ncon = this.ncon[e]!;
-    let cdofReady = false;
     for (let c = 0; c < ncon && !this.full; c++) {
       const dist = this.contactDist[c * n + e]!, includemargin = this.contactIncludemargin[c * n + e]!;
       if (dist >= includemargin) continue; // in the gap: a contact, but no constraint
       const g1 = this.contactGeom[2 * c * n + e]!, g2 = this.contactGeom[(2 * c + 1) * n + e]!;
       const b1 = m.geomBodyid[g1]!, b2 = m.geomBodyid[g2]!;
       if (!bodyMoves(m, b1) && !bodyMoves(m, b2)) continue;
-      if (!cdofReady) { gatherCdof(m, this.cdofSoa, n, e, this.cdof); cdofReady = true; }
       const dim = mixCondim(m, g1, g2);
       if (dim !== 1 && m.opt.cone !== ConeType.Pyramidal) {
         throw new Error('sim-core make_constraint: only the pyramidal friction cone is implemented');
@@ -249,8 +293,8 @@ class RowBuilder {
       jp.fill(0);
       jr.fill(0);
       const rot = dim > 3 ? jr : null;
-      addPointJacobian(m, this.subtreeCom, n, e, this.cdof, b2, px, py, pz, 1, jp, rot);
-      addPointJacobian(m, this.subtreeCom, n, e, this.cdof, b1, px, py, pz, -1, jp, rot);
+      addPointJacobian(m, this.subtreeCom, n, e, this.cur.cdof, b2, px, py, pz, 1, jp, rot);
+      addPointJacobian(m, this.subtreeCom, n, e, this.cur.cdof, b1, px, py, pz, -1, jp, rot);
 
       // rotate into the contact frame: normal, tangent 1, tangent 2, then torsion/rolling about the same axes
       const f = 9 * c;
@@ -287,6 +331,44 @@ class RowBuilder {
       this.finishRows(start, 2 * (dim - 1), false, true, contactFriction[5 * c * n + e]!);
     }
   }
+
+  /** Writes the rows of envs [eb, be) (slots 0..) to Data, env-innermost. */
+  flush(eb: number, be: number, nefcOut: Int32Array): void {
+    const n = this.n, nv = this.m.nv, slots = this.slots;
+    let maxRows = 0;
+    for (let e = eb; e < be; e++) {
+      const rows = slots[e - eb]!.nefc;
+      nefcOut[e] = rows;
+      if (rows > maxRows) maxRows = rows;
+    }
+    const J = this.efcJ;
+    for (let r = 0; r < maxRows; r++) {
+      for (let j = 0; j < nv; j++) {
+        const base = (r * nv + j) * n, k = r * nv + j;
+        for (let e = eb; e < be; e++) {
+          const slot = slots[e - eb]!;
+          if (r < slot.nefc) J[base + e] = slot.J[k]!;
+        }
+      }
+    }
+    const { efcType, efcId, efcPos, efcMargin, efcFrictionloss, efcR, efcD, efcAref } = this;
+    for (let r = 0; r < maxRows; r++) {
+      const base = r * n;
+      for (let e = eb; e < be; e++) {
+        const slot = slots[e - eb]!;
+        if (r >= slot.nefc) continue;
+        const i = base + e;
+        efcType[i] = slot.type[r]!;
+        efcId[i] = slot.id[r]!;
+        efcPos[i] = slot.pos[r]!;
+        efcMargin[i] = slot.margin[r]!;
+        efcFrictionloss[i] = slot.floss[r]!;
+        efcR[i] = slot.R[r]!;
+        efcD[i] = slot.D[r]!;
+        efcAref[i] = slot.aref[r]!;
+      }
+    }
+  }
 }
 
 const builders = new WeakMap<Data, RowBuilder>();
@@ -299,12 +381,17 @@ export function makeConstraint(m: Model, d: Data, e0: number, e1: number): void 
   }
   b.bind(d);
   const nefc = d.nefc;
-  for (let e = e0; e < e1; e++) {
-    b.begin(e);
-    b.equalityRows();
-    b.frictionRows();
-    b.limitRows();
-    b.contactRows();
-    nefc[e] = b.nefc;
+  for (let eb = e0; eb < e1; eb += BLOCK) {
+    const be = Math.min(e1, eb + BLOCK);
+    b.gatherBlock(eb, be);
+    for (let e = eb; e < be; e++) {
+      b.begin(e, e - eb);
+      b.equalityRows();
+      b.frictionRows();
+      b.limitRows();
+      b.contactRows();
+      b.cur.nefc = b.nefc;
+    }
+    b.flush(eb, be, nefc);
   }
 }
