@@ -11,7 +11,7 @@ import {
   BIND_DIRECT, BIND_ENCLOSING, BIND_NEXT, FLOW_END, FLOW_IN, FLOW_START, FLOW_STEP,
 } from '../sql/schema.js';
 
-interface OpenSlice { id: number; ts: number; name: string | null; category: string | null; argSet: number | null }
+interface OpenSlice { id: number; ts: number; name: string | null; category: string | null; argSet: number | null; depth: number; parent: number | null }
 
 type Json = Record<string, unknown>;
 
@@ -90,7 +90,7 @@ class ChromeImporter {
         const argSet = this.args(e);
         this.sink.nestStart(track, id, ts, ts + dur);
         this.v2Flow(e, id, ts, track);
-        this.sink.slice(id, ts, dur, track, category, name, argSet);
+        this.sink.slice(id, ts, dur, track, category, name, argSet, this.sink.depth, this.sink.parent);
         return;
       }
       case 'B': {
@@ -98,8 +98,8 @@ class ChromeImporter {
         const id = this.sink.newSliceId();
         let st = this.stacks.get(track);
         if (!st) { st = []; this.stacks.set(track, st); }
-        st.push({ id, ts, name, category, argSet: this.args(e) });
         this.sink.nestStart(track, id, ts, Infinity);
+        st.push({ id, ts, name, category, argSet: this.args(e), depth: this.sink.depth, parent: this.sink.parent });
         this.v2Flow(e, id, ts, track);
         return;
       }
@@ -110,7 +110,7 @@ class ChromeImporter {
         let argSet = open.argSet;
         if (hasArgs(e)) { argSet ??= this.sink.newArgSet(); this.sink.argTree(argSet, 'args', e.args); }
         this.sink.nestEnd(track, open.id, Math.max(ts, open.ts));
-        this.sink.slice(open.id, open.ts, Math.max(0, ts - open.ts), track, open.category, open.name, argSet);
+        this.sink.slice(open.id, open.ts, Math.max(0, ts - open.ts), track, open.category, open.name, argSet, open.depth, open.parent);
         return;
       }
       case 'i': case 'I': case 'n': {
@@ -118,7 +118,7 @@ class ChromeImporter {
         const track = scope === 'g' ? this.global() : scope === 'p' ? this.processTrack(pid) : this.threadTrack(pid, tid);
         const id = this.sink.newSliceId();
         this.sink.nestStart(track, id, ts, ts);
-        this.sink.slice(id, ts, 0, track, category, name, this.args(e));
+        this.sink.slice(id, ts, 0, track, category, name, this.args(e), this.sink.depth, this.sink.parent);
         if (name === 'gsprof.metadata') {
           const json = (e.args as Json | undefined)?.json;
           if (typeof json === 'string') recordGsprofMetadata(this.sink, json);
@@ -299,7 +299,7 @@ class ChromeImporter {
   finish(): void {
     for (const [track, st] of this.stacks) {
       for (const open of st) {
-        this.sink.slice(open.id, open.ts, -1, track, open.category, open.name, open.argSet);
+        this.sink.slice(open.id, open.ts, -1, track, open.category, open.name, open.argSet, open.depth, open.parent);
         this.sink.stat('json_begin_without_end');
       }
     }

@@ -40,7 +40,7 @@ interface TrackReg {
 /** Legacy (Chrome JSON-style) fields of a TrackEvent; flow_direction 1 = in, 2 = out, 3 = in and out. */
 interface LegacyInfo { phase: number; durUs: number; id: string | null; bindId: Key | null; flowDirection: number }
 
-interface OpenSlice { id: number; ts: number; argSet: number | null; name: string | null; category: string | null }
+interface OpenSlice { id: number; ts: number; argSet: number | null; name: string | null; category: string | null; depth: number; parent: number | null }
 
 export interface PerfettoImportOptions {
   /** Load up to the last whole packet when the file ends mid-packet (Perfetto's behaviour); default: error. */
@@ -423,13 +423,14 @@ class PerfettoImporter {
       }
       const legacyDur = (legacy?.durUs ?? 0) * 1000;
       this.sink.nestStart(trackId, id, ts, type === 3 ? ts : type === 5 ? ts + legacyDur : Infinity);
-      if (type === 3) this.sink.slice(id, ts, 0, trackId, category, name, argSet);
-      else if (type === 5) this.sink.slice(id, ts, legacyDur, trackId, category, name, argSet);
+      const { depth, parent } = this.sink;
+      if (type === 3) this.sink.slice(id, ts, 0, trackId, category, name, argSet, depth, parent);
+      else if (type === 5) this.sink.slice(id, ts, legacyDur, trackId, category, name, argSet, depth, parent);
       else {
         let st = this.stacks.get(trackId);
         if (!st) { st = []; this.stacks.set(trackId, st); }
         // The row is written when the slice ends; keep its name and category until then.
-        st.push({ id, ts, argSet, name, category });
+        st.push({ id, ts, argSet, name, category, depth, parent });
       }
       return;
     }
@@ -444,7 +445,7 @@ class PerfettoImporter {
       }
       this.flows(flows, terminating, ts, trackId, open.id);
       this.sink.nestEnd(trackId, open.id, Math.max(ts, open.ts));
-      this.sink.slice(open.id, open.ts, Math.max(0, ts - open.ts), trackId, open.category, open.name, argSet);
+      this.sink.slice(open.id, open.ts, Math.max(0, ts - open.ts), trackId, open.category, open.name, argSet, open.depth, open.parent);
       return;
     }
     this.sink.stat('track_event_without_type');
@@ -570,7 +571,7 @@ class PerfettoImporter {
   finish(): void {
     for (const [trackId, st] of this.stacks) {
       for (const open of st) {
-        this.sink.slice(open.id, open.ts, -1, trackId, open.category, open.name, open.argSet);
+        this.sink.slice(open.id, open.ts, -1, trackId, open.category, open.name, open.argSet, open.depth, open.parent);
         this.sink.stat('slice_without_end');
       }
     }

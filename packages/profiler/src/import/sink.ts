@@ -62,10 +62,12 @@ export class TraceSink {
   /** Interned strings (names, categories, arg keys) -> id in _string; cleared when large to bound memory. */
   private readonly strings = new Map<string, number>();
   private nextString = 0;
-  private readonly sliceRow: Cell[] = new Array<Cell>(7);
-  private readonly nestRow: Cell[] = new Array<Cell>(4);
+  private readonly sliceRow: Cell[] = new Array<Cell>(9);
   private readonly flowRow: Cell[] = new Array<Cell>(8);
   private readonly nests = new Map<number, NestState>();
+  /** Depth and parent id of the slice passed to the last `nestStart`. */
+  depth = 0;
+  parent: number | null = null;
   /** Tracks whose events did not arrive in time order: their nesting and flow binding are done in SQL. */
   private readonly unordered = new Set<number>();
   private readonly argRow: Cell[] = new Array<Cell>(6);
@@ -77,12 +79,11 @@ export class TraceSink {
     private readonly argsOut: RowSink,
     private readonly flowOut: RowSink,
     private readonly stringOut: RowSink,
-    private readonly nestOut: RowSink,
   ) {}
 
   /** A sink that discards rows: runs an importer's parsing and checks only (see validateTrace). */
   static detached(): TraceSink {
-    return new TraceSink(null, nullRowSink, nullRowSink, nullRowSink, nullRowSink, nullRowSink, nullRowSink);
+    return new TraceSink(null, nullRowSink, nullRowSink, nullRowSink, nullRowSink, nullRowSink);
   }
 
   private intern(s: string | null): number | null {
@@ -106,7 +107,7 @@ export class TraceSink {
     await conn.run(STAGING_DDL);
     const batch = async (table: string) => new ColumnBatch(await conn.createAppender(table));
     return new TraceSink(conn, await batch('_slice_raw'), await batch('_counter_raw'), await batch('_args_raw'),
-      await batch('_flow_event'), await batch('_string'), await batch('_nest_stream'));
+      await batch('_flow_event'), await batch('_string'));
   }
 
   // ---- processes, threads, tracks -------------------------------------------------------------------------
@@ -149,11 +150,15 @@ export class TraceSink {
 
   newSliceId(): number { return this.nextSlice++; }
 
+  /**
+   * One slice row. `depth`/`parent` are what `nestStart` gave this slice (`this.depth`, `this.parent` right after
+   * the call); tracks found out of order get theirs recomputed at the end.
+   */
   slice(id: number, ts: number, dur: number, trackId: number, category: string | null, name: string | null,
-    argSetId: number | null): void {
+    argSetId: number | null, depth: number, parent: number | null): void {
     const r = this.sliceRow;
     r[0] = id; r[1] = ts; r[2] = dur; r[3] = trackId; r[4] = this.intern(category); r[5] = this.intern(name);
-    r[6] = argSetId;
+    r[6] = argSetId; r[7] = depth; r[8] = parent;
     this.sliceOut.row(r);
   }
 
@@ -178,10 +183,8 @@ export class TraceSink {
     }
     const { ids, starts, ends } = st;
     while (ends.length > 0 && ends[ends.length - 1]! <= ts) { ids.pop(); starts.pop(); ends.pop(); }
-    const depth = ids.length;
-    const row = this.nestRow;
-    row[0] = id; row[1] = depth; row[2] = depth === 0 ? null : ids[depth - 1]!; row[3] = trackId;
-    this.nestOut.row(row);
+    this.depth = ids.length;
+    this.parent = this.depth === 0 ? null : ids[this.depth - 1]!;
     ids.push(id); starts.push(ts); ends.push(end);
     if (st.pendingNext.length > 0) {
       for (const f of st.pendingNext) this.writeFlow(f.key, f.seq, f.kind, f.ts, trackId, BIND_NEXT, null, id);
@@ -312,7 +315,7 @@ export class TraceSink {
       for (const f of st.pendingNext) this.writeFlow(f.key, f.seq, f.kind, f.ts, trackId, BIND_NEXT, null, null);
       st.pendingNext = [];
     }
-    for (const out of [this.sliceOut, this.counterOut, this.argsOut, this.flowOut, this.stringOut, this.nestOut]) out.close();
+    for (const out of [this.sliceOut, this.counterOut, this.argsOut, this.flowOut, this.stringOut]) out.close();
     if (!this.connection) return;
     await this.nestAndBind();
     await this.writeSmallTables();
@@ -374,16 +377,16 @@ export class TraceSink {
    * join). Ends at a time come before starts at that time (touching slices are siblings); starts come longest
    * first (parents before children); a zero-length slice ends right after it starts. A flow event bound to its
    * enclosing slice sits after the starts at its ts and takes the deepest open slice; one bound to the next
-   * slice takes the first slice starting at or after its ts. Other tracks keep what `nestStart` computed.
+   * slice takes the first slice starting at or after its ts. Other tracks keep what `nestStart` computed
+   * (the depth and parent staged with each slice row).
    */
   private async nestAndBind(): Promise<void> {
     const c = this.conn;
-    const streamed = `(SELECT id, depth, parent_id FROM _nest_stream WHERE track_id NOT IN (SELECT track_id FROM _unordered))`;
     const streamedFlows = `(SELECT flow_key, seq, kind, ts, streamed AS slice_id FROM _flow_event
         WHERE bind <> ${BIND_DIRECT} AND track_id NOT IN (SELECT track_id FROM _unordered))`;
     await c.run(`CREATE TEMP TABLE _unordered (track_id INTEGER)`);
     if (this.unordered.size === 0) {
-      await c.run(`CREATE TABLE _nest AS ${streamed.slice(1, -1)};
+      await c.run(`CREATE TABLE _nest (id INTEGER, depth INTEGER, parent_id INTEGER);
         CREATE TABLE _flow_bind AS ${streamedFlows.slice(1, -1)};`);
     } else {
       await c.run(`INSERT INTO _unordered VALUES ${[...this.unordered].map((t) => `(${t})`).join(', ')};
@@ -407,8 +410,7 @@ export class TraceSink {
       CREATE TABLE _nest AS
         SELECT s.id, CAST(s.depth AS INTEGER) AS depth, p.id AS parent_id
         FROM _starts s ASOF LEFT JOIN _starts p
-          ON s.track_id = p.track_id AND s.depth - 1 = p.depth AND s.pos > p.pos
-        UNION ALL ${streamed.slice(1, -1)};
+          ON s.track_id = p.track_id AND s.depth - 1 = p.depth AND s.pos > p.pos;
       CREATE TABLE _flow_bind AS
         SELECT f.flow_key, f.seq, f.kind, f.ts, p.id AS slice_id
         FROM (SELECT e.track_id, e.open_before, e.pos, fe.flow_key, fe.seq, fe.kind, fe.ts
@@ -425,6 +427,6 @@ export class TraceSink {
     const [r] = (await c.runAndReadAll(`SELECT count(*) FILTER (WHERE slice_id IS NULL) AS n FROM _flow_bind`)).getRowObjectsJS();
     const unbound = Number((r as { n: bigint }).n);
     if (unbound > 0) this.stat('flow_unbound', unbound);
-    await c.run(`DELETE FROM _flow_bind WHERE slice_id IS NULL; DROP TABLE _unordered; DROP TABLE _nest_stream;`);
+    await c.run(`DELETE FROM _flow_bind WHERE slice_id IS NULL; DROP TABLE _unordered;`);
   }
 }

@@ -6,10 +6,9 @@
 
 export const STAGING_DDL = `
 CREATE TABLE _string (id INTEGER, str VARCHAR);
-CREATE TABLE _slice_raw (id INTEGER, ts DOUBLE, dur DOUBLE, track_id INTEGER, category_id INTEGER, name_id INTEGER, arg_set_id INTEGER);
+CREATE TABLE _slice_raw (id INTEGER, ts DOUBLE, dur DOUBLE, track_id INTEGER, category_id INTEGER, name_id INTEGER, arg_set_id INTEGER, depth INTEGER, parent_id INTEGER);
 CREATE TABLE _counter_raw (id INTEGER, ts DOUBLE, track_id INTEGER, value DOUBLE);
 CREATE TABLE _flow_event (flow_key VARCHAR, seq INTEGER, kind TINYINT, ts DOUBLE, track_id INTEGER, bind TINYINT, slice_id INTEGER, streamed INTEGER);
-CREATE TABLE _nest_stream (id INTEGER, depth INTEGER, parent_id INTEGER, track_id INTEGER);
 CREATE TABLE _args_raw (arg_set_id INTEGER, key_id INTEGER, int_value DOUBLE, string_value VARCHAR, real_value DOUBLE, value_type TINYINT);
 CREATE TABLE process (upid INTEGER, pid BIGINT, name VARCHAR);
 CREATE TABLE thread (utid INTEGER, tid BIGINT, name VARCHAR, upid INTEGER);
@@ -41,7 +40,9 @@ export function publicViewsDdl(offsetNs: bigint): string {
   return `
 CREATE TABLE slice AS
   SELECT CAST(r.id AS BIGINT) AS id, CAST(r.ts AS BIGINT) + ${off} AS ts, CAST(r.dur AS BIGINT) AS dur, r.track_id,
-         c.str AS category, nm.str AS name, n.depth, CAST(n.parent_id AS BIGINT) AS parent_id,
+         c.str AS category, nm.str AS name,
+         CASE WHEN n.id IS NULL THEN r.depth ELSE n.depth END AS depth,
+         CAST(CASE WHEN n.id IS NULL THEN r.parent_id ELSE n.parent_id END AS BIGINT) AS parent_id,
          CAST(r.arg_set_id AS BIGINT) AS arg_set_id
   FROM _slice_raw r LEFT JOIN _nest n ON n.id = r.id
   LEFT JOIN _string c ON c.id = r.category_id LEFT JOIN _string nm ON nm.id = r.name_id;
