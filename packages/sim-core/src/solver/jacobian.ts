@@ -1,15 +1,9 @@
 /**
  * Point Jacobians of one env (MuJoCo's mj_jac), from the com-based motion dofs `cdof` (angular, then linear,
- * about the subtree com of the body's root) gathered contiguously for that env.
+ * about the subtree com of the body's root) gathered contiguously for that env by the caller.
  */
 import type { Real } from '../data/data.js';
 import type { Model } from '../model/model.js';
-
-/** Copies env e's cdof (nv x 6, SoA over n envs) into `out`. */
-export function gatherCdof(m: Model, cdofSoa: Real, n: number, e: number, out: Float64Array): void {
-  const len = 6 * m.nv;
-  for (let k = 0; k < len; k++) out[k] = cdofSoa[k * n + e]!;
-}
 
 /**
  * Adds sign * (translational Jacobian of the point p on `body`) to jp (3 x nv, row-major), and the rotational
