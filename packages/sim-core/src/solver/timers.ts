@@ -1,8 +1,9 @@
 /**
  * Slots of the per-env solver timers (Data.timers, TIMER_SLOTS x nEnvs, slot-major: timers[slot*nEnvs + e]),
  * written by the `solve` stage for every env at every step:
- * - solve_ns: wall-clock nanoseconds this env spent in the constraint solve (warm start + iterations), measured
- *   around the env's own loop on the CPU backend (Genesis' slot 0, there in GPU clock cycles).
+ * - solve_ns: wall-clock nanoseconds this env spent in the constraint solve: its own warm start and
+ *   iterations, measured around them on the CPU backend, plus an equal share of the copying in and out of
+ *   its block of 8 envs (Genesis' slot 0, there in GPU clock cycles).
  * - iterations: Newton/CG iterations this env ran (0 when it had no constraint rows).
  * - active_constraints: rows not in the satisfied state after the solve (quadratic or saturated friction).
  * - contacts: d.ncon of the env.
