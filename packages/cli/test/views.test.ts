@@ -87,3 +87,13 @@ describe('program steps', () => {
     expect(n).toBe(2);
   });
 });
+
+describe('timers units', () => {
+  it('solve_ns reads as time, iterations as a count', async () => {
+    const { renderTimers } = await import('../src/views/timers.js');
+    const slot = (label: string) => ({ label, mean: 1500, p50: 1500, p95: 1500, max: 1500, slowestEnvs: [], panels: { lastStep: [1500, 1500], runningMeanPerEnv: [1500, 1500], sortedRunningMean: [1500, 1500] } });
+    const r = { steps: 1, nEnvs: 2, stepNumbers: [0], slots: [slot('solve_ns'), slot('iterations')] };
+    expect(renderTimers(r, r.slots[0]!, { color: false, width: 60 }).split('\n')[0]).toContain('mean 1.5us');
+    expect(renderTimers(r, r.slots[1]!, { color: false, width: 60 }).split('\n')[0]).toContain('mean 1500,');
+  });
+});

@@ -28,7 +28,8 @@ export function pickSlot(result: TimersResult, wanted: string | undefined, trace
 }
 
 function unitOf(label: string): (v: number) => string {
-  if (/_ns$|ns\b/.test(label)) return (v) => (Math.abs(v) >= 1e6 ? `${(v / 1e6).toFixed(2)}ms` : Math.abs(v) >= 1e3 ? `${(v / 1e3).toFixed(1)}us` : `${v.toFixed(0)}ns`);
+  // solve_ns is a time; iterations, constraints and contacts are counts (mind "iteratio-ns").
+  if (/(^|_)ns$/.test(label)) return (v) => (Math.abs(v) >= 1e6 ? `${(v / 1e6).toFixed(2)}ms` : Math.abs(v) >= 1e3 ? `${(v / 1e3).toFixed(1)}us` : `${v.toFixed(0)}ns`);
   return (v) => (Number.isInteger(v) ? String(v) : v.toFixed(2));
 }
 
