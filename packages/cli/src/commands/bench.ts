@@ -13,7 +13,7 @@ export default class Bench extends GsprofCommand {
   static override enableJsonFlag = true;
   static override flags = {
     example: Flags.string({ description: 'built-in scenario', options: ['franka', 'anymal_c', 'timers'], default: 'franka' }),
-    backend: Flags.string({ description: 'simulation backend', options: ['auto', 'cpu', 'gpu'], default: 'auto' }),
+    backend: Flags.string({ description: 'simulation backend (auto: a hardware WebGPU adapter if there is one, else the CPU)', options: ['auto', 'cpu', 'gpu'], default: 'auto' }),
     'n-envs': Flags.string({ description: 'sweep: from..to (doubling) or a comma list', default: '1..4096' }),
     steps: Flags.integer({ description: 'timed steps per point', min: 1, default: 100 }),
     warmup: Flags.integer({ description: 'untimed steps per point (the first compiles)', min: 1, default: 10 }),

@@ -24,7 +24,7 @@ export default class Record extends GsprofCommand {
   static override enableJsonFlag = true;
   static override flags = {
     example: Flags.string({ description: 'built-in scenario', options: ['franka', 'anymal_c', 'timers'], default: 'franka' }),
-    backend: Flags.string({ description: 'simulation backend (auto: WebGPU when an adapter exists, else CPU)', options: ['auto', 'cpu', 'gpu'], default: 'auto' }),
+    backend: Flags.string({ description: 'simulation backend (auto: a hardware WebGPU adapter if there is one, else the CPU)', options: ['auto', 'cpu', 'gpu'], default: 'auto' }),
     'n-envs': Flags.integer({ description: 'parallel environments, 0 = unbatched (default: 1024; timers 128 as the seed; the seed\'s speed benchmarks use 30000)', min: 0 }),
     steps: Flags.integer({ description: 'steps to run (default: 200; timers 500 as the seed)', min: 1 }),
     dt: Flags.string({ description: 'time step in seconds (default: the example\'s)' }),
