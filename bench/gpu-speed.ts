@@ -78,7 +78,7 @@ async function main(): Promise<void> {
     if (!Number.isInteger(n) || n < min) fail(`--${name} needs a whole number >= ${min}, got '${v}'`);
     return n;
   };
-  const nEnvs = int('n-envs', values['n-envs']!, 1);
+  let nEnvs = int('n-envs', values['n-envs']!, 1);
   const steps = int('steps', values.steps!, 1);
   const maxSeconds = Number(values['max-seconds']);
   if (!(maxSeconds > 0)) fail(`--max-seconds must be a positive number, got '${values['max-seconds']}'`);
@@ -90,13 +90,26 @@ async function main(): Promise<void> {
     fail((err as Error).message);
   }
   const adapter = gs.device!.name;
-  const scene = new gs.Scene({
-    rigidOptions: { dt: 0.01, ...settingsOptions(settings), resetOnError: true },
-    profilingOptions: { showFPS: false },
-  });
-  const setTargets = addRobot(scene, which);
+  const makeScene = (): { scene: gs.Scene; setTargets: () => void } => {
+    const scene = new gs.Scene({
+      rigidOptions: { dt: 0.01, ...settingsOptions(settings), resetOnError: true },
+      profilingOptions: { showFPS: false },
+    });
+    return { scene, setTargets: addRobot(scene, which) };
+  };
+  let { scene, setTargets } = makeScene();
   const tBuild = performance.now();
-  await scene.build({ nEnvs, envSpacing: [1.0, 1.0] });
+  try {
+    await scene.build({ nEnvs, envSpacing: [1.0, 1.0] });
+  } catch (err) {
+    // A device whose buffers cannot hold nEnvs still gives a number: at the largest nEnvs that fits.
+    const fits = /largest nEnvs that fits is (\d+)/.exec((err as Error).message);
+    if (!fits) throw err;
+    console.log(`gpu-speed: ${(err as Error).message}; running ${fits[1]} envs instead`);
+    nEnvs = Number(fits[1]);
+    ({ scene, setTargets } = makeScene());
+    await scene.build({ nEnvs, envSpacing: [1.0, 1.0] });
+  }
   const buildS = (performance.now() - tBuild) / 1000;
   setTargets();
   const tFirst = performance.now();
