@@ -194,5 +194,6 @@ console.log(line(header));
 console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
 for (const r of rows) console.log(line(r));
 console.log('cores used: CPU time of this process (all its threads) / wall time, median window; below the thread count the OS gave it less than that');
-console.log(`state per env: sim-core ${Math.round(stateBytes)} bytes (f${precision}); mujoco-js MjData ${mjBytes} bytes (arena + buffer)`);
+console.log(`state per env: sim-core ${Math.round(stateBytes)} bytes (f${precision})` +
+  (mjBytes > 0 ? `; mujoco-js MjData ${mjBytes} bytes (arena + buffer)` : ''));
 console.log(`franka@${lastEnvs} ratio: ${lastRatio.toFixed(2)}`);
