@@ -76,7 +76,8 @@ describe.skipIf(!adapter)('gsprof record --backend gpu', () => {
 
   it('records the simulator on WebGPU with a GPU timestamp per stage', async (ctx) => {
     const dir = tempDir();
-    const r = await gsprof(['record', '--example', 'franka', '--backend', 'gpu', '--n-envs', '8', '--steps', '12', '--out', dir, '--no-fps']);
+    // A cold kernel cache compiles the solver in about a minute on lavapipe (more on a busy machine).
+    const r = await gsprof(['record', '--example', 'franka', '--backend', 'gpu', '--n-envs', '8', '--steps', '12', '--out', dir, '--no-fps'], { timeoutMs: 590_000 });
     if (r.code !== 0 && /WebGPU backend not built yet/.test(r.stderr) && process.env.CI !== 'true') {
       console.warn('skipping record --backend gpu: the simulator\'s WebGPU backend is not built yet');
       ctx.skip();
@@ -88,7 +89,7 @@ describe.skipIf(!adapter)('gsprof record --backend gpu', () => {
     const s = await gsprof(['summary', pf, '--json']);
     const names = (JSON.parse(s.stdout) as { tracks: Array<{ kernels: Array<{ name: string }> }> }).tracks.flatMap((t) => t.kernels.map((k) => k.name));
     for (const stage of ['kinematics', 'crb', 'solve', 'integrate']) expect(names).toContain(stage);
-  });
+  }, 600_000);
 });
 
 describe.skipIf(!adapter)('gsprof record -- <program> and Ctrl-C', () => {
