@@ -437,7 +437,8 @@ async function main(): Promise<void> {
     };
     for (const [i, n] of sizes.entries()) {
       if (n > maxFit) {
-        stopNote = `stopped at nEnvs ${n}: it does not fit the device's buffer limits (${fit.message})`;
+        const why = /\(([^)]*)\)/.exec(String(fit.message))?.[1] ?? '';
+        stopNote = `stopped at nEnvs ${n}: it does not fit the device's buffer limits (${why}; the largest nEnvs that fits is ${maxFit})`;
         // The largest size that fits is the last row, when the doubling skipped over it.
         if (!args.envs && (last === null || last.n < maxFit)) await sweepRow(maxFit);
         break;
