@@ -90,6 +90,17 @@ describe.skipIf(!adapter)('gsprof record --backend gpu', () => {
     const names = (JSON.parse(s.stdout) as { tracks: Array<{ kernels: Array<{ name: string }> }> }).tracks.flatMap((t) => t.kernels.map((k) => k.name));
     for (const stage of ['kinematics', 'crb', 'solve', 'integrate']) expect(names).toContain(stage);
   }, 600_000);
+
+  it('--sync waits for the GPU before each step: gaps then finds the idle time is host wait', async () => {
+    const dir = tempDir();
+    const r = await gsprof(['record', '--example', 'franka', '--backend', 'gpu', '--n-envs', '8', '--steps', '12', '--sync', '--format', 'perfetto', '--out', dir, '--no-fps'], { timeoutMs: 590_000 });
+    expect(r.code).toBe(0);
+    const g = await gsprof(['gaps', dir, '--json']);
+    expect(g.code).toBe(0);
+    const gaps = JSON.parse(g.stdout) as { overall: { hostWaitShare: number; idleNs: number } };
+    expect(gaps.overall.idleNs).toBeGreaterThan(0);
+    expect(gaps.overall.hostWaitShare).toBeGreaterThan(0.5);
+  }, 600_000);
 });
 
 describe.skipIf(!adapter)('gsprof record -- <program> and Ctrl-C', () => {
