@@ -38,6 +38,14 @@ describe.skipIf(!adapter)('gsprof record -- <program> on WebGPU', () => {
     expect((JSON.parse(q.stdout) as { rows: unknown[] }).rows).toEqual([{ name: 'integrate', n: 8 }, { name: 'kinetic_energy', n: 8 }]);
   });
 
+  it('reaches a Node program started by a shell (through NODE_OPTIONS); the shell itself records nothing', async () => {
+    const dir = tempDir();
+    const r = await gsprof(['record', '--out', dir, '--format', 'perfetto', '--', 'bash', '-c', 'node examples/profiling/webgpu-compute.mjs --frames 6 --particles 4096']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('6 steps (submits), 1 device(s) instrumented');
+    expect(readdirSync(dir).filter((f) => f.endsWith('.pftrace'))).toHaveLength(1);
+  });
+
   it('uses the program\'s own step marks when it makes them', async () => {
     const dir = tempDir();
     const r = await gsprof(['record', '--out', dir, '--format', 'perfetto', '--steps-from', 'marks', '--', 'node', 'test/fixtures/webgpu-marked.mjs', '7']);

@@ -28,12 +28,20 @@ if (config) {
   prof.setRunInfo({ program: process.argv.slice(1).join(' ') });
   const steps = new StepSource(() => { void prof.step(); }, config.stepsFrom);
   (globalThis as { gsprof?: unknown }).gsprof = { step: () => steps.mark(), profiler: prof };
-  const hook = await hookDevices((device) => { instrumentDevice(device, prof); }, { onSubmit: () => steps.submit(), deferDestroy: true });
+  // Recording starts with the first device: a process that never touches WebGPU (npx, a shell, a build step
+  // started through NODE_OPTIONS) records and writes nothing.
+  let started: Promise<void> | null = null;
+  const hook = await hookDevices((device) => {
+    instrumentDevice(device, prof);
+    started ??= prof.start();
+  }, { onSubmit: () => steps.submit(), deferDestroy: true });
 
   let finished: Promise<void> | null = null;
   const finish = (): Promise<void> => {
     finished ??= (async () => {
+      if (!started) { hook.restore(); return; }
       try {
+        await started;
         await prof.stop();
       } finally {
         hook.restore();
@@ -42,7 +50,6 @@ if (config) {
     })();
     return finished;
   };
-  await prof.start();
   process.once('beforeExit', () => { void finish(); });
   // process.exit() skips beforeExit and allows no async work: finish the trace first, then exit.
   const exit = process.exit.bind(process);
