@@ -17,7 +17,7 @@ die() { echo "gpu-h200.sh: $*" >&2; exit 1; }
 command -v node >/dev/null || die "node is not on PATH (Node >= 20 needed)"
 node_major=$(node -p 'process.versions.node.split(".")[0]')
 [ "$node_major" -ge 20 ] || die "Node >= 20 needed, found $(node --version)"
-for dep in tsx webgpu; do
+for dep in tsx webgpu @gsprof/sim-core; do
   [ -d "node_modules/$dep" ] || die "node_modules/$dep is missing: run 'npm ci' in $(pwd) first (this script installs nothing)"
 done
 [ -f packages/sim-core/src/index.ts ] || die "packages/sim-core/src is missing: run this from a gsprof checkout"
