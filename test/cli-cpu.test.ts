@@ -26,7 +26,7 @@ describe('gsprof record --backend cpu, then the readers', () => {
     expect(rec.stderr).not.toMatch(/^gsprof: (?!warning)/m);
     expect(rec.code).toBe(0);
     expect(rec.stdout).toMatch(/Running at [\d,]+\.\d\d FPS \([\d.]+ FPS per env, 4 envs\)\./);
-    expect(rec.stdout).toMatch(/^franka on cpu: built in [\d.]+ s; 16 steps x 4 envs in [\d.]+ s \([\d,]+ env-steps\/s\)$/m);
+    expect(rec.stdout).toMatch(/^franka on cpu: built in [\d.]+ s, first step [\d.]+ s; 16 steps x 4 envs in [\d.]+ s \([\d,]+ env-steps\/s\)$/m);
     expect(rec.stdout).toContain('Time (%)');
     expect(rec.stdout).toMatch(/│ solve\s+│/);
     expect(rec.stdout).toContain(`wrote ${pftrace}`);

@@ -92,7 +92,7 @@ describe.skipIf(!adapter)('gsprof record --backend gpu', () => {
     }
     expect(r.stderr).not.toMatch(/^gsprof: (?!warning)/m);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^franka on gpu: built in [\d.]+ s; 12 steps x 8 envs/m);
+    expect(r.stdout).toMatch(/^franka on gpu: built in [\d.]+ s, first step [\d.]+ s; 12 steps x 8 envs/m);
     const pf = join(dir, readdirSync(dir).find((f) => f.endsWith('.pftrace'))!);
     const s = await gsprof(['summary', pf, '--json']);
     const names = (JSON.parse(s.stdout) as { tracks: Array<{ kernels: Array<{ name: string }> }> }).tracks.flatMap((t) => t.kernels.map((k) => k.name));

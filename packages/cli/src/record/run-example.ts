@@ -39,6 +39,8 @@ export interface RecordExampleResult {
   wallSeconds: number;
   /** gs.init + scene construction + build (kernel compiles on the GPU backend). */
   buildSeconds: number;
+  /** The first step, taken before recording (kernel compiles on the GPU backend). */
+  firstStepSeconds: number;
   envStepsPerSecond: number;
   schedule: ScheduleArgs;
   traces: string[];
@@ -63,6 +65,14 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
     const buildStart = performance.now();
     scenario = await buildScenario(options.example, options);
     const buildSeconds = (performance.now() - buildStart) / 1e3;
+    // As Genesis' scene.build() does, take the first (compiling) step before anything is measured: on the GPU
+    // backend a cold kernel cache compiles there for up to a minute, and steps queued behind it would time out
+    // the profiler's timestamp readbacks.
+    const firstStart = performance.now();
+    scenario.beforeStep?.(-1);
+    scenario.scene.step();
+    await scenario.scene.sync();
+    const firstStepSeconds = (performance.now() - firstStart) / 1e3;
     const steps = options.steps ?? scenario.defaultSteps;
     scheduleArgs = options.schedule(steps);
     const { instrumentDevice } = await import('@gsprof/profiler');
@@ -74,7 +84,7 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
       handleSigint: true,
       traceName: `gsprof record --example ${options.example}`,
     });
-    prof.setRunInfo({ ...scenario.facts, backend: String(scenario.gs.backend), steps, workerName, buildSeconds });
+    prof.setRunInfo({ ...scenario.facts, backend: String(scenario.gs.backend), steps, workerName, buildSeconds, firstStepSeconds });
     for (const device of pending) instrumentDevice(device, prof);
     sim.setTracer(prof.tracer);
     const progress = options.progress === false
@@ -118,6 +128,7 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
       steps,
       wallSeconds,
       buildSeconds,
+      firstStepSeconds,
       envStepsPerSecond: (steps * Math.max(1, scenario.nEnvs)) / wallSeconds,
       schedule: scheduleArgs,
       traces: [...prof.tracePaths],
