@@ -51,22 +51,28 @@ export function addRobot(scene: gs.Scene, which: SpeedScene): () => void {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      scene: { type: 'string', default: 'franka' },
-      settings: { type: 'string', default: 'fast' },
-      'n-envs': { type: 'string', default: '30000' },
-      steps: { type: 'string', default: '1000' },
-      'max-seconds': { type: 'string', default: '40' },
-      backend: { type: 'string', default: 'gpu' },
-      'no-performance-mode': { type: 'boolean', default: false },
-      json: { type: 'string' },
-    },
-  });
   const fail = (msg: string): never => {
     console.error(`gpu-speed: ${msg}`);
     process.exit(2);
   };
+  let parsed;
+  try {
+    parsed = parseArgs({
+      options: {
+        scene: { type: 'string', default: 'franka' },
+        settings: { type: 'string', default: 'fast' },
+        'n-envs': { type: 'string', default: '30000' },
+        steps: { type: 'string', default: '1000' },
+        'max-seconds': { type: 'string', default: '40' },
+        backend: { type: 'string', default: 'gpu' },
+        'no-performance-mode': { type: 'boolean', default: false },
+        json: { type: 'string' },
+      },
+    });
+  } catch (err) {
+    fail((err as Error).message);
+  }
+  const values = parsed!.values;
   const which = values.scene as SpeedScene;
   if (which !== 'franka' && which !== 'anymal_c') fail(`--scene must be franka or anymal_c, got '${values.scene}'`);
   const settings = values.settings as SpeedSettings;

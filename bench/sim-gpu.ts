@@ -4,7 +4,7 @@
  *
  *   node --conditions=@gsprof/source --import tsx bench/sim-gpu.ts [--envs 1,2,4,...] [--max-envs 32768]
  *        [--seconds 1.5] [--scene franka|anymal_c] [--solver accurate|fast] [--mode-envs 1024]
- *        [--max-step-ms 1000] [--mujoco-max 4096] [--cpu-precision 64] [--no-cpu] [--no-mujoco]
+ *        [--max-step-ms 1000] [--mujoco-max 4096] [--cpu-precision 64] [--no-cpu] [--no-mujoco] [--backend gpu]
  *
  * Scenes and solver settings are bench/gpu-speed.ts's (the seed's speed benchmarks: plane + Panda or ANYmal C,
  * dt 0.01, targets set once). Only one backend can be initialised per process, so every case lives in a
@@ -29,23 +29,33 @@ import { parseArgs } from 'node:util';
 import * as gs from '@gsprof/sim-core';
 import { addRobot, settingsOptions, type SpeedScene, type SpeedSettings } from './gpu-speed.js';
 
-const { values: args } = parseArgs({
-  options: {
-    envs: { type: 'string' },
-    'max-envs': { type: 'string', default: '32768' },
-    seconds: { type: 'string', default: '1.5' },
-    scene: { type: 'string', default: 'franka' },
-    solver: { type: 'string', default: 'accurate' },
-    'mode-envs': { type: 'string', default: '1024' },
-    'max-step-ms': { type: 'string', default: '1000' },
-    'mujoco-max': { type: 'string', default: '4096' },
-    'cpu-precision': { type: 'string', default: '64' },
-    'no-cpu': { type: 'boolean', default: false },
-    'no-mujoco': { type: 'boolean', default: false },
-    // Internal: run as a child (gpu-generic | gpu-performance | cpu).
-    peer: { type: 'string' },
-  },
-});
+function parseFlags() {
+  try {
+    return parseArgs({
+      options: {
+        envs: { type: 'string' },
+        'max-envs': { type: 'string', default: '32768' },
+        seconds: { type: 'string', default: '1.5' },
+        scene: { type: 'string', default: 'franka' },
+        solver: { type: 'string', default: 'accurate' },
+        'mode-envs': { type: 'string', default: '1024' },
+        'max-step-ms': { type: 'string', default: '1000' },
+        'mujoco-max': { type: 'string', default: '4096' },
+        'cpu-precision': { type: 'string', default: '64' },
+        'no-cpu': { type: 'boolean', default: false },
+        'no-mujoco': { type: 'boolean', default: false },
+        // Accepted so that `npm run bench:sim -- --backend gpu` can hand its arguments over unchanged.
+        backend: { type: 'string', default: 'gpu' },
+        // Internal: run as a child (gpu-generic | gpu-performance | cpu).
+        peer: { type: 'string' },
+      },
+    }).values;
+  } catch (err) {
+    console.error(`sim-gpu: ${(err as Error).message}`);
+    process.exit(2);
+  }
+}
+const args = parseFlags();
 
 const sceneName = args.scene as SpeedScene;
 const solver = args.solver as SpeedSettings;
@@ -324,6 +334,8 @@ async function main(): Promise<void> {
   };
   if (sceneName !== 'franka' && sceneName !== 'anymal_c') fail(`--scene must be franka or anymal_c, got '${args.scene}'`);
   if (solver !== 'accurate' && solver !== 'fast') fail(`--solver must be accurate or fast, got '${args.solver}'`);
+  if (args['cpu-precision'] !== '32' && args['cpu-precision'] !== '64') fail(`--cpu-precision must be 32 or 64, got '${args['cpu-precision']}'`);
+  if (args.backend !== 'gpu') fail(`this benchmark measures the 'gpu' backend (with the CPU backend beside it), got --backend ${args.backend}`);
   const num = (name: string, min: number): number => {
     const v = Number(args[name as keyof typeof args]);
     if (!Number.isFinite(v) || v < min) fail(`--${name} must be a number >= ${min}, got '${String(args[name as keyof typeof args])}'`);
