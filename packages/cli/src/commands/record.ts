@@ -31,7 +31,7 @@ export default class Record extends GsprofCommand {
     'performance-mode': Flags.boolean({ description: 'bake shapes into the kernels (faster steps, recompiles per scene)', default: false }),
     seed: Flags.integer({ description: 'random seed (timers noise)', default: 0 }),
     'noise-mode': Flags.integer({ description: 'timers example: 0 no noise, 1 shared noise, 2 per-env noise', options: ['0', '1', '2'] as never, min: 0, max: 2, default: 2 }),
-    profiling: Flags.boolean({ description: 'timers example: record a trace (wait 0, warmup 0, active 1) instead of plotting the timers', default: false }),
+    profiling: Flags.boolean({ description: 'timers example: as timers.py --profiling, one trace of the whole loop in ./benchmark (Chrome JSON) instead of the plots', default: false }),
     wait: Flags.integer({ description: 'schedule: steps ignored at the start of each cycle', min: 0, helpGroup: 'SCHEDULE' }),
     warmup: Flags.integer({ description: 'schedule: steps recorded then discarded', min: 0, helpGroup: 'SCHEDULE' }),
     active: Flags.integer({ description: 'schedule: steps recorded per cycle', min: 1, helpGroup: 'SCHEDULE' }),
@@ -92,8 +92,9 @@ export default class Record extends GsprofCommand {
       quiet: this.jsonEnabled(),
       seed: flags.seed,
       noiseMode: flags['noise-mode'] as 0 | 1 | 2,
-      // timers.py --profiling: torch.profiler(schedule(wait=0, warmup=0, active=1)) writing to ./benchmark.
-      schedule: (steps) => (profiling ? { wait: 0, warmup: 0, active: 1, repeat: 0, skipFirst: 0 } : scheduleFromFlags(scheduleFlags, steps)),
+      // timers.py --profiling: torch.profiler(schedule(wait=0, warmup=0, active=1)) around a loop that never calls
+      // prof.step(), so the whole loop is its one recorded step: here, every step in one trace, in ./benchmark.
+      schedule: (steps) => (profiling ? { wait: 0, warmup: 0, active: steps, repeat: 1, skipFirst: 0 } : scheduleFromFlags(scheduleFlags, steps)),
       sync: flags.sync,
       freshCache: flags['fresh-cache'],
       outDir: profiling && flags.out === 'out' ? 'benchmark' : flags.out,
