@@ -4,8 +4,8 @@
  * position targets: --mode 0 none, 1 the same noise for all envs, 2 per-env noise (default).
  * Without --profiling it reads the constraint solver's per-env timers every step and plots, in the terminal,
  * slot 0 (solve ns): the last step per env, the running mean per env, and the running mean of each step's
- * sorted values. With --profiling it records one step with the profiler instead (wait 0, warmup 0, active 1)
- * and writes a TensorBoard/Chrome trace to ./benchmark.
+ * sorted values. With --profiling it wraps the loop in the profiler instead (wait 0, warmup 0, active 1, and no
+ * prof.step() calls, so the whole loop is one recorded step) and writes a TensorBoard/Chrome trace to ./benchmark.
  *
  *   node --conditions=@gsprof/source --import tsx examples/speed_benchmark/timers.ts [--mode 2] [--profiling] [--backend cpu]
  * The same run through the CLI: gsprof record --example timers
@@ -45,7 +45,9 @@ if (args.profiling) {
   const prof = profile({ schedule: schedule({ wait: 0, warmup: 0, active: 1 }), onTraceReady: tensorboardTraceHandler('./benchmark') });
   gs.setTracer(prof.tracer);
   await prof.start();
-  for (let step = 0; step < args.steps; step++) { addNoise(); scene.step(); await prof.step(); }
+  // As in timers.py, the loop never calls prof.step(): the whole loop is the one recorded (active) step.
+  for (let step = 0; step < args.steps; step++) { addNoise(); scene.step(); }
+  await scene.sync();
   await prof.stop();
   gs.setTracer(null);
   console.log(`wrote ${prof.tracePaths.join(', ')}`);
