@@ -9,7 +9,8 @@
 # first-step times include the full compile. Whole script: under 6 minutes (each run's stepping is capped).
 # Overrides, for a quick check on a small machine:
 #   GSPROF_BENCH_ENVS (30000)  GSPROF_BENCH_STEPS (1000)  GSPROF_BENCH_MAX_SECONDS (40: stepping time per run)
-#   GSPROF_BENCH_RUN_TIMEOUT (80: seconds per run, compile included)  GSPROF_BENCH_OUT (results file)
+#   GSPROF_BENCH_RUN_TIMEOUT (85: seconds per run, compile included; stepping stops 10 s before it)
+#   GSPROF_BENCH_OUT (results file)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,7 +27,7 @@ if [ $# -ge 1 ] && [ -n "$1" ]; then export GSPROF_ADAPTER="$1"; fi
 envs=${GSPROF_BENCH_ENVS:-30000}
 steps=${GSPROF_BENCH_STEPS:-1000}
 max_seconds=${GSPROF_BENCH_MAX_SECONDS:-40}
-run_timeout=${GSPROF_BENCH_RUN_TIMEOUT:-80}
+run_timeout=${GSPROF_BENCH_RUN_TIMEOUT:-85}
 out=${GSPROF_BENCH_OUT:-${OUT:-.}/gpu-h200-results.txt}
 cache=$(mktemp -d)
 trap 'rm -rf "$cache"' EXIT
@@ -48,7 +49,7 @@ for scene in franka anymal_c; do
     if ! XDG_CACHE_HOME="$run_cache" GSPROF_CACHE_DIR="$run_cache/gsprof" \
       timeout "$run_timeout" node --conditions=@gsprof/source --import tsx bench/gpu-speed.ts \
         --scene "$scene" --settings "$settings" --n-envs "$envs" --steps "$steps" \
-        --max-seconds "$max_seconds" --json "$json"; then
+        --max-seconds "$max_seconds" --budget-seconds "$((run_timeout - 10))" --json "$json"; then
       echo "$scene $settings: FAILED or timed out after ${run_timeout} s"
       failures=$((failures + 1))
     fi
