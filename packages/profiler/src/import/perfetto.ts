@@ -282,14 +282,15 @@ class PerfettoImporter {
       const upid = this.sink.addProcess(proc.pid, proc.name);
       this.processUuids.set(uuid, upid);
       this.pidToUpid.set(proc.pid, upid);
-      const trackId = this.sink.addTrack({ type: 'process', name, upid });
+      const trackId = this.sink.addTrack({ type: 'process', name: name ?? proc.name ?? null, upid });
       reg = this.reg(trackId, seqId, parent, null, upid);
     } else if (thread) {
       let upid = this.pidToUpid.get(thread.pid);
       if (upid === undefined) { upid = this.sink.addProcess(thread.pid); this.pidToUpid.set(thread.pid, upid); }
       const utid = this.sink.addThread(thread.tid, upid, thread.name);
       this.threadUuids.set(uuid, utid);
-      const trackId = this.sink.addTrack({ type: 'thread', name, utid, upid });
+      // A thread track is known by its thread's name; only unnamed custom tracks take their first event's.
+      const trackId = this.sink.addTrack({ type: 'thread', name: name ?? thread.name ?? null, utid, upid });
       reg = this.reg(trackId, seqId, parent, utid, upid);
     } else if (counter) {
       const trackId = this.sink.addTrack({ type: 'counter', name, unit: counter.unit,
