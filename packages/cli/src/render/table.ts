@@ -16,9 +16,11 @@ function clip(text: string, max: number | undefined): string {
 }
 
 export function renderTable(head: string[], rows: Array<Array<string | number>>, options: TableOptions): string {
+  // Colour is applied here rather than through cli-table3's styles, whose colour library also obeys NO_COLOR
+  // and TTY detection on its own; the caller has already decided.
   const table = new Table({
-    head,
-    style: options.color ? { head: ['cyan'], border: ['gray'] } : { head: [], border: [] },
+    head: options.color ? head.map((h) => `\u001b[36m${h}\u001b[39m`) : head,
+    style: { head: [], border: [] },
     // No rule between body rows: long tables stay readable and half as tall.
     chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
     ...(options.align ? { colAligns: options.align } : {}),
