@@ -18,7 +18,7 @@ export interface OpenedGpu {
   device: GPUDevice;
   adapter: GPUAdapter;
   info: GpuDeviceInfo;
-  /** Drops Dawn's instance so the process can exit. */
+  /** Destroys the device. */
   close(): void;
 }
 
@@ -51,11 +51,14 @@ async function loadDawnAsync(): Promise<DawnModule> {
   return dawn;
 }
 
+const liveInstances: GPU[] = [];
+
 /** Adapter names Dawn can see (it lists them when asked for one that does not exist). */
 export async function listAdapters(): Promise<string[]> {
   const d = await loadDawnAsync();
   try {
     const gpu = d.create(['adapter=\u0000gsprof-list']);
+    liveInstances.push(gpu);
     await gpu.requestAdapter();
   } catch (err) {
     return [...String((err as Error).message).matchAll(/name: '([^']*)'/g)].map((m) => m[1]!);
@@ -90,7 +93,10 @@ export async function openGpu(selector: string | undefined = process.env.GSPROF_
     }
     flags.push(`adapter=${name}`);
   }
-  let gpu: GPU | null = d.create(flags);
+  const gpu: GPU = d.create(flags);
+  // dawn.node aborts the process if a GPU instance is garbage-collected while any of its work is still
+  // pending (seen as crashes at process exit), so instances live as long as the process.
+  liveInstances.push(gpu);
   let adapter: GPUAdapter | null;
   try {
     adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
@@ -123,7 +129,6 @@ export async function openGpu(selector: string | undefined = process.env.GSPROF_
     info,
     close() {
       device.destroy();
-      gpu = null;
     },
   };
 }
