@@ -72,6 +72,7 @@ export class GpuBackend implements Backend {
   }
 
   async destroy(): Promise<void> {
+    await this.gpu.device.queue.onSubmittedWorkDone().catch(() => undefined);
     this.gpu.close();
   }
 }
@@ -254,6 +255,8 @@ class GpuSimInstance implements SimInstance {
     if (this.destroyed) return;
     this.destroyed = true;
     await this.pendingErrors;
+    // Buffers freed under in-flight work (a profiler's readbacks included) can abort Dawn.
+    await this.sim.sync().catch(() => undefined);
     this.sim.destroy();
   }
 }
