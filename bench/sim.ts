@@ -19,6 +19,17 @@ import { parseArgs } from 'node:util';
 import loadMujoco from 'mujoco-js';
 import * as gs from '@gsprof/sim-core';
 
+// The WebGPU sweep (nEnvs doubling to the device limit, both kernel modes, compile times) is its own script,
+// since one process can initialise only one backend; `npm run bench:sim -- --backend gpu` runs it.
+const argv = process.argv.slice(2);
+const gpuAt = argv.findIndex((a, i) => a === '--backend=gpu' || (a === '--backend' && argv[i + 1] === 'gpu'));
+if (gpuAt >= 0) {
+  const { spawnSync } = await import('node:child_process');
+  const script = join(dirname(new URL(import.meta.url).pathname), 'sim-gpu.ts');
+  const r = spawnSync(process.execPath, [...process.execArgv, script, ...argv], { stdio: 'inherit' });
+  process.exit(r.status ?? 1);
+}
+
 const { values: args } = parseArgs({
   options: {
     backend: { type: 'string', default: 'cpu' },
