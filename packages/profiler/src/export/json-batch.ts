@@ -2,6 +2,8 @@
 // pieces and digits straight into the buffer, so writing a million events allocates almost nothing; rarer
 // events go through `text()` as ordinary strings.
 
+import { ByteBatch } from './byte-batch.js';
+
 /** Characters that JSON.stringify escapes (quotes, backslash, controls, lone surrogate halves). */
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
@@ -22,49 +24,7 @@ export function formatMicros(ns: number): string {
 
 const POW10 = Array.from({ length: 17 }, (_, i) => 10 ** i);
 
-export class JsonBatch {
-  buf: Buffer;
-  pos = 0;
-  private spare: Buffer[] = [];
-
-  constructor(capacity: number) {
-    this.buf = Buffer.allocUnsafe(capacity);
-  }
-
-  private useBuffer(b: Buffer): void {
-    this.buf = b;
-  }
-
-  ensure(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
-    const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
-    this.buf.copy(bigger, 0, 0, this.pos);
-    this.buf = bigger;
-  }
-
-  /**
-   * Hands out the bytes so far without copying and continues in a spare buffer; pass the returned bytes to
-   * `recycle` once they have been written, so a long export cycles through a few buffers instead of
-   * allocating (and garbage-collecting) one per batch.
-   */
-  takeShared(): Buffer {
-    const out = this.buf.subarray(0, this.pos);
-    this.useBuffer(this.spare.pop() ?? Buffer.allocUnsafe(this.buf.length));
-    this.pos = 0;
-    return out;
-  }
-
-  recycle(used: Buffer): void {
-    if (this.spare.length < 8) this.spare.push(Buffer.from(used.buffer, used.byteOffset, used.buffer.byteLength - used.byteOffset));
-  }
-
-  /** Copies out the bytes so far and starts over. */
-  take(): Buffer {
-    const out = Buffer.from(this.buf.subarray(0, this.pos));
-    this.pos = 0;
-    return out;
-  }
-
+export class JsonBatch extends ByteBatch {
   /** Any string, UTF-8 encoded. */
   text(s: string): void {
     this.ensure(s.length * 3);
