@@ -3,21 +3,12 @@ import {
   baselineFromTrace, compare, compareSamples, openTrace, readBaseline, writeBaseline, BaselineFormatError, type Baseline,
 } from '../../src/index.js';
 import { tempFiles } from '../import/support/tmp.js';
+import { mulberry32 as rng } from '../../../../test/support/random.js';
 
 const files = tempFiles();
 afterAll(() => files.cleanup());
 
-/** Deterministic noise: mulberry32 + Box-Muller. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic normal noise: Box-Muller over a seeded rng. */
 function noisy(r: () => number, n: number, mean: number, rel: number): number[] {
   return Array.from({ length: n }, () => {
     const z = Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());

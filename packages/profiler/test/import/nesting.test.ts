@@ -5,19 +5,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { openTrace } from '../../src/index.js';
 import { tempFiles } from './support/tmp.js';
+import { mulberry32 as rng } from '../../../../test/support/random.js';
 
 const files = tempFiles();
 afterAll(() => files.cleanup());
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Ev = Record<string, unknown>;
 

@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { estimateClockAlignment, gpuToHost, type ClockSample } from '../../src/record/index.js';
+import { mulberry32 as rng } from '../../../../test/support/random.js';
 
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const exp = (r: () => number, mean: number): number => -Math.log(1 - r()) * mean;
 
 /** Synthetic run: host = gpu*(1+drift) + a0; submits precede each pass begin, completions follow each end. */

@@ -1,19 +1,12 @@
 import { describe, expect, test } from 'vitest';
 import { hasShared, sharedPath } from '../../../../test/support/shared.js';
+import { lcg as rng } from '../../../../test/support/random.js';
 import type { Data } from '../../src/data/data.js';
 import type { Model } from '../../src/model/model.js';
 import { collision } from '../../src/stages/collision.js';
 import { makeConstraint } from '../../src/stages/make_constraint.js';
 import { loadMujoco, loadMujocoXml, modelFromMujoco, type Mj } from '../helpers/mujoco.js';
 import { allocData, copyFromMujoco } from './mujoco-data.js';
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
 
 function close(actual: number, expected: number, rel: number, what: string): void {
   const tol = rel * Math.max(1, Math.abs(expected));

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { hasShared, sharedPath } from '../../../../test/support/shared.js';
+import { lcg as rng } from '../../../../test/support/random.js';
 import type { Data } from '../../src/data/data.js';
 import type { Model } from '../../src/model/model.js';
 import { collision } from '../../src/stages/collision.js';
@@ -8,14 +9,6 @@ import { solve } from '../../src/stages/solve.js';
 import { TIMER_LABELS } from '../../src/solver/timers.js';
 import { loadMujoco, loadMujocoXml, modelFromMujoco, type Mj } from '../helpers/mujoco.js';
 import { allocData, copyFromMujoco } from './mujoco-data.js';
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
 
 /** max |a - b| / max(1, max |b|) over a vector */
 function relErr(a: number[], b: number[]): number {

@@ -20,16 +20,7 @@ export async function pairFromFile(file: string): Promise<Pair> {
 }
 
 /** Deterministic PRNG (mulberry32) in [0, 1). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 as rng } from '../../../../test/support/random.js';
 
 export interface State { qpos: number[]; qvel: number[]; ctrl: number[] }
 
