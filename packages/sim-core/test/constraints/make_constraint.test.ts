@@ -6,7 +6,7 @@ import type { Model } from '../../src/model/model.js';
 import { collision } from '../../src/stages/collision.js';
 import { makeConstraint } from '../../src/stages/make_constraint.js';
 import { loadMujoco, loadMujocoXml, modelFromMujoco, type Mj } from '../helpers/mujoco.js';
-import { allocData, copyFromMujoco } from './mujoco-data.js';
+import { allocData, copyFromMujoco, envsFromMujoco } from './mujoco-data.js';
 
 function close(actual: number, expected: number, rel: number, what: string): void {
   const tol = rel * Math.max(1, Math.abs(expected));
@@ -38,17 +38,7 @@ export function expectRowsLikeMujoco(m: Model, d: Data, e: number, md: Mj, rel =
 export async function rowsAgainstMujoco(
   load: Promise<{ mj: Mj; m: Mj }>, count: number, configure: (md: Mj, i: number, mj: Mj, mjm: Mj) => void,
 ): Promise<{ model: Model; d: Data; envs: Mj[]; mj: Mj; mjm: Mj }> {
-  const { mj, m: mjm } = await load;
-  const model = modelFromMujoco(mj, mjm);
-  const envs: Mj[] = [];
-  for (let i = 0; i < count; i++) {
-    const md = new mj.MjData(mjm);
-    configure(md, i, mj, mjm);
-    mj.mj_forward(mjm, md);
-    envs.push(md);
-  }
-  const d = allocData(model, count);
-  copyFromMujoco(mj, mjm, model, d, envs);
+  const { mj, mjm, model, d, envs } = await envsFromMujoco(load, count, configure);
   collision(model, d, 0, count);
   makeConstraint(model, d, 0, count);
   envs.forEach((md, e) => expectRowsLikeMujoco(model, d, e, md));

@@ -5,7 +5,7 @@
  */
 import type { Data } from '../../src/data/data.js';
 import type { Model } from '../../src/model/model.js';
-import { fullM, type Mj } from '../helpers/mujoco.js';
+import { fullM, modelFromMujoco, type Mj } from '../helpers/mujoco.js';
 
 export interface Capacity { maxContacts?: number; maxEfc?: number }
 
@@ -60,6 +60,29 @@ export function copyFromMujoco(mj: Mj, mjm: Mj, m: Model, d: Data, envs: Mj[]): 
     put(d.qfrcSmooth, md.qfrc_smooth, m.nv, n, e);
     put(d.qaccSmooth, md.qacc_smooth, m.nv, n, e);
   });
+}
+
+/**
+ * Prepares `count` envs with MuJoCo (configure each, then `warmSteps` mj_step calls so qacc_warmstart is
+ * realistic, then mj_forward) and a Data holding a copy of each, ready for the constraint stages.
+ */
+export async function envsFromMujoco(
+  load: Promise<{ mj: Mj; m: Mj }>, count: number, configure: (md: Mj, i: number, mj: Mj, mjm: Mj) => void,
+  warmSteps = 0,
+): Promise<{ mj: Mj; mjm: Mj; model: Model; d: Data; envs: Mj[] }> {
+  const { mj, m: mjm } = await load;
+  const model = modelFromMujoco(mj, mjm);
+  const envs: Mj[] = [];
+  for (let i = 0; i < count; i++) {
+    const md = new mj.MjData(mjm);
+    configure(md, i, mj, mjm);
+    for (let k = 0; k < warmSteps; k++) mj.mj_step(mjm, md);
+    mj.mj_forward(mjm, md);
+    envs.push(md);
+  }
+  const d = allocData(model, count);
+  copyFromMujoco(mj, mjm, model, d, envs);
+  return { mj, mjm, model, d, envs };
 }
 
 export interface MjContactView {

@@ -8,7 +8,7 @@ import { makeConstraint } from '../../src/stages/make_constraint.js';
 import { solve } from '../../src/stages/solve.js';
 import { TIMER_LABELS } from '../../src/solver/timers.js';
 import { loadMujoco, loadMujocoXml, modelFromMujoco, type Mj } from '../helpers/mujoco.js';
-import { allocData, copyFromMujoco } from './mujoco-data.js';
+import { allocData, copyFromMujoco, envsFromMujoco } from './mujoco-data.js';
 
 /** max |a - b| / max(1, max |b|) over a vector */
 function relErr(a: number[], b: number[]): number {
@@ -20,26 +20,14 @@ const envVec = (a: ArrayLike<number>, len: number, n: number, e: number): number
   Array.from({ length: len }, (_, k) => a[k * n + e]!);
 
 /**
- * Prepares each env with MuJoCo (configure, then `warmSteps` mj_step calls so qacc_warmstart is realistic,
- * then mj_forward), runs collision, make_constraint and solve, and compares qacc, qfrc_constraint, efc_force
- * and the iteration count with MuJoCo's.
+ * Prepares each env with MuJoCo (envsFromMujoco, with `warmSteps` mj_step calls), runs collision,
+ * make_constraint and solve, and compares qacc, qfrc_constraint, efc_force and the iteration count with MuJoCo's.
  */
 async function solveAgainstMujoco(
   load: Promise<{ mj: Mj; m: Mj }>, count: number, warmSteps: number,
   configure: (md: Mj, i: number, mj: Mj, mjm: Mj) => void, tol = 1e-6,
 ): Promise<{ model: Model; d: Data; envs: Mj[] }> {
-  const { mj, m: mjm } = await load;
-  const model = modelFromMujoco(mj, mjm);
-  const envs: Mj[] = [];
-  for (let i = 0; i < count; i++) {
-    const md = new mj.MjData(mjm);
-    configure(md, i, mj, mjm);
-    for (let k = 0; k < warmSteps; k++) mj.mj_step(mjm, md);
-    mj.mj_forward(mjm, md);
-    envs.push(md);
-  }
-  const d = allocData(model, count);
-  copyFromMujoco(mj, mjm, model, d, envs);
+  const { model, d, envs } = await envsFromMujoco(load, count, configure, warmSteps);
   collision(model, d, 0, count);
   makeConstraint(model, d, 0, count);
   solve(model, d, 0, count);
