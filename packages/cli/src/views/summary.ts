@@ -52,7 +52,11 @@ export function renderSummary(s: KernelSummary, options: { color: boolean; limit
   } else {
     out.push('Steps: none recorded (no ProfilerStep#k spans).');
   }
-  out.push(s.compileCount > 0 ? `Compile: ${duration(s.compileNs)} in ${s.compileCount} compile span(s)` : 'Compile: none recorded');
+  if (s.compileCount > 0) out.push(`Compile: ${duration(s.compileNs)} in ${s.compileCount} compile span(s)`);
+  else if (s.build) {
+    const first = s.build.firstStepSeconds === null ? '' : `, first step ${duration(s.build.firstStepSeconds * 1e9)}`;
+    out.push(`Compile: before the recorded steps (scene build ${duration(s.build.seconds * 1e9)}${first})`);
+  } else out.push('Compile: none recorded');
   return out.join('\n');
 }
 

@@ -47,6 +47,9 @@ export interface KernelSummary {
   /** Sum of 'compile' slices (shader/pipeline compilation). */
   compileNs: number;
   compileCount: number;
+  /** Scene build and first (compiling) step, when the recording tool noted them in the run metadata: they
+   *  happen before the profiler records, so they are not slices. */
+  build: { seconds: number; firstStepSeconds: number | null } | null;
 }
 
 export const KERNEL_SUM_COLUMNS = ['Time (%)', 'Total Time (ns)', 'Instances', 'Avg (ns)', 'Med (ns)', 'Min (ns)',
@@ -80,7 +83,14 @@ export async function kernelSummary(db: TraceDb): Promise<KernelSummary> {
       maxNs: num(r.mx), stdDevNs: num(r.sd), name: String(r.name),
     });
   }
-  return { tracks, steps: await stepStats(db), ...(await compileTime(db)) };
+  return { tracks, steps: await stepStats(db), ...(await compileTime(db)), build: await buildTime(db) };
+}
+
+async function buildTime(db: TraceDb): Promise<KernelSummary['build']> {
+  const seconds = Number(await db.metadata('gsprof.run.buildSeconds'));
+  if (!Number.isFinite(seconds)) return null;
+  const first = Number(await db.metadata('gsprof.run.firstStepSeconds'));
+  return { seconds, firstStepSeconds: Number.isFinite(first) ? first : null };
 }
 
 export async function stepStats(db: TraceDb): Promise<StepStats | null> {
