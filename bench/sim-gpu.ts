@@ -28,6 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as gs from '@gsprof/sim-core';
 import { addRobot, settingsOptions, type SpeedScene, type SpeedSettings } from './gpu-speed.js';
+import { makeEnvs, matchSimCoreOptions, type Mj } from './mujoco-peer.js';
 
 function parseFlags() {
   try {
@@ -128,8 +129,6 @@ function syncWindow(step: () => void, perCall: number): (ms: number) => Promise<
   };
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Mj = any;
 let mjModule: Mj = null;
 let mjDir = 0;
 
@@ -147,22 +146,8 @@ async function mujocoCase(nEnvs: number, o: gs.ResolvedOptions): Promise<PeerCas
     '<mujoco><include file="panda.xml"/><size memory="256K"/><worldbody><geom name="floor" type="plane" size="0 0 0.05"/></worldbody></mujoco>');
   const m = mj.MjModel.loadFromXML(`${dir}/bench.xml`);
   if (!m) throw new Error('MuJoCo could not load the benchmark scene');
-  m.opt.timestep = o.dt / o.substeps;
-  m.opt.iterations = o.iterations;
-  m.opt.ls_iterations = o.lsIterations;
-  m.opt.tolerance = o.tolerance;
-  m.opt.ls_tolerance = o.lsTolerance;
-  m.opt.impratio = o.impratio;
-  m.opt.integrator = o.integrator === 'euler' ? mj.mjtIntegrator.mjINT_EULER.value : mj.mjtIntegrator.mjINT_IMPLICITFAST.value;
-  m.opt.solver = o.constraintSolver === 'newton' ? mj.mjtSolver.mjSOL_NEWTON.value : mj.mjtSolver.mjSOL_CG.value;
-  m.opt.cone = mj.mjtCone.mjCONE_PYRAMIDAL.value;
-  const datas: Mj[] = [];
-  for (let e = 0; e < nEnvs; e++) {
-    const d = new mj.MjData(m);
-    const ctrl = d.ctrl;
-    for (let u = 0; u < FRANKA_CTRL.length; u++) ctrl[u] = FRANKA_CTRL[u];
-    datas.push(d);
-  }
+  matchSimCoreOptions(mj, m, o);
+  const datas = makeEnvs(mj, m, nEnvs, FRANKA_CTRL);
   return {
     name: 'mujoco',
     bytesPerEnv: Number(datas[0].narena) + Number(datas[0].nbuffer),

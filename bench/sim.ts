@@ -18,6 +18,7 @@ import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import loadMujoco from 'mujoco-js';
 import * as gs from '@gsprof/sim-core';
+import { makeEnvs, matchSimCoreOptions, type Mj } from './mujoco-peer.js';
 
 // The WebGPU sweep (nEnvs doubling to the device limit, both kernel modes, compile times) is its own script,
 // since one process can initialise only one backend; `npm run bench:sim -- --backend gpu` runs it.
@@ -100,8 +101,6 @@ async function simCore(nEnvs: number, cpuThreads: number | 'auto'): Promise<SimC
   };
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Mj = any;
 let mjModule: Mj = null;
 let mjDir = 0;
 
@@ -118,22 +117,8 @@ async function mujoco(nEnvs: number, o: gs.ResolvedOptions): Promise<Case & { by
   mj.FS.writeFile(`${dir}/bench.xml`, '<mujoco><include file="scene.xml"/><size memory="256K"/></mujoco>');
   const m = mj.MjModel.loadFromXML(`${dir}/bench.xml`);
   if (!m) throw new Error('MuJoCo could not load the benchmark scene');
-  m.opt.timestep = o.dt / o.substeps;
-  m.opt.iterations = o.iterations;
-  m.opt.ls_iterations = o.lsIterations;
-  m.opt.tolerance = o.tolerance;
-  m.opt.ls_tolerance = o.lsTolerance;
-  m.opt.impratio = o.impratio;
-  m.opt.integrator = o.integrator === 'euler' ? mj.mjtIntegrator.mjINT_EULER.value : mj.mjtIntegrator.mjINT_IMPLICITFAST.value;
-  m.opt.solver = o.constraintSolver === 'newton' ? mj.mjtSolver.mjSOL_NEWTON.value : mj.mjtSolver.mjSOL_CG.value;
-  m.opt.cone = mj.mjtCone.mjCONE_PYRAMIDAL.value;
-  const datas: Mj[] = [];
-  for (let e = 0; e < nEnvs; e++) {
-    const d = new mj.MjData(m);
-    const ctrl = d.ctrl;
-    for (let u = 0; u < CTRL.length; u++) ctrl[u] = CTRL[u];
-    datas.push(d);
-  }
+  matchSimCoreOptions(mj, m, o);
+  const datas = makeEnvs(mj, m, nEnvs, CTRL);
   const bytesPerEnv = Number(datas[0].narena) + Number(datas[0].nbuffer);
   const close = (): void => {
     // MuJoCo silently resets an env that blows up (REFERENCE §8): say so if it happened.
