@@ -76,4 +76,31 @@ describe.skipIf(!hasGpu || !hasShared())('WGSL smooth stages against MuJoCo', { 
       });
     }
   }
+
+  test('a NaN ctrl in one env zeroes every ctrl of that env only, as MuJoCo does', async () => {
+    const gpu = (await gpuOrSkip())!;
+    const { mj, m, d } = await loadMujoco(sharedPath('models/franka_emika_panda_nomesh/mjx_scene.xml'));
+    const model = modelFromMujoco(mj, m);
+    const sim = new GpuSim(gpu, model, N, { performanceMode: false, capacities: cap });
+    await sim.compile(ORDER);
+    const ctrl = Array.from({ length: N }, () => Array.from({ length: model.nu }, () => 0.5));
+    ctrl[2]![3] = Number.NaN;
+    mj.mj_resetData(m, d);
+    d.ctrl.set(ctrl[0]!);
+    mj.mj_forward(m, d);
+    const want = Float64Array.from(d.actuator_force);
+    mj.mj_resetData(m, d);
+    d.ctrl.set(ctrl[2]!);
+    mj.mj_forward(m, d);
+    const wantZero = Float64Array.from(d.actuator_force);
+    sim.writeField('qpos', soa(Array.from({ length: N }, () => Array.from(model.qpos0))));
+    sim.writeField('ctrl', soa(ctrl));
+    sim.writeField('dofForceRange', soa(Array.from({ length: N }, () => Array.from({ length: 2 * model.nv }, (_, k) => (k % 2 ? Infinity : -Infinity)))));
+    sim.step();
+    const got = await sim.readField('actuatorForce');
+    expectClose(got, want, 0, 'actuatorForce');
+    expectClose(got, wantZero, 2, 'actuatorForce (NaN env)');
+    expectClose(got, want, 3, 'actuatorForce');
+    sim.destroy();
+  });
 });

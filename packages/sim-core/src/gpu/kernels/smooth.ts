@@ -226,6 +226,14 @@ const actuation: KernelDef = {
   helpers: SMOOTH_HELPERS,
   body: /* wgsl */ `
   for (var d = 0; d < NV; d++) { dset(D_QFRC_ACTUATOR, d, e, 0.0); dset(D_Q_DERIV, d, e, -mr(M_DOF_DAMPING, d)); }
+  // As MuJoCo (and the CPU stage): one NaN, Inf or |ctrl| > 1e10 after clamping zeroes every ctrl of the env.
+  var badCtrl = false;
+  for (var u = 0; u < NU; u++) {
+    var c = dget(D_CTRL, u, e);
+    if ((bitcast<u32>(c) & 0x7f800000u) == 0x7f800000u) { badCtrl = true; continue; }
+    if (mn(M_ACTUATOR_CTRLLIMITED, u) != 0) { c = clamp(c, mr(M_ACTUATOR_CTRLRANGE, 2 * u), mr(M_ACTUATOR_CTRLRANGE, 2 * u + 1)); }
+    if (abs(c) > 1e10) { badCtrl = true; }
+  }
   for (var u = 0; u < NU; u++) {
     let j = mn(M_ACTUATOR_TRNID, 2 * u);
     let d = mn(M_JNT_DOFADR, j);
@@ -236,8 +244,11 @@ const actuation: KernelDef = {
     dset(D_ACTUATOR_LENGTH, u, e, len);
     dset(D_ACTUATOR_VELOCITY, u, e, vel);
     if (iget(D_DOF_CTRL_MODE, d, e) != 0) { dset(D_ACTUATOR_FORCE, u, e, 0.0); continue; }
-    var c = dget(D_CTRL, u, e);
-    if (mn(M_ACTUATOR_CTRLLIMITED, u) != 0) { c = clamp(c, mr(M_ACTUATOR_CTRLRANGE, 2 * u), mr(M_ACTUATOR_CTRLRANGE, 2 * u + 1)); }
+    var c = 0.0;
+    if (!badCtrl) {
+      c = dget(D_CTRL, u, e);
+      if (mn(M_ACTUATOR_CTRLLIMITED, u) != 0) { c = clamp(c, mr(M_ACTUATOR_CTRLRANGE, 2 * u), mr(M_ACTUATOR_CTRLRANGE, 2 * u + 1)); }
+    }
     var f = mr(M_ACTUATOR_GAINPRM, 10 * u) * c;
     if (mn(M_ACTUATOR_BIASTYPE, u) == 1) {
       f += mr(M_ACTUATOR_BIASPRM, 10 * u) + mr(M_ACTUATOR_BIASPRM, 10 * u + 1) * len + mr(M_ACTUATOR_BIASPRM, 10 * u + 2) * vel;
