@@ -51,16 +51,20 @@ export interface RecordExampleResult {
 
 export async function recordExample(options: RecordExampleOptions): Promise<RecordExampleResult> {
   const cache = options.freshCache ? useFreshCache() : null;
-  const { profile, schedule } = await import('@gsprof/profiler');
+  const { profile, schedule, SpanCollector } = await import('@gsprof/profiler');
   const sim = await import('@gsprof/sim-core');
   mkdirSync(options.outDir, { recursive: true });
   const workerName = options.workerName ?? `${hostname()}_${process.pid}`;
-  // The schedule needs the step count, which the scenario decides; the profiler is made before the scene so
-  // that the devices the backend opens, and its compile spans, are caught.
+  // The schedule needs the step count, which the scenario decides, so the profiler is made after the scene:
+  // the devices the backend opens are caught by the hook below, and its compile spans by a collector.
   let scheduleArgs: ScheduleArgs | null = null;
   const hooks = await hookDevices((device) => { pending.push(device); });
   const pending: GPUDevice[] = [];
   let scenario: Scenario | null = null;
+  // The build and first step happen before the profiler records; their compile spans are collected on the
+  // profiler's clock and put into the first recorded trace at their true times.
+  const compiles = new SpanCollector({ categories: ['compile'] });
+  sim.setTracer(compiles);
   try {
     const buildStart = performance.now();
     scenario = await buildScenario(options.example, options);
@@ -73,6 +77,7 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
     scenario.scene.step();
     await scenario.scene.sync();
     const firstStepSeconds = (performance.now() - firstStart) / 1e3;
+    sim.setTracer(null);
     const steps = options.steps ?? scenario.defaultSteps;
     scheduleArgs = options.schedule(steps);
     const { instrumentDevice } = await import('@gsprof/profiler');
@@ -86,6 +91,7 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
     });
     prof.setRunInfo({ ...scenario.facts, backend: String(scenario.gs.backend), steps, workerName, buildSeconds, firstStepSeconds });
     for (const device of pending) instrumentDevice(device, prof);
+    prof.addPreRecordedSpans(compiles.take());
     sim.setTracer(prof.tracer);
     const progress = options.progress === false
       ? { tick: () => undefined, stop: () => undefined }
@@ -137,6 +143,7 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
       scenario,
     };
   } finally {
+    if (sim.getTracer() === compiles) sim.setTracer(null);
     hooks.restore();
     await scenario?.dispose?.();
     cache?.dispose();

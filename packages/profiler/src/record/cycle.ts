@@ -96,6 +96,19 @@ export class Cycle {
 
   ts(hostNs: number): number { return Math.round(hostNs - this.baseHostNs); }
 
+  /** Moves ts 0 back to `hostNs` (no-op if it is not earlier), shifting what is already recorded, so spans from
+   *  before the cycle started keep non-negative ts. */
+  moveBaseEarlier(hostNs: number): void {
+    if (!this.recording) throw new Error('cycle: moveBaseEarlier before recording started');
+    const shift = Math.round(this.baseHostNs - hostNs);
+    if (shift <= 0) return;
+    this.baseHostNs -= shift;
+    this.trace.metadata.baseTimeNs = this.clock.epochNs(this.baseHostNs);
+    for (const list of [this.trace.slices, this.trace.instants, this.trace.counters, this.trace.envTimers]) {
+      for (const e of list) e.ts += shift;
+    }
+  }
+
   addTrack(t: Omit<TraceTrack, 'id'>): number {
     const id = this.nextTrackId++;
     this.trace.tracks.push({ id, ...t });

@@ -4,6 +4,7 @@ export {
   profile, Profiler, ProfilerActivity, type ProfileOptions, type StructuralTracer, type TraceReadyHandler,
 } from './profiler.js';
 export { recordFunction, type RecordScope } from './record-function.js';
+export { SpanCollector, type PreRecordedSpan, type SpanCollectorOptions } from './span-collector.js';
 export { keyAverages, KeyAverages, formatTime, type KeyAverage, type TableOptions } from './key-averages.js';
 export { instrumentDevice, DeviceInstrumentation, type DeviceInstrumentationStats } from './instrument.js';
 export { createGpu, requestProfiledDevice, DISABLE_QUANTIZATION_TOGGLE } from './gpu.js';

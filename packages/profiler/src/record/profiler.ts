@@ -14,6 +14,7 @@ import { devicesFor, instrumentDeviceFor, memoryCounterName } from './instrument
 import { keyAverages, type KeyAverages } from './key-averages.js';
 import { activeRecorder, setActiveRecorder, type Recorder, type SpanToken } from './recorder.js';
 import { alwaysRecord, ProfilerAction, type ScheduleFn } from './schedule.js';
+import type { PreRecordedSpan } from './span-collector.js';
 import { percentile } from './stats.js';
 import { warn } from './warn.js';
 
@@ -98,6 +99,8 @@ export class Profiler implements Recorder, AsyncDisposable {
   private delivering: TraceModel | null = null;
   private delivery: Promise<void> = Promise.resolve();
   private readonly tracerStack: (OpenSpan | null)[] = [];
+  /** Spans from before recording (addPreRecordedSpans), waiting for the first recorded cycle. */
+  private preRecorded: PreRecordedSpan[] = [];
   private timerLabels: string[] | undefined;
   private sigintHandler: (() => void) | null = null;
 
@@ -230,6 +233,30 @@ export class Profiler implements Recorder, AsyncDisposable {
     }
   }
 
+  /**
+   * Host spans that happened before recording (a scene build, a first compiling step), e.g. from a
+   * SpanCollector on this profiler's clock. They go into the first recorded trace at their true times, before
+   * its first step; that trace's ts 0 moves back to the earliest of them. While a cycle records they go into it
+   * now; else they wait for the next cycle that records. Spans without CPU activity are dropped.
+   */
+  addPreRecordedSpans(spans: readonly PreRecordedSpan[]): void {
+    for (const s of spans) {
+      if (!Number.isFinite(s.startHostNs) || !Number.isFinite(s.endHostNs) || s.endHostNs < s.startHostNs) {
+        throw new Error(`addPreRecordedSpans: span '${s.name}' has invalid times ${s.startHostNs}..${s.endHostNs}`);
+      }
+    }
+    this.preRecorded.push(...spans);
+    if (this.cycle?.recording) this.placePreRecorded(this.cycle);
+  }
+
+  private placePreRecorded(c: Cycle): void {
+    const spans = this.preRecorded;
+    this.preRecorded = [];
+    if (!spans.length || !this.cpuActivity) return;
+    c.moveBaseEarlier(spans.reduce((min, s) => Math.min(min, s.startHostNs), Infinity));
+    for (const s of spans) c.completeSlice(s.name, s.category, s.startHostNs, s.endHostNs, s.args ? { ...s.args } : undefined);
+  }
+
   // ---- Recorder (used by instrumentation, recordFunction and the tracer) ----
 
   beginSpan(name: string, category: string, args?: Args): SpanToken | null {
@@ -312,6 +339,7 @@ export class Profiler implements Recorder, AsyncDisposable {
     this.stepsTimed = 0;
     this.stepsTimeNs = 0;
     if (this.profileMemory) for (const d of devicesFor(this)) d.memorySnapshot(this);
+    this.placePreRecorded(c);
   }
 
   private discardTrace(): void {
