@@ -44,7 +44,7 @@ export interface StepStats {
 export interface KernelSummary {
   tracks: KernelTrackSummary[];
   steps: StepStats | null;
-  /** Sum of 'compile' slices (shader/pipeline compilation). */
+  /** Sum of the outermost 'compile' slices (build phases, shader/pipeline compilation), and their count. */
   compileNs: number;
   compileCount: number;
   /** Scene build and first (compiling) step, when the recording tool noted them in the run metadata: they
@@ -109,6 +109,9 @@ export async function stepStats(db: TraceDb): Promise<StepStats | null> {
 
 async function compileTime(db: TraceDb): Promise<{ compileNs: number; compileCount: number }> {
   const [r] = await db.rows<Record<string, unknown>>(
-    `SELECT coalesce(sum(dur), 0) AS total, count(*) AS n FROM slice WHERE category = 'compile' AND dur >= 0`);
+    // Only outermost compile slices count: a kernel's compile inside a build phase's span is already in it.
+    `SELECT coalesce(sum(s.dur), 0) AS total, count(*) AS n FROM slice s
+     LEFT JOIN slice p ON p.id = s.parent_id
+     WHERE s.category = 'compile' AND s.dur >= 0 AND (p.id IS NULL OR p.category IS DISTINCT FROM 'compile')`);
   return { compileNs: num(r?.total ?? 0), compileCount: num(r?.n ?? 0) };
 }

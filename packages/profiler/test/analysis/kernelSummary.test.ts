@@ -31,6 +31,8 @@ describe('kernelSummary', () => {
     ev.push({ ph: 'X', cat: 'gpu_user_annotation', name: 'ProfilerStep#0', pid: 0, tid: 7, ts: 0, dur: 99999 });
     ev.push({ ph: 'X', cat: 'compile', name: 'createComputePipeline', pid: 1, tid: 1, ts: 1, dur: 40 });
     ev.push({ ph: 'X', cat: 'compile', name: 'createComputePipeline', pid: 1, tid: 1, ts: 50, dur: 2.5 });
+    // A compile nested in another (a kernel's compile inside a build phase) is already counted by its parent.
+    ev.push({ ph: 'X', cat: 'compile', name: 'compile:solve', pid: 1, tid: 1, ts: 5, dur: 10 });
     const db = await openTrace(files.write('k.json', JSON.stringify({ traceEvents: ev, gsprofMetadata: { run: { nEnvs: 1000 } } })));
     try {
       const r = await kernelSummary(db);

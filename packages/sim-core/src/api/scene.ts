@@ -171,13 +171,14 @@ export class Scene implements EntityHost {
         loaded = span('parse', { morph: 'plane' }, () => planeModel());
         break;
       case 'mjcf': {
+        // The span names the file as the user gave it (a bundled asset's name, not this machine's path).
         const file = resolveAsset(morph.file);
-        loaded = span('parse', { file }, () => loadMJCF(file));
+        loaded = span('parse', { file: morph.file }, () => loadMJCF(file));
         break;
       }
       case 'urdf': {
         const file = resolveAsset(morph.file);
-        loaded = span('parse', { file }, () => loadURDF(file, { pos: morph.pos, quat: morph.quat, fixed: morph.fixed }));
+        loaded = span('parse', { file: morph.file }, () => loadURDF(file, { pos: morph.pos, quat: morph.quat, fixed: morph.fixed }));
         break;
       }
       default:
