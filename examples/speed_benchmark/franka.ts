@@ -15,7 +15,8 @@ scene.addEntity(gs.morphs.Plane());
 const franka = scene.addEntity(gs.morphs.MJCF({ file: 'xml/franka_emika_panda/panda.xml' }));
 await scene.build({ nEnvs: args.nEnvs, envSpacing: [1.0, 1.0] });
 
-const target = gs.tensor([0, 0, 0, -1.0, 0, 1.0, 0, 0.02, 0.02]);
+// Built on gs.device, as the seed does: on the GPU backend the targets then stay in device memory.
+const target = gs.tensor([0, 0, 0, -1.0, 0, 1.0, 0, 0.02, 0.02], { device: gs.device });
 franka.controlDofsPosition(args.nEnvs > 0 ? gs.tile(target, [args.nEnvs, 1]) : target);
 for (let i = 0; i < args.steps; i++) scene.step();
 await scene.sync();
