@@ -78,11 +78,20 @@ export class PacketBuffer extends ByteBatch {
   /** A length-delimited UTF-8 string (the caller writes the tag). */
   string(s: string): void {
     // One length byte covers strings of up to 127 bytes, and UTF-8 takes at most 3 bytes per UTF-16 unit.
-    if (s.length * 3 < 128) {
-      this.ensure(1 + s.length * 3);
-      const n = this.buf.write(s, this.pos + 1);
-      this.buf[this.pos] = n;
-      this.pos += 1 + n;
+    const len = s.length;
+    if (len * 3 < 128) {
+      this.ensure(1 + len * 3);
+      const b = this.buf;
+      // Names and arg values are short and nearly always ASCII: copying the chars beats Buffer.write's call.
+      let p = this.pos + 1, i = 0;
+      for (; i < len; i++) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) break;
+        b[p++] = c;
+      }
+      if (i < len) p = this.pos + 1 + b.write(s, this.pos + 1);
+      b[this.pos] = p - this.pos - 1;
+      this.pos = p;
     } else {
       const n = Buffer.byteLength(s);
       this.varint(n);

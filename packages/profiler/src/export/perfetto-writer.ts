@@ -24,6 +24,8 @@ const COUNTER_UNITS: Record<string, number> = { ns: 1, count: 2, bytes: 3 };
 const TWO_32 = 4294967296;
 /** Interned names per table before the writer starts a fresh interning state (see clearIncrementalState). */
 const INTERN_LIMIT = 4096;
+/** Track keys below this are looked up in an array rather than a Map (one lookup per event). */
+const TRACK_ARRAY_LIMIT = 1 << 16;
 
 export interface PerfettoStreamWriterOptions {
   /** Host wall clock (epoch ns) of relative time 0; packet timestamps are baseTimeNs + ts. */
@@ -50,19 +52,27 @@ interface DeclaredTrack {
 interface InternTable {
   ids: Map<string, number>;
   fresh: Array<{ iid: number; name: string }>;
+  /** The name interned last and its iid: runs of one category skip the Map lookup. */
+  lastName: string | undefined;
+  lastIid: number;
 }
 
-const newTable = (): InternTable => ({ ids: new Map(), fresh: [] });
+const newTable = (): InternTable => ({ ids: new Map(), fresh: [], lastName: undefined, lastIid: 0 });
 
 function intern(table: InternTable, name: string): number {
+  if (name === table.lastName) return table.lastIid;
   let iid = table.ids.get(name);
   if (iid === undefined) {
     iid = table.ids.size + 1;
     table.ids.set(name, iid);
     table.fresh.push({ iid, name });
   }
+  table.lastName = name;
+  table.lastIid = iid;
   return iid;
 }
+
+const isSmallKey = (key: number): boolean => (key >>> 0) === key && key < TRACK_ARRAY_LIMIT;
 
 /** A varint field: tag byte, then the value. */
 function encodeField(tag: number, value: number): Uint8Array {
@@ -101,6 +111,8 @@ export class PerfettoStreamWriter {
   private packetCount = 0;
   /** trusted_packet_sequence_id field plus the track_event tag, pre-encoded. */
   private readonly eventHead: Uint8Array;
+  /** One relative time, for the public methods that take `ts` (see beginAt). */
+  private readonly time = new Float64Array(1);
   /** Absolute timestamp of the event being written, as 32-bit halves (see absolute()). */
   private tsLow = 0;
   private tsHigh = 0;
@@ -110,6 +122,14 @@ export class PerfettoStreamWriter {
   private readonly categories = newTable();
   private readonly annotationNames = newTable();
   private readonly tracks = new Map<number, DeclaredTrack>();
+  /** The same tracks by key, for small integer keys. */
+  private readonly trackAt: Array<DeclaredTrack | undefined> = [];
+  /**
+   * Annotation names by position in the args object, with their iids: args of one event kind share their
+   * keys, so most lookups are a string comparison instead of a Map lookup. Emptied with the intern tables.
+   */
+  private argKeyAt: string[] = [];
+  private argIidAt: number[] = [];
   private readonly processes = new Map<number, number>();
 
   private constructor(sink: FileSink, options: PerfettoStreamWriterOptions) {
@@ -210,7 +230,12 @@ export class PerfettoStreamWriter {
     } else {
       descriptor = { uuid, parentUuid, name };
     }
-    this.tracks.set(key, { uuid, kind: track.kind, name, uuidField: encodeField(0x58, uuid) });
+    const declared: DeclaredTrack = { uuid, kind: track.kind, name, uuidField: encodeField(0x58, uuid) };
+    this.tracks.set(key, declared);
+    if (isSmallKey(key)) {
+      while (this.trackAt.length < key) this.trackAt.push(undefined);
+      this.trackAt[key] = declared;
+    }
     this.writePacket({ trackDescriptor: descriptor });
   }
 
@@ -226,13 +251,16 @@ export class PerfettoStreamWriter {
     for (const table of [this.names, this.categories, this.annotationNames]) {
       table.ids.clear();
       table.fresh = [];
+      table.lastName = undefined;
     }
+    this.argKeyAt = [];
+    this.argIidAt = [];
     this.stateCleared = true;
   }
 
   /** The declared non-counter track `key`; the error message is only built when it is needed. */
   private track(key: number, what: string, name?: string): DeclaredTrack {
-    const t = this.tracks.get(key);
+    const t = isSmallKey(key) ? this.trackAt[key] : this.tracks.get(key);
     if (t !== undefined && t.kind !== 'counter') return t;
     const event = name === undefined ? what : `${what} '${name}'`;
     if (!t) throw new Error(`perfetto: ${event} on track ${key}, which was not declared with addTrack`);
@@ -240,15 +268,33 @@ export class PerfettoStreamWriter {
   }
 
   begin(track: number, name: string, category: string, ts: number, args?: Args, flowIds?: number[], terminatingFlowIds?: number[]): void {
+    this.time[0] = ts;
+    this.beginAt(track, name, category, this.time, 0, args, flowIds, terminatingFlowIds);
+  }
+
+  /**
+   * begin() with its time read from `times[i]`. Times are doubles beyond 2^31 ns: passed as arguments to a
+   * call V8 does not inline, each one is boxed into a new heap number, and on a million slices that garbage
+   * cost more than the encoding. Reading them from the layout's Float64Array allocates nothing.
+   */
+  beginAt(track: number, name: string, category: string, times: Float64Array, i: number, args?: Args, flowIds?: number[], terminatingFlowIds?: number[]): void {
     if (this.internTablesFull()) this.clearIncrementalState();
     const t = this.track(track, 'slice', name);
-    this.event(ts, TYPE_SLICE_BEGIN, t, intern(this.names, name), intern(this.categories, category), args, flowIds, terminatingFlowIds);
+    this.absolute(times, i);
+    this.event(TYPE_SLICE_BEGIN, t, intern(this.names, name), intern(this.categories, category), args, flowIds, terminatingFlowIds);
   }
 
   end(track: number, ts: number): void {
+    this.time[0] = ts;
+    this.endAt(track, this.time, 0);
+  }
+
+  /** end() with its time read from `times[i]` (see beginAt). */
+  endAt(track: number, times: Float64Array, i: number): void {
     const t = this.track(track, 'slice end');
-    if (this.direct && this.packetCount > 0 && !this.stateCleared && !this.hasFreshNames()) this.directEnd(ts, t);
-    else this.event(ts, TYPE_SLICE_END, t, 0, 0);
+    this.absolute(times, i);
+    if (this.direct && this.packetCount > 0 && !this.stateCleared && !this.hasFreshNames()) this.directEnd(t);
+    else this.event(TYPE_SLICE_END, t, 0, 0);
   }
 
   /** A complete slice as a BEGIN/END pair (there is no complete-event type in Perfetto's TrackEvent). */
@@ -260,13 +306,17 @@ export class PerfettoStreamWriter {
   instant(track: number, name: string, category: string, ts: number, args?: Args): void {
     if (this.internTablesFull()) this.clearIncrementalState();
     const t = this.track(track, 'instant', name);
-    this.event(ts, TYPE_INSTANT, t, intern(this.names, name), intern(this.categories, category), args);
+    this.time[0] = ts;
+    this.absolute(this.time, 0);
+    this.event(TYPE_INSTANT, t, intern(this.names, name), intern(this.categories, category), args);
   }
 
   counter(track: number, ts: number, value: number): void {
-    const t = this.tracks.get(track);
+    const t = isSmallKey(track) ? this.trackAt[track] : this.tracks.get(track);
     if (!t || t.kind !== 'counter') throw new Error(`perfetto: counter sample on ${t ? 'non-counter' : 'undeclared'} track ${track}`);
-    this.event(ts, TYPE_COUNTER, t, 0, 0, undefined, undefined, undefined, value);
+    this.time[0] = ts;
+    this.absolute(this.time, 0);
+    this.event(TYPE_COUNTER, t, 0, 0, undefined, undefined, undefined, value);
   }
 
   /** TraceMetadata as JSON on an instant 'gsprof.metadata' (category '__metadata') at ts 0. */
@@ -279,13 +329,17 @@ export class PerfettoStreamWriter {
     this.instant(track, ENV_TIMERS_EVENT, ENV_TIMERS_CATEGORY, sample.ts, envTimerArgs(sample, labels));
   }
 
-  /** Absolute uint64 ns of a relative time, as two 32-bit halves (exact beyond 2^53). */
-  private absolute(ts: number): void {
+  /**
+   * Absolute uint64 ns of the relative time `times[i]`, as two 32-bit halves (exact beyond 2^53). The low half
+   * is kept as a signed int32 so that it stays a small integer rather than a heap number.
+   */
+  private absolute(times: Float64Array, i: number): void {
+    const ts = times[i]!;
     const sum = this.baseLo + Math.round(ts);
     const carry = Math.floor(sum / TWO_32);
     const high = this.baseHi + carry;
     if (high < 0 || !Number.isFinite(sum)) throw new Error(`perfetto: time ${ts} ns is before the Unix epoch or not finite`);
-    this.tsLow = sum - carry * TWO_32;
+    this.tsLow = (sum - carry * TWO_32) | 0;
     this.tsHigh = high;
   }
 
@@ -299,10 +353,9 @@ export class PerfettoStreamWriter {
 
   /** One TrackEvent packet. nameIid/categoryIid 0 = none; counterValue set only for COUNTER events. */
   private event(
-    ts: number, type: number, track: DeclaredTrack, nameIid: number, categoryIid: number,
+    type: number, track: DeclaredTrack, nameIid: number, categoryIid: number,
     args?: Args, flowIds?: number[], terminatingFlowIds?: number[], counterValue?: number,
   ): void {
-    this.absolute(ts);
     if (this.direct) this.directEvent(type, track, nameIid, categoryIid, args, flowIds, terminatingFlowIds, counterValue);
     else this.objectEvent(type, track.uuid, nameIid, categoryIid, args, flowIds, terminatingFlowIds, counterValue);
   }
@@ -373,16 +426,9 @@ export class PerfettoStreamWriter {
     if (this.hasFreshNames()) { // interned_data = 12: names used for the first time since the last reset
       b.varint(0x62);
       const interned = b.open();
-      for (const [tag, table] of [[0x0a, this.categories], [0x12, this.names], [0x1a, this.annotationNames]] as const) {
-        for (const { iid, name } of table.fresh) {
-          b.varint(tag); // event_categories = 1 | event_names = 2 | debug_annotation_names = 3
-          const entry = b.open();
-          b.varint(0x08); b.varint(iid); // iid = 1
-          b.varint(0x12); b.string(name); // name = 2
-          b.close(entry);
-        }
-        table.fresh = [];
-      }
+      this.directInterned(0x0a, this.categories); // event_categories = 1
+      this.directInterned(0x12, this.names); // event_names = 2
+      this.directInterned(0x1a, this.annotationNames); // debug_annotation_names = 3
       b.close(interned);
     }
     b.varint(0x68); b.varint(this.flags()); // sequence_flags = 13
@@ -396,8 +442,7 @@ export class PerfettoStreamWriter {
    * The commonest packet, a SLICE_END with nothing to intern, written in one go: the same bytes directEvent
    * writes for it (every length fits one byte).
    */
-  private directEnd(ts: number, track: DeclaredTrack): void {
-    this.absolute(ts);
+  private directEnd(track: DeclaredTrack): void {
     const b = this.packets;
     b.ensure(64);
     const buf = b.buf;
@@ -420,30 +465,55 @@ export class PerfettoStreamWriter {
     if (p >= this.chunkBytes) this.handOver();
   }
 
+  /** The names of `table` interned since the last packet, as InternedData entries {iid = 1, name = 2} under `tag`. */
+  private directInterned(tag: number, table: InternTable): void {
+    const b = this.packets;
+    const fresh = table.fresh;
+    if (fresh.length === 0) return;
+    for (let k = 0; k < fresh.length; k++) {
+      const { iid, name } = fresh[k]!;
+      b.varint(tag);
+      const entry = b.open();
+      b.varint(0x08); b.varint(iid);
+      b.varint(0x12); b.string(name);
+      b.close(entry);
+    }
+    table.fresh = [];
+  }
+
   /** debug_annotations = 4: {name_iid = 1, then bool = 2 | int = 4 | double = 5 | string = 6}. */
   private directAnnotations(args: Args): void {
     const b = this.packets;
+    let j = 0;
     for (const key in args) {
       const v = args[key];
+      if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') continue;
+      let keyIid: number;
+      if (this.argKeyAt[j] === key) keyIid = this.argIidAt[j]!;
+      else {
+        keyIid = intern(this.annotationNames, key);
+        this.argKeyAt[j] = key;
+        this.argIidAt[j] = keyIid;
+      }
+      j++;
       if (typeof v === 'string') {
         b.ensure(16);
         b.buf[b.pos++] = 0x22;
         const annotation = b.open();
         b.buf[b.pos++] = 0x08;
-        b.varint(intern(this.annotationNames, key));
+        b.varint(keyIid);
         b.buf[b.pos++] = 0x32;
         b.string(v);
         b.close(annotation);
         continue;
       }
-      if (typeof v !== 'number' && typeof v !== 'boolean') continue;
       b.ensure(32);
       const buf = b.buf;
       let p = b.pos;
       buf[p++] = 0x22;
       const annotation = p++;
       buf[p++] = 0x08;
-      p = putVarint(buf, p, intern(this.annotationNames, key));
+      p = putVarint(buf, p, keyIid);
       if (typeof v === 'boolean') { buf[p++] = 0x10; buf[p++] = v ? 1 : 0; }
       else if (v >= 0 && v < TWO_32 && Number.isInteger(v)) { buf[p++] = 0x20; p = putVarint(buf, p, v); }
       else { b.pos = p; if (Number.isSafeInteger(v)) { b.varint(0x20); b.int64(v); } else { b.varint(0x29); b.double(v); } p = b.pos; }

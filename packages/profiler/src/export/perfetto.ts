@@ -8,38 +8,45 @@ import { PerfettoStreamWriter, type PerfettoStreamWriterOptions } from './perfet
 
 /** Min-heap of open slices by end time; on ties the deeper slice ends first so nesting is preserved. */
 class EndHeap {
-  private items: number[] = [];
+  // A typed array with its own count: a plain array shrinks as it is popped and reallocates as it regrows.
+  private items = new Int32Array(64);
+  size = 0;
   constructor(private readonly endOf: Float64Array, private readonly depthOf: Int32Array) {}
-  get size(): number { return this.items.length; }
   private less(a: number, b: number): boolean {
     const ea = this.endOf[a]!, eb = this.endOf[b]!;
     return ea < eb || (ea === eb && this.depthOf[a]! > this.depthOf[b]!);
   }
   peek(): number { return this.items[0]!; }
   push(i: number): void {
+    if (this.size === this.items.length) {
+      const bigger = new Int32Array(this.size * 2);
+      bigger.set(this.items);
+      this.items = bigger;
+    }
     const h = this.items;
-    let k = h.push(i) - 1;
+    let k = this.size++;
+    h[k] = i;
     while (k > 0) {
       const p = (k - 1) >> 1;
       if (!this.less(h[k]!, h[p]!)) break;
-      [h[k], h[p]] = [h[p]!, h[k]!];
+      const t = h[k]!; h[k] = h[p]!; h[p] = t;
       k = p;
     }
   }
   pop(): number {
     const h = this.items;
     const top = h[0]!;
-    const last = h.pop()!;
-    if (h.length > 0) {
-      h[0] = last;
+    const n = --this.size;
+    if (n > 0) {
+      h[0] = h[n]!;
       let k = 0;
       for (;;) {
         const l = 2 * k + 1, r = l + 1;
         let m = k;
-        if (l < h.length && this.less(h[l]!, h[m]!)) m = l;
-        if (r < h.length && this.less(h[r]!, h[m]!)) m = r;
+        if (l < n && this.less(h[l]!, h[m]!)) m = l;
+        if (r < n && this.less(h[r]!, h[m]!)) m = r;
         if (m === k) break;
-        [h[k], h[m]] = [h[m]!, h[k]!];
+        const t = h[k]!; h[k] = h[m]!; h[m] = t;
         k = m;
       }
     }
@@ -106,7 +113,7 @@ export async function writePerfettoTraceFile(
         const end = endOf[i]!;
         if (end > t) return;
         open.pop();
-        w.end(laneOfKey[laneOf[i]!]!, end);
+        w.endAt(laneOfKey[laneOf[i]!]!, endOf, i);
       }
     };
     let si = 0, ii = 0, ci = 0, ti = 0;
@@ -120,9 +127,15 @@ export async function writePerfettoTraceFile(
         const i = order[si]!;
         const ts = tsOf[i]!;
         if (ts > tOther) break;
-        closeUntil(ts);
+        // closeUntil(ts), written out: passing the time to a call would box it (see PerfettoStreamWriter.beginAt).
+        while (open.size > 0) {
+          const j = open.peek();
+          if (endOf[j]! > ts) break;
+          open.pop();
+          w.endAt(laneOfKey[laneOf[j]!]!, endOf, j);
+        }
         const s = slices[i]!;
-        w.begin(laneOfKey[laneOf[i]!]!, s.name, s.category, ts, s.args, hasFlows ? flowsOut.get(i) : undefined, hasFlows ? flowsIn.get(i) : undefined);
+        w.beginAt(laneOfKey[laneOf[i]!]!, s.name, s.category, tsOf, i, s.args, hasFlows ? flowsOut.get(i) : undefined, hasFlows ? flowsIn.get(i) : undefined);
         open.push(i);
         si++;
         if (w.needsDrain) await w.drain();
