@@ -39,13 +39,24 @@ function checkTime(what: string, i: number, value: number): void {
   if (!Number.isFinite(value)) throw new Error(`trace: ${what} ${i} has a non-finite time (${value})`);
 }
 
+// Each pass over the slices is a function of its own: V8 optimizes a loop in the middle of a long function
+// on the fly (OSR) and then throws that code away at the first statement after the loop that never ran
+// before, so one function with three long loops ran much of each export unoptimized.
 export function layoutSlices(trace: TraceModel, byId = tracksById(trace)): SliceLayout {
-  const slices = trace.slices;
-  const n = slices.length;
+  const n = trace.slices.length;
   // Flat copies of the sort keys and track numbers: the sort and the lane pass touch them millions of times.
   const tsOf = new Float64Array(n);
   const endOf = new Float64Array(n);
   const trackOf = new Int32Array(n);
+  const sorted = readSlices(trace, tsOf, endOf, trackOf);
+  const order = sorted ? identity(n) : startOrder(tsOf, endOf);
+  return { order, tsOf, endOf, ...assignLanes(trace, order, tsOf, endOf, trackOf) };
+}
+
+/** Fills the slices' start, end and track number (index in trace.tracks); returns whether they are in start order. */
+function readSlices(trace: TraceModel, tsOf: Float64Array, endOf: Float64Array, trackOf: Int32Array): boolean {
+  const slices = trace.slices;
+  const n = slices.length;
   const trackIndex = new Map<number, number>();
   trace.tracks.forEach((t, i) => trackIndex.set(t.id, i));
   // Track ids are usually small integers: an array lookup per slice instead of a Map lookup.
@@ -66,7 +77,13 @@ export function layoutSlices(trace: TraceModel, byId = tracksById(trace)): Slice
     trackOf[i] = t;
     if (i > 0 && (tsOf[i - 1]! > ts || (tsOf[i - 1] === ts && endOf[i - 1]! < ts + dur))) sorted = false;
   }
-  const order = sorted ? identity(n) : startOrder(tsOf, endOf);
+  return sorted;
+}
+
+function assignLanes(
+  trace: TraceModel, order: Int32Array, tsOf: Float64Array, endOf: Float64Array, trackOf: Int32Array,
+): Pick<SliceLayout, 'laneOf' | 'depthOf' | 'lanes' | 'laneOfTrack'> {
+  const n = order.length;
 
   const lanes: Lane[] = [];
   const laneOfTrack = new Map<number, number>();
@@ -104,7 +121,7 @@ export function layoutSlices(trace: TraceModel, byId = tracksById(trace)): Slice
     depthOf[i] = stack.length;
     stack.push(end);
   }
-  return { order, laneOf, depthOf, lanes, laneOfTrack, tsOf, endOf };
+  return { laneOf, depthOf, lanes, laneOfTrack };
 }
 
 function identity(n: number): Int32Array {
@@ -120,23 +137,33 @@ function identity(n: number): Int32Array {
  */
 function startOrder(tsOf: Float64Array, endOf: Float64Array): Int32Array {
   const n = tsOf.length;
-  // a comes before b: earlier start, or same start and later end (the parent), or same slice shape and lower index.
-  const before = (a: number, b: number): boolean =>
-    tsOf[a]! < tsOf[b]! || (tsOf[a] === tsOf[b] && (endOf[a]! > endOf[b]! || (endOf[a] === endOf[b] && a < b)));
-  const inOrder = new Int32Array(n);
-  let m = 0;
+  // The slices kept in place are those after the last kept one in start order; the rule is replayed
+  // during the merge instead of storing them, which saves an n-sized array.
   const misplaced: number[] = [];
-  for (let i = 0; i < n; i++) {
-    if (m === 0 || before(inOrder[m - 1]!, i)) inOrder[m++] = i;
+  for (let i = 0, last = -1; i < n; i++) {
+    if (last < 0 || startsBefore(tsOf, endOf, last, i)) last = i;
     else misplaced.push(i);
   }
-  misplaced.sort((a, b) => (before(a, b) ? -1 : 1));
+  misplaced.sort((a, b) => (startsBefore(tsOf, endOf, a, b) ? -1 : 1));
   const order = new Int32Array(n);
-  let x = 0, y = 0, k = 0;
-  while (x < m && y < misplaced.length) order[k++] = before(inOrder[x]!, misplaced[y]!) ? inOrder[x++]! : misplaced[y++]!;
-  while (x < m) order[k++] = inOrder[x++]!;
+  let y = 0, k = 0;
+  for (let i = 0, last = -1; i < n; i++) {
+    if (!(last < 0 || startsBefore(tsOf, endOf, last, i))) continue; // misplaced: it comes from the sorted list
+    last = i;
+    while (y < misplaced.length && startsBefore(tsOf, endOf, misplaced[y]!, i)) order[k++] = misplaced[y++]!;
+    order[k++] = i;
+  }
   while (y < misplaced.length) order[k++] = misplaced[y++]!;
   return order;
+}
+
+/**
+ * Slice a comes before b: earlier start, or same start and later end (the parent), or same slice shape and lower
+ * index. A module-level function, not a closure over the arrays: a fresh closure per export is a new call target,
+ * and V8 discarded startOrder's optimized code for it on every export.
+ */
+function startsBefore(tsOf: Float64Array, endOf: Float64Array, a: number, b: number): boolean {
+  return tsOf[a]! < tsOf[b]! || (tsOf[a] === tsOf[b] && (endOf[a]! > endOf[b]! || (endOf[a] === endOf[b] && a < b)));
 }
 
 /** Indices of items sorted by ts (stable); skips the sort when they already are. */

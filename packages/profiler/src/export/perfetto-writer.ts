@@ -51,13 +51,25 @@ interface DeclaredTrack {
 
 interface InternTable {
   ids: Map<string, number>;
-  fresh: Array<{ iid: number; name: string }>;
+  /** Every name interned since the last reset, by iid - 1 (the table never holds more than INTERN_LIMIT). */
+  byIid: string[];
+  /** How many of `byIid` have been written in a packet's interned_data; the rest are fresh. */
+  sent: number;
   /** The name interned last and its iid: runs of one category skip the Map lookup. */
   lastName: string | undefined;
   lastIid: number;
 }
 
-const newTable = (): InternTable => ({ ids: new Map(), fresh: [], lastName: undefined, lastIid: 0 });
+const newTable = (): InternTable => ({ ids: new Map(), byIid: [], sent: 0, lastName: undefined, lastIid: 0 });
+
+const hasFresh = (table: InternTable): boolean => table.byIid.length > table.sent;
+
+/** The fresh names of `table` as InternedData entries, marked as sent. */
+function takeFresh(table: InternTable): Array<{ iid: number; name: string }> {
+  const entries = table.byIid.slice(table.sent).map((name, k) => ({ iid: table.sent + k + 1, name }));
+  table.sent = table.byIid.length;
+  return entries;
+}
 
 function intern(table: InternTable, name: string): number {
   if (name === table.lastName) return table.lastIid;
@@ -65,7 +77,7 @@ function intern(table: InternTable, name: string): number {
   if (iid === undefined) {
     iid = table.ids.size + 1;
     table.ids.set(name, iid);
-    table.fresh.push({ iid, name });
+    table.byIid.push(name);
   }
   table.lastName = name;
   table.lastIid = iid;
@@ -250,7 +262,8 @@ export class PerfettoStreamWriter {
   private clearIncrementalState(): void {
     for (const table of [this.names, this.categories, this.annotationNames]) {
       table.ids.clear();
-      table.fresh = [];
+      table.byIid = [];
+      table.sent = 0;
       table.lastName = undefined;
     }
     this.argKeyAt = [];
@@ -468,17 +481,15 @@ export class PerfettoStreamWriter {
   /** The names of `table` interned since the last packet, as InternedData entries {iid = 1, name = 2} under `tag`. */
   private directInterned(tag: number, table: InternTable): void {
     const b = this.packets;
-    const fresh = table.fresh;
-    if (fresh.length === 0) return;
-    for (let k = 0; k < fresh.length; k++) {
-      const { iid, name } = fresh[k]!;
+    const names = table.byIid;
+    for (let k = table.sent; k < names.length; k++) {
       b.varint(tag);
       const entry = b.open();
-      b.varint(0x08); b.varint(iid);
-      b.varint(0x12); b.string(name);
+      b.varint(0x08); b.varint(k + 1);
+      b.varint(0x12); b.string(names[k]!);
       b.close(entry);
     }
-    table.fresh = [];
+    table.sent = names.length;
   }
 
   /** debug_annotations = 4: {name_iid = 1, then bool = 2 | int = 4 | double = 5 | string = 6}. */
@@ -523,16 +534,16 @@ export class PerfettoStreamWriter {
   }
 
   private hasFreshNames(): boolean {
-    return this.names.fresh.length > 0 || this.categories.fresh.length > 0 || this.annotationNames.fresh.length > 0;
+    return hasFresh(this.names) || hasFresh(this.categories) || hasFresh(this.annotationNames);
   }
 
   private takeInterned(): Record<string, unknown> | undefined {
     const { names, categories, annotationNames } = this;
     if (!this.hasFreshNames()) return undefined;
     const interned: Record<string, unknown> = {};
-    if (categories.fresh.length > 0) { interned.eventCategories = categories.fresh; categories.fresh = []; }
-    if (names.fresh.length > 0) { interned.eventNames = names.fresh; names.fresh = []; }
-    if (annotationNames.fresh.length > 0) { interned.debugAnnotationNames = annotationNames.fresh; annotationNames.fresh = []; }
+    if (hasFresh(categories)) interned.eventCategories = takeFresh(categories);
+    if (hasFresh(names)) interned.eventNames = takeFresh(names);
+    if (hasFresh(annotationNames)) interned.debugAnnotationNames = takeFresh(annotationNames);
     return interned;
   }
 
