@@ -45,12 +45,39 @@ function checkTime(what: string, i: number, value: number): void {
 export function layoutSlices(trace: TraceModel, byId = tracksById(trace)): SliceLayout {
   const n = trace.slices.length;
   // Flat copies of the sort keys and track numbers: the sort and the lane pass touch them millions of times.
-  const tsOf = new Float64Array(n);
-  const endOf = new Float64Array(n);
-  const trackOf = new Int32Array(n);
+  // All six arrays share one buffer (32 bytes per slice); every element is written below.
+  const scratch = takeScratch(32 * n);
+  const tsOf = new Float64Array(scratch, 0, n);
+  const endOf = new Float64Array(scratch, 8 * n, n);
+  const order = new Int32Array(scratch, 16 * n, n);
+  const laneOf = new Int32Array(scratch, 20 * n, n);
+  const depthOf = new Int32Array(scratch, 24 * n, n);
+  const trackOf = new Int32Array(scratch, 28 * n, n);
   const sorted = readSlices(trace, tsOf, endOf, trackOf);
-  const order = sorted ? identity(n) : startOrder(tsOf, endOf);
-  return { order, tsOf, endOf, ...assignLanes(trace, order, tsOf, endOf, trackOf) };
+  if (sorted) identity(order);
+  else startOrder(tsOf, endOf, order);
+  return { order, tsOf, endOf, laneOf, depthOf, ...assignLanes(trace, order, tsOf, endOf, trackOf, laneOf, depthOf) };
+}
+
+/**
+ * The arrays of the last layout handed back with releaseLayout, held weakly: the next export reuses them if
+ * the GC has not taken them. Each export of 1M slices otherwise allocates 32 MB outside the JS heap, and V8
+ * answers every ~64 MB of such allocations with a full GC of the heap, where the trace itself lives (about
+ * 0.3 s of CPU for a 1M-slice trace, every other export).
+ */
+let spareScratch: WeakRef<ArrayBuffer> | undefined;
+
+function takeScratch(bytes: number): ArrayBuffer {
+  const spare = spareScratch?.deref();
+  spareScratch = undefined;
+  // Not a much larger one: a small export would keep a big buffer alive.
+  if (spare !== undefined && spare.byteLength >= bytes && spare.byteLength <= 2 * bytes) return spare;
+  return new ArrayBuffer(bytes);
+}
+
+/** Hands the layout's arrays to the next layoutSlices call; the caller must not use `layout` afterwards. */
+export function releaseLayout(layout: SliceLayout): void {
+  spareScratch = new WeakRef(layout.tsOf.buffer as ArrayBuffer);
 }
 
 /** Fills the slices' start, end and track number (index in trace.tracks); returns whether they are in start order. */
@@ -82,7 +109,8 @@ function readSlices(trace: TraceModel, tsOf: Float64Array, endOf: Float64Array, 
 
 function assignLanes(
   trace: TraceModel, order: Int32Array, tsOf: Float64Array, endOf: Float64Array, trackOf: Int32Array,
-): Pick<SliceLayout, 'laneOf' | 'depthOf' | 'lanes' | 'laneOfTrack'> {
+  laneOf: Int32Array, depthOf: Int32Array,
+): Pick<SliceLayout, 'lanes' | 'laneOfTrack'> {
   const n = order.length;
 
   const lanes: Lane[] = [];
@@ -97,8 +125,6 @@ function assignLanes(
     openEnds.push([]);
   }
 
-  const laneOf = new Int32Array(n);
-  const depthOf = new Int32Array(n);
   for (let k = 0; k < n; k++) {
     const i = order[k]!;
     const ts = tsOf[i]!, end = endOf[i]!;
@@ -121,13 +147,11 @@ function assignLanes(
     depthOf[i] = stack.length;
     stack.push(end);
   }
-  return { laneOf, depthOf, lanes, laneOfTrack };
+  return { lanes, laneOfTrack };
 }
 
-function identity(n: number): Int32Array {
-  const order = new Int32Array(n);
-  for (let i = 0; i < n; i++) order[i] = i;
-  return order;
+function identity(order: Int32Array): void {
+  for (let i = 0; i < order.length; i++) order[i] = i;
 }
 
 /**
@@ -135,7 +159,7 @@ function identity(n: number): Int32Array {
  * input is sorted except for parents that come after their children: those few are pulled out, sorted
  * apart and merged back, which costs far less than sorting everything with a comparator.
  */
-function startOrder(tsOf: Float64Array, endOf: Float64Array): Int32Array {
+function startOrder(tsOf: Float64Array, endOf: Float64Array, order: Int32Array): void {
   const n = tsOf.length;
   // The slices kept in place are those after the last kept one in start order; the rule is replayed
   // during the merge instead of storing them, which saves an n-sized array.
@@ -145,7 +169,6 @@ function startOrder(tsOf: Float64Array, endOf: Float64Array): Int32Array {
     else misplaced.push(i);
   }
   misplaced.sort((a, b) => (startsBefore(tsOf, endOf, a, b) ? -1 : 1));
-  const order = new Int32Array(n);
   let y = 0, k = 0;
   for (let i = 0, last = -1; i < n; i++) {
     if (!(last < 0 || startsBefore(tsOf, endOf, last, i))) continue; // misplaced: it comes from the sorted list
@@ -154,7 +177,6 @@ function startOrder(tsOf: Float64Array, endOf: Float64Array): Int32Array {
     order[k++] = i;
   }
   while (y < misplaced.length) order[k++] = misplaced[y++]!;
-  return order;
 }
 
 /**

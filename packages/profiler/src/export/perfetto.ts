@@ -3,7 +3,7 @@
 // after their end.
 import type { TraceModel } from '../model/trace.js';
 import { ENV_TIMERS_CATEGORY, ENV_TIMERS_EVENT, METADATA_ARG, METADATA_CATEGORY, METADATA_EVENT, hostThreadTrack } from './common.js';
-import { layoutSlices, sortedByTs, tracksById } from './layout.js';
+import { layoutSlices, releaseLayout, sortedByTs, tracksById } from './layout.js';
 import { PerfettoStreamWriter, type PerfettoStreamWriterOptions } from './perfetto-writer.js';
 
 /** Min-heap of open slices by end time; on ties the deeper slice ends first so nesting is preserved. */
@@ -161,5 +161,7 @@ export async function writePerfettoTraceFile(
   } catch (e) {
     await w.abort();
     throw e;
+  } finally {
+    releaseLayout(layout);
   }
 }
