@@ -189,6 +189,17 @@ describe('writePerfettoTrace', () => {
     expect(packets.filter((p) => p.trackEvent?.type === 1)).toHaveLength(trace.slices.length);
   });
 
+  it('gives the same bytes for a trace whether or not a larger export ran before it in the process', async () => {
+    // The exporter reuses its layout buffers between exports; nothing of an earlier trace may leak into a later one.
+    const small = sampleTrace(5, 4);
+    const first = join(dir, 'reuse-a.pftrace');
+    const again = join(dir, 'reuse-b.pftrace');
+    await writePerfettoTrace(small, first);
+    await writePerfettoTrace(sampleTrace(400, 16), join(dir, 'reuse-big.pftrace'));
+    await writePerfettoTrace(small, again);
+    expect(readFileSync(again).equals(readFileSync(first))).toBe(true);
+  });
+
   it('writes a valid trace for a recording with no tracks or events (metadata on a synthetic host thread)', async () => {
     const trace = sampleTrace(0);
     trace.processes.length = 0;
