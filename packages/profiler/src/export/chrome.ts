@@ -5,7 +5,7 @@ import type { Args, TraceModel, TraceTrack } from '../model/trace.js';
 import { ENV_TIMERS_CATEGORY, ENV_TIMERS_EVENT, envTimerArgs, hostThreadTrack, laneName, metadataJson } from './common.js';
 import { FileSink } from './file-sink.js';
 import { formatMicros, JsonBatch, quote } from './json-batch.js';
-import { layoutSlices, sortedByTs, tracksById } from './layout.js';
+import { layoutSlices, releaseLayout, sortedByTs, tracksById } from './layout.js';
 
 export { formatMicros };
 
@@ -193,5 +193,7 @@ export async function writeChromeTraceFile(trace: TraceModel, path: string): Pro
   } catch (e) {
     await sink.abort();
     throw e;
+  } finally {
+    releaseLayout(layout);
   }
 }
