@@ -117,7 +117,7 @@ class GpuSimInstance implements SimInstance {
     const n = this.nEnvs;
     for (const f of STATE_FIELDS) {
       const src = this.initial[f];
-      const kind = this.sim.layout.fields.find((s) => s.name === f)!.kind;
+      const kind = this.sim.layout.spec.get(f)!.kind;
       const out = kind === 'f32' ? new Float32Array(src.length * n) : new Int32Array(src.length * n);
       for (let k = 0; k < src.length; k++) out.fill(src[k]!, k * n, (k + 1) * n);
       this.sim.writeField(f, out);
@@ -145,7 +145,7 @@ class GpuSimInstance implements SimInstance {
     const sim = this.live();
     for (const f of STATE_FIELDS) {
       if (KEPT_ON_RESET.has(f)) continue;
-      const spec = sim.layout.fields.find((s) => s.name === f)!;
+      const spec = sim.layout.spec.get(f)!;
       const src = this.initial[f];
       for (let k = 0; k < spec.size; k++) {
         const v = src[k]!;
@@ -203,7 +203,7 @@ class GpuSimInstance implements SimInstance {
   }
 
   writeDofCtrlMode(dofs: Int32Array, envs: Int32Array, mode: DofCtrlMode): void {
-    this.write('dofCtrlMode', dofs, envs, { data: [mode].concat(Array(dofs.length - 1).fill(mode)), rows: 1 });
+    this.write('dofCtrlMode', dofs, envs, { data: new Array<number>(dofs.length).fill(mode), rows: 1 });
   }
 
   writeDofForceRange(dofs: Int32Array, envs: Int32Array, lower: ValueBlock, upper: ValueBlock): void {

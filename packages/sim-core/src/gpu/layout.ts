@@ -55,6 +55,8 @@ export function dataFields(m: Model, cap: Capacities): FieldSpec[] {
 
 export interface PackedLayout {
   fields: FieldSpec[];
+  /** Field name -> its spec (looked up on every control write). */
+  spec: Map<string, FieldSpec>;
   /** Field name -> base (in units of per-env elements) inside its buffer. */
   base: Map<string, number>;
   /** Per-env elements in the f32 and the i32 buffer. */
@@ -70,7 +72,7 @@ export function packLayout(fields: FieldSpec[]): PackedLayout {
     if (spec.kind === 'f32') { base.set(spec.name, f); f += spec.size; } else { base.set(spec.name, n); n += spec.size; }
   }
   // A zero-sized buffer cannot be bound.
-  return { fields, base, realsPerEnv: Math.max(f, 1), intsPerEnv: Math.max(n, 1) };
+  return { fields, spec: new Map(fields.map((x) => [x.name, x])), base, realsPerEnv: Math.max(f, 1), intsPerEnv: Math.max(n, 1) };
 }
 
 /** Bytes of GPU state per env (both buffers), for the benchmark and the buffer-limit check. */

@@ -184,7 +184,7 @@ export class GpuSim {
   }
 
   private region(name: string): { buf: GPUBuffer; base: number; size: number; kind: 'f32' | 'i32' } {
-    const spec = this.layout.fields.find((f) => f.name === name);
+    const spec = this.layout.spec.get(name);
     if (!spec) throw new Error(`unknown GPU data field '${name}'`);
     return { buf: spec.kind === 'f32' ? this.realBuf : this.intBuf, base: this.layout.base.get(name)!, size: spec.size, kind: spec.kind };
   }
