@@ -1,9 +1,11 @@
 // Runs the whole vitest suite and ends with the plain line CI reads: `tests: N passed, N failed, N skipped`.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, existsSync, rmSync } from 'node:fs';
 
 mkdirSync('.cache', { recursive: true });
 const out = '.cache/vitest.json';
+// A report left by an earlier run must never be read as this run's counts.
+rmSync(out, { force: true });
 const args = ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`, ...process.argv.slice(2)];
 const run = spawnSync('npx', args, { stdio: 'inherit', env: { ...process.env, NO_COLOR: '1' } });
 if (!existsSync(out)) {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadPerfettoSchema, PerfettoStreamWriter, writePerfettoTrace } from '../../src/export/index.js';
 import type { TraceModel } from '../../src/model/trace.js';
+import { lcg } from '../../../../test/support/random.js';
 import { BASE_TIME_NS, GPU_PID, HOST_PID, KERNELS, overlappingTrace, sampleTrace, TRACK } from './fixtures.js';
 import { decodeEvents, readPackets, validatePackets, type Packet } from './pftrace-validator.js';
 
@@ -166,8 +167,7 @@ describe('writePerfettoTrace', () => {
       ends.push(pos);
     }
     expect(pos).toBe(bytes.length);
-    let seed = 12345;
-    const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const random = lcg(12345);
     const cuts = [0, 1, 2, bytes.length - 1, ...Array.from({ length: 60 }, () => Math.floor(random() * bytes.length))];
     for (const cut of cuts) {
       const path = join(dir, 'truncated.pftrace');

@@ -1,16 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import { collision } from '../../src/stages/collision.js';
+import { lcg as rng } from '../../../../test/support/random.js';
 import { loadMujocoXml, modelFromMujoco, type Mj } from '../helpers/mujoco.js';
 import { allocData, copyFromMujoco, envSlice, mujocoContacts } from './mujoco-data.js';
 
-/** Deterministic pseudo-random numbers in [0, 1). */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
 
 function randomQuat(r: () => number): number[] {
   const q = [r() - 0.5, r() - 0.5, r() - 0.5, r() - 0.5];

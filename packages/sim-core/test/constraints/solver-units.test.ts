@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { makeFrame } from '../../src/collision/contact.js';
 import { cholFactor, cholSolve } from '../../src/solver/cholesky.js';
+import { lcg } from '../../../../test/support/random.js';
 import { impedance } from '../../src/solver/impedance.js';
 import { lineSearch } from '../../src/solver/linesearch.js';
 import { solvePrimal } from '../../src/solver/primal.js';
@@ -10,12 +11,10 @@ import {
   type Problem, constraintCost, gaussCost, indexRows, jacMinusAref, makeProblem, mulM, updateConstraint,
 } from '../../src/solver/problem.js';
 
+/** Uniform in [-0.5, 0.5). */
 function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32 - 0.5;
-  };
+  const u = lcg(seed);
+  return () => u() - 0.5;
 }
 
 /** A random problem: SPD M (nv x nv), nefc inequality rows (type 6), positive D. */

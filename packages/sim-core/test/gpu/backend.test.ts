@@ -57,15 +57,20 @@ describe.skipIf(!hasGpu)('WebGPU backend through the public API', () => {
     }
   });
 
-  test('the same scene on cpu and gpu (f32) agrees: positions 1e-3, velocities 1e-2; timers slot 0 is NaN on the GPU', async () => {
+  test('the same scene on cpu and gpu (f32) agrees to f32 rounding; timers slot 0 is NaN on the GPU', async () => {
     const cpu = await run('cpu');
     const gpu = await run('gpu');
+    let dq = 0, dv = 0;
     for (let e = 0; e < B; e++) {
       for (let i = 0; i < 9; i++) {
-        expect(Math.abs(gpu.q[e]![i]! - cpu.q[e]![i]!)).toBeLessThan(1e-3);
-        expect(Math.abs(gpu.v[e]![i]! - cpu.v[e]![i]!)).toBeLessThan(1e-2);
+        dq = Math.max(dq, Math.abs(gpu.q[e]![i]! - cpu.q[e]![i]!));
+        dv = Math.max(dv, Math.abs(gpu.v[e]![i]! - cpu.v[e]![i]!));
       }
     }
+    // Measured on lavapipe: 1.2e-7 in position, 3.5e-6 in velocity; the bounds give a 20x margin for other
+    // GPUs' f32 rounding. Math.max keeps a NaN, and toBeLessThan fails on it.
+    expect(dq).toBeLessThan(2.5e-6);
+    expect(dv).toBeLessThan(7e-5);
     // Envs 1, 5 and 7 went to their own targets.
     expect(gpu.q[5]![1]! - gpu.q[0]![1]!).toBeGreaterThan(0.2);
     expect(gpu.timers.shape).toEqual([10, B]);

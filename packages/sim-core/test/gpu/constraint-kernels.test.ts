@@ -14,6 +14,7 @@ import { dataFields, packLayout, packModel } from '../../src/gpu/layout.js';
 import { kernelSource, prelude, preludeScalars } from '../../src/gpu/prelude.js';
 import { GpuSim } from '../../src/gpu/runtime.js';
 import type { Model } from '../../src/model/model.js';
+import { lcg } from '../../../../test/support/random.js';
 import { hasShared, sharedPath } from '../../../../test/support/shared.js';
 import { setConst } from '../../src/physics/setconst.js';
 import { loadMujoco, loadMujocoXml, modelFromMujoco } from '../helpers/mujoco.js';
@@ -35,8 +36,9 @@ const PRIMITIVES = `<mujoco><option timestep="0.002"/><worldbody>
   <body name="rod" pos="0 1 0.14"><freejoint/><geom type="capsule" size="0.04 0.15" mass="0.6"/></body>
 </worldbody></mujoco>`;
 
-let seed = 12345;
-const rnd = (): number => ((seed = (seed * 16807) % 2147483647) / 2147483647) * 2 - 1;
+let uniform = lcg(12345);
+/** Uniform in [-1, 1). */
+const rnd = (): number => uniform() * 2 - 1;
 
 function randomQuat(spread: number): number[] {
   const v = [1, spread * rnd(), spread * rnd(), spread * rnd()];
@@ -213,7 +215,7 @@ describe.skipIf(!hasGpu)('WGSL constraint stages against the CPU stages', { time
       mj.mj_resetDataKeyframe(m, md, 0);
       const key = Float64Array.from(md.qpos as ArrayLike<number>);
       const model = setConst(modelFromMujoco(mj, m));
-      seed = 424242; // both modes see the same states
+      uniform = lcg(424242); // both modes see the same states
       // The file's single Newton iteration leaves a stiff problem (impratio 100) unconverged, and from there f32
       // and the CPU's f64 arithmetic land a few % apart (the Hessian's conditioning); a few iterations
       // converge both. The parity test runs the file's settings.

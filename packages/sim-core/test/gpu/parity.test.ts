@@ -1,7 +1,7 @@
 /**
  * The whole WebGPU pipeline (every kernel, in the CPU pipeline's order) against the CPU pipeline in f32 for
- * 200 steps: the same scenes as the CPU's MuJoCo parity tests. Positions must stay within 1e-3 and
- * velocities within 1e-2 of the CPU run. Controls are set on the CPU Data and mirrored to the GPU.
+ * 200 steps: the same scenes as the CPU's MuJoCo parity tests. Controls are set on the CPU Data and mirrored to
+ * the GPU.
  */
 import { describe, expect, test } from 'vitest';
 import { CPU_STAGES, stepCpu } from '../../src/cpu/step.js';
@@ -14,11 +14,19 @@ import { solveKernel } from '../../src/gpu/kernels/solve.js';
 import { GpuSim, type KernelDef } from '../../src/gpu/runtime.js';
 import type { Model } from '../../src/model/model.js';
 import { setConst } from '../../src/physics/setconst.js';
+import { lcg } from '../../../../test/support/random.js';
 import { hasShared, sharedPath } from '../../../../test/support/shared.js';
 import { loadMujoco, loadMujocoXml, modelFromMujoco } from '../helpers/mujoco.js';
 import { gpuOrSkip, hasGpu } from './gpu-env.js';
 
 const STEPS = 200;
+/**
+ * Largest GPU-vs-CPU differences measured over these six scenes on lavapipe: position 5.4e-7 (the pile),
+ * velocity 1.2e-5 (Franka, 64 envs). The bounds give a 20x margin for other GPUs' f32 rounding (fused
+ * multiply-add, transcendental precision). NaN fails them (`toBeLessThan` is false for NaN).
+ */
+const POS_TOL = 1e-5;
+const VEL_TOL = 2.5e-4;
 const CHECK_EVERY = 50;
 const N = 4;
 
@@ -116,8 +124,8 @@ describe.skipIf(!hasGpu)('GPU pipeline against the f32 CPU pipeline, 200 steps',
     const drift = await runBoth(model, d);
     expect(drift.maxNcon).toBeGreaterThan(0); // it hit the floor within the run
     expect(drift.gpuMaxNcon).toBeGreaterThan(0);
-    expect(drift.pos).toBeLessThan(1e-3);
-    expect(drift.vel).toBeLessThan(1e-2);
+    expect(drift.pos).toBeLessThan(POS_TOL);
+    expect(drift.vel).toBeLessThan(VEL_TOL);
   });
 
   test('a pile of primitives (separate islands, every narrow phase) falling onto a floor and a step', async () => {
@@ -128,8 +136,8 @@ describe.skipIf(!hasGpu)('GPU pipeline against the f32 CPU pipeline, 200 steps',
     const drift = await runBoth(model, d);
     expect(drift.maxNcon).toBeGreaterThan(4);
     expect(drift.gpuMaxNcon).toBe(drift.maxNcon);
-    expect(drift.pos).toBeLessThan(1e-3);
-    expect(drift.vel).toBeLessThan(1e-2);
+    expect(drift.pos).toBeLessThan(POS_TOL);
+    expect(drift.vel).toBeLessThan(VEL_TOL);
   });
 
   describe.skipIf(!hasShared())('Franka', () => {
@@ -142,8 +150,8 @@ describe.skipIf(!hasGpu)('GPU pipeline against the f32 CPU pipeline, 200 steps',
       const drift = await runBoth(model, d);
       expect(drift.maxNefc).toBeGreaterThan(0);
       expect(drift.gpuMaxNefc).toBeGreaterThan(0);
-      expect(drift.pos).toBeLessThan(1e-3);
-      expect(drift.vel).toBeLessThan(1e-2);
+      expect(drift.pos).toBeLessThan(POS_TOL);
+      expect(drift.vel).toBeLessThan(VEL_TOL);
     });
 
     test('from zeros, against the joint-4 limit', async () => {
@@ -153,8 +161,8 @@ describe.skipIf(!hasGpu)('GPU pipeline against the f32 CPU pipeline, 200 steps',
       const drift = await runBoth(model, d);
       expect(drift.maxNefc).toBeGreaterThan(1); // equality plus the limit
       expect(drift.gpuMaxNefc).toBeGreaterThan(1);
-      expect(drift.pos).toBeLessThan(1e-3);
-      expect(drift.vel).toBeLessThan(1e-2);
+      expect(drift.pos).toBeLessThan(POS_TOL);
+      expect(drift.vel).toBeLessThan(VEL_TOL);
     });
 
     test('64 envs, each with its own targets: actuator ctrl in even envs, the dof position controller in odd ones', async () => {
@@ -163,8 +171,8 @@ describe.skipIf(!hasGpu)('GPU pipeline against the f32 CPU pipeline, 200 steps',
       const d = makeData(model, 64, '32');
       const n = d.nEnvs;
       fill(d, HOME, 'qpos');
-      let seed = 99;
-      const rnd = () => ((seed = (seed * 16807) % 2147483647) / 2147483647) * 2 - 1;
+      const uniform = lcg(99);
+      const rnd = () => uniform() * 2 - 1;
       for (let e = 0; e < n; e++) {
         for (let k = 0; k < model.nu; k++) d.ctrl[k * n + e] = TARGET_CTRL[k]! + (k < 7 ? 0.4 * rnd() : 0.01 * rnd());
         if (e % 2 === 1) {
@@ -175,8 +183,8 @@ describe.skipIf(!hasGpu)('GPU pipeline against the f32 CPU pipeline, 200 steps',
         }
       }
       const drift = await runBoth(model, d);
-      expect(drift.pos).toBeLessThan(1e-3);
-      expect(drift.vel).toBeLessThan(1e-2);
+      expect(drift.pos).toBeLessThan(POS_TOL);
+      expect(drift.vel).toBeLessThan(VEL_TOL);
     });
   });
 
@@ -191,7 +199,7 @@ describe.skipIf(!hasGpu)('GPU pipeline against the f32 CPU pipeline, 200 steps',
     const drift = await runBoth(model, d);
     expect(drift.maxNcon).toBe(4);
     expect(drift.gpuMaxNcon).toBe(4);
-    expect(drift.pos).toBeLessThan(1e-3);
-    expect(drift.vel).toBeLessThan(1e-2);
+    expect(drift.pos).toBeLessThan(POS_TOL);
+    expect(drift.vel).toBeLessThan(VEL_TOL);
   });
 });
