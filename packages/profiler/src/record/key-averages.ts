@@ -5,6 +5,7 @@
  * Host slices carry CPU time; GPU kernel slices carry device time, which is also credited to the host span that
  * launched them (through the ac2g flows: the queue.submit) as self time, and to its ancestors as total time.
  * The device columns keep torch's CUDA names so tools and eyes trained on torch tables read them unchanged.
+ * Step spans `ProfilerStep#k` are one row, `ProfilerStep*`, as torch's _rewrite_name makes them.
  */
 import type { TraceModel } from '../model/trace.js';
 
@@ -38,6 +39,11 @@ export class KeyAverages {
   toString(): string {
     return this.table();
   }
+}
+
+/** torch's key for a span name: every `ProfilerStep#k` is `ProfilerStep*`. */
+export function averageKey(name: string): string {
+  return name.startsWith('ProfilerStep#') ? 'ProfilerStep*' : name;
 }
 
 export function keyAverages(trace: TraceModel): KeyAverages {
@@ -79,10 +85,11 @@ export function keyAverages(trace: TraceModel): KeyAverages {
     const s = slices[i]!;
     const k = kind.get(s.track);
     if (k !== 'thread' && k !== 'gpu_queue') continue;
-    let row = rows.get(s.name);
+    const key = averageKey(s.name);
+    let row = rows.get(key);
     if (!row) {
-      row = { key: s.name, count: 0, cpuTimeTotalNs: 0, selfCpuTimeTotalNs: 0, deviceTimeTotalNs: 0, selfDeviceTimeTotalNs: 0, selfDeviceOfCpuOpsNs: 0 };
-      rows.set(s.name, row);
+      row = { key, count: 0, cpuTimeTotalNs: 0, selfCpuTimeTotalNs: 0, deviceTimeTotalNs: 0, selfDeviceTimeTotalNs: 0, selfDeviceOfCpuOpsNs: 0 };
+      rows.set(key, row);
     }
     row.count++;
     if (k === 'thread') {
@@ -140,7 +147,9 @@ function buildTable(input: KeyAverage[], options: TableOptions): string {
     rows = [...input].sort((a, b) => key(b) - key(a));
   }
   const hasDevice = rows.some((r) => r.selfDeviceTimeTotalNs > 0);
-  const nameWidth = Math.min(Math.max(...rows.map((r) => r.key.length)) + 4, maxName);
+  let longestName = 0;
+  for (const r of rows) longestName = Math.max(longestName, r.key.length);
+  const nameWidth = Math.min(longestName + 4, maxName);
   const headers = ['Name', 'Self CPU %', 'Self CPU', 'CPU total %', 'CPU total', 'CPU time avg'];
   if (hasDevice) headers.push('Self CUDA', 'Self CUDA %', 'CUDA total', 'CUDA time avg');
   headers.push('# of Calls');

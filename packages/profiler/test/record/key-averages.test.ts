@@ -16,19 +16,19 @@ function stepTrace(): TraceModel {
   return t;
 }
 
-const SEP = '------------------  ' + '------------  '.repeat(10);
+const SEP = '-----------------  ' + '------------  '.repeat(10);
 
 describe('keyAverages().table()', () => {
   it("prints torch's columns, right-aligned names, self/total CPU and device time credited through the submit", () => {
     expect(keyAverages(stepTrace()).table()).toBe([
       SEP,
-      '              Name    Self CPU %      Self CPU   CPU total %     CPU total  CPU time avg     Self CUDA   Self CUDA %    CUDA total  CUDA time avg    # of Calls  ',
+      '             Name    Self CPU %      Self CPU   CPU total %     CPU total  CPU time avg     Self CUDA   Self CUDA %    CUDA total  CUDA time avg    # of Calls  ',
       SEP,
-      '    ProfilerStep#0        50.00%     500.000us       100.00%       1.000ms       1.000ms       0.000us         0.00%     500.000us     500.000us             1  ',
-      '           physics        45.00%     450.000us        50.00%     500.000us     500.000us       0.000us         0.00%     500.000us     500.000us             1  ',
-      '      queue.submit         5.00%      50.000us         5.00%      50.000us      50.000us     500.000us       100.00%     500.000us     500.000us             1  ',
-      '        kinematics         0.00%       0.000us         0.00%       0.000us       0.000us     200.000us        40.00%     200.000us     200.000us             1  ',
-      '             solve         0.00%       0.000us         0.00%       0.000us       0.000us     300.000us        60.00%     300.000us     300.000us             1  ',
+      '    ProfilerStep*        50.00%     500.000us       100.00%       1.000ms       1.000ms       0.000us         0.00%     500.000us     500.000us             1  ',
+      '          physics        45.00%     450.000us        50.00%     500.000us     500.000us       0.000us         0.00%     500.000us     500.000us             1  ',
+      '     queue.submit         5.00%      50.000us         5.00%      50.000us      50.000us     500.000us       100.00%     500.000us     500.000us             1  ',
+      '       kinematics         0.00%       0.000us         0.00%       0.000us       0.000us     200.000us        40.00%     200.000us     200.000us             1  ',
+      '            solve         0.00%       0.000us         0.00%       0.000us       0.000us     300.000us        60.00%     300.000us     300.000us             1  ',
       SEP,
       'Self CPU time total: 1.000ms',
       'Self CUDA time total: 500.000us',
@@ -40,8 +40,8 @@ describe('keyAverages().table()', () => {
     const lines = (sortBy: string, rowLimit?: number): string[] =>
       keyAverages(stepTrace()).table({ sortBy, ...(rowLimit ? { rowLimit } : {}) }).split('\n').slice(3, -4).map((l) => l.trim().split(/\s+/)[0]!);
     expect(lines('self_cuda_time_total', 3)).toEqual(['queue.submit', 'solve', 'kinematics']);
-    expect(lines('cpuTimeTotal')).toEqual(['ProfilerStep#0', 'physics', 'queue.submit', 'kinematics', 'solve']);
-    expect(lines('self_cpu_time_total', 2)).toEqual(['ProfilerStep#0', 'physics']);
+    expect(lines('cpuTimeTotal')).toEqual(['ProfilerStep*', 'physics', 'queue.submit', 'kinematics', 'solve']);
+    expect(lines('self_cpu_time_total', 2)).toEqual(['ProfilerStep*', 'physics']);
     expect(() => keyAverages(stepTrace()).table({ sortBy: 'flops' })).toThrow(/unknown sortBy 'flops'/);
   });
 
@@ -57,6 +57,18 @@ describe('keyAverages().table()', () => {
     expect(text.split('\n')[3]).toBe('    encode       100.00%       4.000us       100.00%       4.000us       2.000us             2  ');
     expect(text).not.toMatch(/CUDA/);
     expect(text.endsWith('Self CPU time total: 4.000us\n')).toBe(true);
+  });
+
+  it("groups every ProfilerStep#k into one row 'ProfilerStep*', as torch does", () => {
+    const t = stepTrace();
+    t.slices = [
+      { track: 1, name: 'ProfilerStep#3', category: 'user_annotation', ts: 0, dur: 1000 },
+      { track: 1, name: 'ProfilerStep#4', category: 'user_annotation', ts: 1000, dur: 3000 },
+      { track: 1, name: 'ProfilerStep#40', category: 'user_annotation', ts: 4000, dur: 2000 },
+    ];
+    t.flows = [];
+    const rows = keyAverages(t).rows;
+    expect(rows.map((r) => [r.key, r.count, r.cpuTimeTotalNs])).toEqual([['ProfilerStep*', 3, 6000]]);
   });
 
   it('truncates names longer than the 55-wide column with ...', () => {
