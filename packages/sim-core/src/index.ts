@@ -1,3 +1,5 @@
+// The public types name GPUDevice and friends: consumers get the WebGPU type declarations with these.
+/// <reference types="@webgpu/types" preserve="true" />
 /**
  * @gsprof/sim-core: a batched articulated rigid-body simulator with Genesis World's API in camelCase.
  *
