@@ -16,6 +16,20 @@ export const STEP_WHERE = `name LIKE 'ProfilerStep#%' AND coalesce(category, '')
  */
 export const HOST_WHERE = `coalesce(category, '') NOT IN ('kernel', 'gpu_memcpy', 'gpu_memset', 'gpu_user_annotation')`;
 
+/** Host API calls: WebGPU encode/submit/map/sync spans, Kineto's CUDA runtime and driver calls and syncs. */
+export const HOST_API_WHERE = `category IN ('cuda_runtime', 'cuda_driver', 'cuda_sync')`;
+
+/**
+ * Memory operations: GPU-side copies and fills (Kineto gpu_memcpy / gpu_memset) and the host calls that move
+ * buffer contents (WebGPU writeBuffer, mapAsync, copyBufferToBuffer; CUDA memcpy/memset calls).
+ */
+export const MEMOP_WHERE = `category IN ('gpu_memcpy', 'gpu_memset')
+  OR name IN ('queue.writeBuffer', 'GPUBuffer.mapAsync', 'copyBufferToBuffer', 'copyBufferToTexture', 'copyTextureToBuffer')
+  OR (category IN ('cuda_runtime', 'cuda_driver') AND (name ILIKE 'cudaMemcpy%' OR name ILIKE 'cudaMemset%' OR name ILIKE 'cuMemcpy%' OR name ILIKE 'cuMemset%'))`;
+
+/** User ranges: recordFunction spans and annotations, not the ProfilerStep#k spans the profiler makes itself. */
+export const RANGE_WHERE = `category = 'user_annotation' AND name NOT LIKE 'ProfilerStep#%'`;
+
 export function sqlString(s: string): string {
   return `'${s.replace(/'/g, "''")}'`;
 }

@@ -1,4 +1,5 @@
 export * from './kernelSummary.js';
+export * from './reports.js';
 export * from './gaps.js';
 export * from './timers.js';
 export * from './diff.js';
