@@ -23,7 +23,7 @@ export function normalise(text: string): string {
     let line = raw
       .replace(/\b\d[\d,]*(\.\d+)?(e[+-]?\d+)?(ns|us|ms|s)\b/g, '<t>')
       .replace(/[+-]?\b\d[\d,]*(\.\d+)?(e[+-]?\d+)?%?/g, '#')
-      .replace(/^.*(: # kernels, <t> total)$/, '<track>$1');
+      .replace(/^.*(: # kernels, <t> total)(;.*)?$/, '<track>$1$2');
     if (line.startsWith('│')) {
       const cells = line.split('│').slice(1, -1).map((c) => c.trim());
       const isHeader = cells.some((c) => /Time \(%\)|Metric/.test(c));

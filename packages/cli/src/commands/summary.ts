@@ -1,26 +1,54 @@
 import { Args, Flags } from '@oclif/core';
+import type { ReportName, ReportSort, TimeUnit } from '@gsprof/profiler';
 import { GsprofCommand } from '../base.js';
+import type { ReportFormat } from '../views/summary-reports.js';
 
 export default class Summary extends GsprofCommand {
   static override summary = 'Kernel table (nsys columns), step and FPS lines, and compile time of a trace.';
   static override description = [
     'Reads any trace gsprof can import (its own .pftrace and .json[.gz], PyTorch/Kineto JSON, Perfetto SDK traces) and prints, per GPU queue or stream, `nsys stats` cuda_gpu_kern_sum columns sorted by total time: Time (%), Total Time (ns), Instances, Avg, Med, Min, Max, StdDev, Name. Below it: the ProfilerStep statistics, FPS and env-steps/s when the run recorded nEnvs, and the time spent compiling.',
+    'With --report (kernels, host, memops, ranges, steps; several allowed), or any of --format csv|json, --output, --sort, --timeunit, it prints `nsys stats`-style reports instead: one row per name summed over every queue, stream and thread, Time (%) as the share of the report\'s total (as nsys computes it), full names (tables: --name-width cuts them).',
   ].join('\n\n');
   static override examples = [
     '<%= config.bin %> summary out/host_4242.1764700000000000000.pftrace',
     '<%= config.bin %> summary trace.pt.trace.json.gz --limit 10',
     '<%= config.bin %> summary out/run.pftrace --json | jq \'.kernels[0]\'',
+    '<%= config.bin %> summary out --report kernels --report host --timeunit us',
+    '<%= config.bin %> summary out --report memops --format csv --output memops.csv',
   ];
   static override enableJsonFlag = true;
   static override args = { trace: Args.string({ description: 'trace file (.pftrace, .json, .json.gz), or a folder (its newest trace)', required: true }) };
   static override flags = {
     limit: Flags.integer({ description: 'rows per table (the rest are folded into "others")', min: 1, default: 25 }),
+    report: Flags.string({ description: 'nsys stats-style report(s), one row per name across all queues and threads', options: ['kernels', 'host', 'memops', 'ranges', 'steps'], multiple: true }),
+    format: Flags.string({ description: 'output format of the reports', options: ['table', 'csv', 'json'], default: 'table' }),
+    output: Flags.string({ description: 'write the reports to this file instead of stdout' }),
+    sort: Flags.string({ description: 'report row order (descending, name ascending)', options: ['total', 'instances', 'avg', 'med', 'min', 'max', 'name'], default: 'total' }),
+    timeunit: Flags.string({ description: 'time unit of the report columns', options: ['ns', 'us', 'ms', 's'], default: 'ns' }),
+    'name-width': Flags.integer({ description: 'tables: cut names longer than this (default: full names)', min: 4 }),
   };
 
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(Summary);
+    const wantsReports = flags.report !== undefined || flags.format !== 'table' || flags.output !== undefined || flags.sort !== 'total' || flags.timeunit !== 'ns';
+    if (wantsReports) {
+      const { summaryReports } = await import('../views/summary-reports.js');
+      const view = await summaryReports(args.trace, {
+        reports: (flags.report ?? ['kernels', 'steps']) as ReportName[], format: flags.format as ReportFormat, sort: flags.sort as ReportSort,
+        timeunit: flags.timeunit as TimeUnit, ...(flags['name-width'] !== undefined ? { nameWidth: flags['name-width'] } : {}),
+        color: this.color && flags.output === undefined,
+      });
+      if (flags.output !== undefined) {
+        const { writeTextAtomic } = await import('../render/write-file.js');
+        await writeTextAtomic(flags.output, `${view.text}\n`);
+        this.print(`wrote ${flags.output}`);
+      } else {
+        this.print(view.text);
+      }
+      return view.data;
+    }
     const { summarize } = await import('../views/summary.js');
-    const view = await summarize(args.trace, { color: this.color, limit: flags.limit });
+    const view = await summarize(args.trace, { color: this.color, limit: flags.limit, ...(flags['name-width'] !== undefined ? { nameWidth: flags['name-width'] } : {}) });
     this.print(view.text);
     return view.data;
   }

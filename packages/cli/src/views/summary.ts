@@ -2,7 +2,6 @@
 import type { KernelRow, KernelSummary } from '@gsprof/profiler';
 import { duration, thousands } from '../render/format.js';
 import { renderTable } from '../render/table.js';
-import { terminalWidth } from '../render/color.js';
 import { withTrace } from './open-trace.js';
 
 export interface View { text: string; data: unknown }
@@ -36,14 +35,16 @@ export function fpsSentence(fps: number, nEnvs: number | null): string {
   return `Running at ${thousands(fps * nEnvs, 2)} FPS (${fps.toFixed(2)} FPS per env, ${nEnvs} envs).`;
 }
 
-export function renderSummary(s: KernelSummary, options: { color: boolean; limit?: number }): string {
+export function renderSummary(s: KernelSummary, options: { color: boolean; limit?: number; nameWidth?: number }): string {
   const out: string[] = [];
   if (s.tracks.length === 0) out.push('No kernels in this trace.');
   for (const track of s.tracks) {
-    out.push(`${track.trackName}: ${thousands(track.kernels.reduce((a, k) => a + k.instances, 0))} kernels, ${duration(track.totalTimeNs)} total`);
+    out.push(`${track.trackName}: ${thousands(track.kernels.reduce((a, k) => a + k.instances, 0))} kernels, ${duration(track.totalTimeNs)} total; Time (%) of this track (--report kernels: across all)`);
     const rows = foldRows(track.kernels, options.limit ?? 25).map(kernelCells);
-    // The numeric columns take about 100 characters; long C++ kernel names are cut to what is left (--json has them whole).
-    out.push(renderTable(HEAD, rows, { color: options.color, align: ALIGN, maxColWidth: Math.max(40, terminalWidth() - 100) }));
+    // Full names, as nsys prints them, unless --name-width asks for a cut.
+    const width = options.nameWidth;
+    if (width !== undefined) for (const r of rows) if (r[8]!.length > width) r[8] = `${r[8]!.slice(0, width - 1)}…`;
+    out.push(renderTable(HEAD, rows, { color: options.color, align: ALIGN }));
   }
   if (s.steps) {
     const st = s.steps;
@@ -60,7 +61,7 @@ export function renderSummary(s: KernelSummary, options: { color: boolean; limit
   return out.join('\n');
 }
 
-export async function summarize(trace: string, options: { color: boolean; limit?: number }): Promise<View> {
+export async function summarize(trace: string, options: { color: boolean; limit?: number; nameWidth?: number }): Promise<View> {
   const { kernelSummary } = await import('@gsprof/profiler');
   const summary = await withTrace(trace, (db) => kernelSummary(db));
   return { text: renderSummary(summary, options), data: summary };
