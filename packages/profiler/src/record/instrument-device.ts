@@ -166,6 +166,21 @@ export class DeviceInstrumentation {
       return self.submit(commandBuffers);
     });
 
+    // Host-to-GPU uploads: a host span with the bytes, for the memory-operations report (nsys memops).
+    const writeBuffer = queue.writeBuffer.bind(queue);
+    this.patch(queue, 'writeBuffer', function (this: GPUQueue, ...args: Parameters<GPUQueue['writeBuffer']>) {
+      const r = self.recorder;
+      if (!r?.cycle?.recording || !r.cpuActivity) return writeBuffer(...args);
+      const t0 = r.clock.nowNs();
+      const result = writeBuffer(...args);
+      const [, , data, dataOffset = 0, size] = args;
+      // For a typed array, offset and size count elements, not bytes (WebGPU spec).
+      const unit = ArrayBuffer.isView(data) ? ((data as unknown as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1) : 1;
+      const bytes = size !== undefined ? size * unit : data.byteLength - dataOffset * unit;
+      r.completeSpan('queue.writeBuffer', 'cuda_runtime', t0, r.clock.nowNs(), { bytes });
+      return result;
+    });
+
     this.patch(queue, 'onSubmittedWorkDone', function onSubmittedWorkDone() {
       const r = self.recorder;
       const covered = [...self.inFlight];

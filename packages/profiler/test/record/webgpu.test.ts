@@ -195,6 +195,19 @@ describe('instrumentDevice on a real WebGPU device', () => {
     expect(t.slices.some((s) => s.name === 'GPUBuffer.mapAsync' && s.category === 'cuda_sync')).toBe(true);
   });
 
+  it('queue.writeBuffer: a host span with the bytes moved (typed-array sizes count elements)', async () => {
+    const prof = profile({});
+    await prof.start();
+    const dst = device.createBuffer({ size: 1024, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+    device.queue.writeBuffer(dst, 0, new Float32Array(64));
+    device.queue.writeBuffer(dst, 256, new Float32Array(64), 8, 16);
+    device.queue.writeBuffer(dst, 512, new ArrayBuffer(100), 4, 96);
+    await prof.stop();
+    dst.destroy();
+    const writes = prof.trace.slices.filter((s) => s.name === 'queue.writeBuffer');
+    expect(writes.map((s) => [s.category, s.args?.bytes])).toEqual([['cuda_runtime', 256], ['cuda_runtime', 64], ['cuda_runtime', 96]]);
+  });
+
   it('never waits on the caller: readbacks pile up in flight, query sets are added past 4096 queries, all spans arrive', async () => {
     const before = inst.getStats();
     const prof = profile({ activities: ['gpu'] });
