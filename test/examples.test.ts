@@ -1,0 +1,44 @@
+/** The library examples that docs/profiling.md shows run as written and do what their comments say. */
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cliEnv, ensureBuilt, tempDir } from './support/cli.js';
+import { REPO_ROOT } from './support/shared.js';
+
+function runExample(file: string, args: string[] = []): { code: number | null; out: string } {
+  const r = spawnSync(process.execPath, [join(REPO_ROOT, file), ...args], { cwd: REPO_ROOT, encoding: 'utf8', env: cliEnv(), timeout: 120_000 });
+  return { code: r.status, out: `${r.stdout}${r.stderr}` };
+}
+
+describe('library examples', () => {
+  beforeAll(() => ensureBuilt());
+
+  it('schedule-and-handlers.mjs: two recorded cycles, each written as Chrome JSON and .pftrace', () => {
+    const out = tempDir();
+    const r = runExample('examples/profiling/schedule-and-handlers.mjs', [out]);
+    expect(r.code, r.out).toBe(0);
+    const files = readdirSync(out).sort();
+    expect(files.filter((f) => f.endsWith('.pt.trace.json'))).toHaveLength(2);
+    expect(files.filter((f) => f.endsWith('.pftrace'))).toHaveLength(2);
+    expect(r.out.match(/^wrote /gm)).toHaveLength(4);
+  });
+
+  it('record-function.mjs: user ranges and one ProfilerStep* row in the keyAverages table', () => {
+    const r = runExample('examples/profiling/record-function.mjs');
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toMatch(/^\s+ProfilerStep\*\s.*\s4\s\s$/m);
+    expect(r.out).toMatch(/^\s+policy\s.*\s4\s\s$/m);
+    expect(r.out).toMatch(/^\s+control\s.*\s4\s\s$/m);
+    expect(r.out).not.toMatch(/ProfilerStep#/);
+  });
+
+  it('control_dofs.mjs: dofsIdx from joint names, env 2 alone goes to its own target', () => {
+    const r = runExample('examples/tutorials/control_dofs.mjs');
+    expect(r.code, r.out).toBe(0);
+    const values = /joint1 per env: (.*)/.exec(r.out)![1]!.split(' ').map(Number);
+    expect(values).toHaveLength(4);
+    expect(values[2]).toBeCloseTo(0.5, 1);
+    for (const e of [0, 1, 3]) expect(Math.abs(values[e]!)).toBeLessThan(0.05);
+  });
+});
