@@ -1,5 +1,5 @@
 /**
- * What docs/install.md tells a user to do, done in an empty folder: pack the three packages, install the
+ * What docs/install.md tells a user to do, done in an empty folder: pack the four packages, install the
  * tarballs into a new project, then run `npx gsprof`, import both libraries from a program and type-check a
  * TypeScript file against the published declarations. Nothing of this repository is on the path but the
  * tarballs.
@@ -35,7 +35,7 @@ describe('installed into a project of its own', { timeout: 600_000 }, () => {
     expect(pack.code, pack.out).toBe(0);
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'my-sim', private: true, type: 'module' }));
     const tarballs = readdirSync(packs).filter((f) => f.endsWith('.tgz')).map((f) => join(packs, f));
-    expect(tarballs.map((f) => f.replace(/.*\//, '')).sort()).toEqual(['gsprof-cli-0.1.0.tgz', 'gsprof-profiler-0.1.0.tgz', 'gsprof-sim-core-0.1.0.tgz']);
+    expect(tarballs.map((f) => f.replace(/.*\//, '')).sort()).toEqual(['gsprof-cli-0.1.0.tgz', 'gsprof-log-0.1.0.tgz', 'gsprof-profiler-0.1.0.tgz', 'gsprof-sim-core-0.1.0.tgz']);
     const install = run(NPM, ['install', '--prefer-offline', '--no-audit', '--no-fund', ...tarballs, '@types/node@20.19.43'], { cwd: project });
     expect(install.code, install.out).toBe(0);
   });

@@ -2,6 +2,7 @@
  * The base every gsprof command extends: errors become one line (`gsprof: <what>: <why>`, exit 2, stack only
  * with DEBUG), `--json` errors are `{error: {message, exit}}`, and output knows whether colour is wanted.
  */
+import { logger } from '@gsprof/log';
 import { Command } from '@oclif/core';
 import { CliError, describeError, errorLine } from './errors.js';
 import { colorEnabled } from './render/color.js';
@@ -31,12 +32,12 @@ export abstract class GsprofCommand extends Command {
 
   protected override async init(): Promise<void> {
     await super.init();
-    // Library warnings (process.emitWarning, e.g. the profiler's "Incorrect schedule") print as gsprof lines
-    // instead of Node's "(node:1234) ProfilerWarning: ..." banner; under --json they stay on stderr too.
+    // gsprof's packages log through @gsprof/log; warnings other libraries raise through Node's channel join it
+    // instead of printing Node's "(node:1234) Warning: ..." banner. Logs go to stderr, so --json stays clean.
     process.removeAllListeners('warning');
     process.on('warning', (w: Error) => {
       if (w.name === 'ExperimentalWarning' || w.name === 'DeprecationWarning') return;
-      process.stderr.write(`gsprof: warning: ${w.message}\n`);
+      logger.warning(w.message);
     });
   }
 

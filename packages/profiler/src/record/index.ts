@@ -12,4 +12,3 @@ export { tensorboardTraceHandler, perfettoTraceHandler, defaultWorkerName, type 
 export { estimateClockAlignment, gpuToHost, type ClockAlignment, type ClockSample, type ClockAlignmentOptions } from './clock-align.js';
 export { FakeClock, systemClock, type HostClock } from './host-clock.js';
 export { percentile } from './stats.js';
-export { WARNING_TYPE } from './warn.js';

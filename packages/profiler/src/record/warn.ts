@@ -1,7 +1,6 @@
-/** Profiler warnings go through Node's warning channel (like Python's `warnings.warn` in torch), so callers can
- * filter them with `process.on('warning')` or `--no-warnings`. */
-export const WARNING_TYPE = 'ProfilerWarning';
+/** Profiler warnings go to gsprof's one log channel (@gsprof/log) at warning level, as the simulator's do. */
+import { logger } from '@gsprof/log';
 
 export function warn(message: string): void {
-  process.emitWarning(message, { type: WARNING_TYPE });
+  logger.warning(message);
 }

@@ -1,4 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { logger } from '@gsprof/log';
 import { Cycle, GPU_PID_BASE, type GpuBatch, type GpuDeviceInfo } from '../../src/record/cycle.js';
 import { FakeClock } from '../../src/record/index.js';
 
@@ -6,9 +7,9 @@ const device: GpuDeviceInfo = { index: 0, properties: { id: 0, name: 'test gpu',
 let warnings: string[];
 beforeEach(() => {
   warnings = [];
-  vi.spyOn(process, 'emitWarning').mockImplementation(((m: string | Error) => { warnings.push(String(m)); }) as typeof process.emitWarning);
+  logger.setSink((r) => { warnings.push(r.message); });
 });
-afterEach(() => vi.restoreAllMocks());
+afterEach(() => { logger.setSink(null); });
 
 /** GPU clock = host clock + 1e9 ns (so the true offset is -1e9). */
 const GPU_AHEAD = 1_000_000_000n;

@@ -5,6 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { logger } from '@gsprof/log';
 import { FakeClock, perfettoTraceHandler, profile, recordFunction, schedule, tensorboardTraceHandler, type TraceReadyHandler } from '../../src/record/index.js';
 
 const dirs: string[] = [];
@@ -14,7 +15,7 @@ afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true 
 interface ChromeTrace { traceEvents: { name: string; ph: string; cat?: string }[] }
 
 async function recordTwoCycles(onTraceReady: TraceReadyHandler) {
-  vi.spyOn(process, 'emitWarning').mockImplementation((() => {}) as typeof process.emitWarning);
+  logger.setSink(() => {});
   const clock = new FakeClock();
   const prof = profile({ activities: ['cpu'], clock, schedule: schedule({ wait: 0, warmup: 0, active: 1, repeat: 2 }), onTraceReady });
   await prof.start();
@@ -26,6 +27,7 @@ async function recordTwoCycles(onTraceReady: TraceReadyHandler) {
   }
   await prof.stop();
   vi.restoreAllMocks();
+  logger.setSink(null);
   return { prof, written };
 }
 

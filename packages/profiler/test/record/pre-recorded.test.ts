@@ -1,9 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { logger } from '@gsprof/log';
 import type { SliceEvent, TraceModel } from '../../src/model/trace.js';
 import { FakeClock, profile, schedule, SpanCollector } from '../../src/record/index.js';
 
-beforeEach(() => { vi.spyOn(process, 'emitWarning').mockImplementation((() => undefined) as typeof process.emitWarning); });
-afterEach(() => vi.restoreAllMocks());
+beforeEach(() => { logger.setSink(() => {}); });
+afterEach(() => { logger.setSink(null); });
 
 const MS = 1e6;
 const named = (t: TraceModel, prefix: string): SliceEvent[] => t.slices.filter((s) => s.name.startsWith(prefix));

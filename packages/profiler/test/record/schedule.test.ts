@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { logger } from '@gsprof/log';
 import { ProfilerAction, schedule } from '../../src/record/index.js';
 
 const letter: Record<ProfilerAction, string> = { NONE: 'N', WARMUP: 'W', RECORD: 'R', RECORD_AND_SAVE: 'S' };
@@ -6,9 +7,9 @@ const run = (fn: (s: number) => ProfilerAction, steps: number): string => Array.
 
 describe('schedule (torch semantics, REFERENCE §2)', () => {
   let warnings: string[] = [];
-  afterEach(() => { vi.restoreAllMocks(); warnings = []; });
+  afterEach(() => { logger.setSink(null); warnings = []; });
   const quiet = (): void => {
-    vi.spyOn(process, 'emitWarning').mockImplementation(((m: string | Error) => { warnings.push(String(m)); }) as typeof process.emitWarning);
+    logger.setSink((r) => { warnings.push(r.message); });
   };
 
   it.each([

@@ -1,4 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { logger } from '@gsprof/log';
 import type { TraceModel } from '../../src/model/trace.js';
 import { FakeClock, profile, ProfilerAction, schedule, type Profiler, type ScheduleFn } from '../../src/record/index.js';
 
@@ -6,9 +7,9 @@ const { NONE, WARMUP, RECORD, RECORD_AND_SAVE } = ProfilerAction;
 let warnings: string[];
 beforeEach(() => {
   warnings = [];
-  vi.spyOn(process, 'emitWarning').mockImplementation(((m: string | Error) => { warnings.push(String(m)); }) as typeof process.emitWarning);
+  logger.setSink((r) => { warnings.push(r.message); });
 });
-afterEach(() => vi.restoreAllMocks());
+afterEach(() => { logger.setSink(null); });
 
 const stepNames = (t: TraceModel): string[] => t.slices.filter((s) => s.name.startsWith('ProfilerStep#')).map((s) => s.name);
 

@@ -2,7 +2,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { logger } from '@gsprof/log';
 import { writeChromeTrace, writePerfettoTrace } from '../../src/export/index.js';
 import type { SliceEvent, TraceModel } from '../../src/model/trace.js';
 import {
@@ -301,7 +302,7 @@ describe('instrumentDevice on a real WebGPU device', () => {
 
   it("detects Dawn's 65,536 ns quantization and warns", async () => {
     const warnings: string[] = [];
-    const spy = vi.spyOn(process, 'emitWarning').mockImplementation(((m: string | Error) => { warnings.push(String(m)); }) as typeof process.emitWarning);
+    logger.setSink((r) => { warnings.push(r.message); });
     const { create } = await import('webgpu');
     // Kept for the life of the process: dawn.node crashes if its GPU object is collected while a device works.
     const quantizedGpu = create([]);
@@ -319,7 +320,7 @@ describe('instrumentDevice on a real WebGPU device', () => {
       await new Promise((r) => setTimeout(r, 1));
     }
     await prof.stop();
-    spy.mockRestore();
+    logger.setSink(null);
     qi.restore();
     dev.destroy();
     expect(prof.trace.metadata.run.gpuTimestampQuantizationNs).toBe(65536);

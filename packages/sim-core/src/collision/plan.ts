@@ -13,6 +13,7 @@ import type { NarrowPhase } from './contact.js';
 import { mixParams, type PairParams } from './params.js';
 import { planeBox, planeCapsule, planeCylinder, planeSphere } from './plane.js';
 import { capsuleCapsule, sphereCapsule, sphereCylinder, sphereSphere } from './round.js';
+import { logger } from '@gsprof/log';
 
 export interface CollisionPlan {
   npair: number;
@@ -144,7 +145,7 @@ export function collisionPlan(m: Model): CollisionPlan {
     plan = buildCollisionPlan(m);
     plans.set(m, plan);
     if (plan.unsupported.length > 0) {
-      console.warn(`sim-core collision: no narrow phase for ${plan.unsupported.length} geom pair(s), ` +
+      logger.warning(`sim-core collision: no narrow phase for ${plan.unsupported.length} geom pair(s), ` +
         `they will not collide: ${plan.unsupported.slice(0, 5).join(', ')}${plan.unsupported.length > 5 ? ', ...' : ''}`);
     }
   }

@@ -12,6 +12,7 @@ import { ConeType, EqType, JointType, type Model } from '../model/model.js';
 import { clampSolimp, impedance, refDamping, refStiffness, regularizer, safeSolref } from '../solver/impedance.js';
 import { addPointJacobian, bodyMoves } from '../solver/jacobian.js';
 import { ConstraintType, MINVAL } from '../solver/types.js';
+import { logger } from '@gsprof/log';
 
 const ERR_OVERFLOW = 1 << 2;
 const warned = new WeakSet<Model>();
@@ -200,7 +201,7 @@ class RowBuilder {
       if (m.eqType[i] !== EqType.Joint) {
         if (!warned.has(m)) {
           warned.add(m);
-          console.warn('sim-core make_constraint: only joint equality constraints are implemented; others are ignored');
+          logger.warning('sim-core make_constraint: only joint equality constraints are implemented; others are ignored');
         }
         continue;
       }

@@ -19,6 +19,7 @@ import { type Problem, constraintCost, gaussCost, indexRows, jacMinusAref, makeP
 import {
   TIMER_ACTIVE, TIMER_CONTACTS, TIMER_ITERATIONS, TIMER_LS_ITERATIONS, TIMER_NEFC, TIMER_SOLVE_NS,
 } from '../solver/timers.js';
+import { logger } from '@gsprof/log';
 
 /** Envs gathered and scattered together (a cache line of f64). */
 const BLOCK = 8;
@@ -182,7 +183,7 @@ export function solve(m: Model, d: Data, e0: number, e1: number): void {
   const opt = m.opt;
   if (opt.solver === SolverType.PGS && !warnedPgs) {
     warnedPgs = true;
-    console.warn('sim-core solve: the PGS solver is not implemented; using Newton');
+    logger.warning('sim-core solve: the PGS solver is not implemented; using Newton');
   }
   const newton = opt.solver !== SolverType.CG;
   settings.newton = newton; settings.iterations = opt.iterations; settings.tolerance = opt.tolerance;
