@@ -80,6 +80,9 @@ class SlotAccumulator {
   sum = 0;
   max = -Infinity;
   private readonly random = mulberry32(0x9e3779b9);
+  /** Reservoir sampling, Li's algorithm L: index of the next value that enters the sample, and its weight. */
+  private next = 0;
+  private w = 1;
 
   constructor(readonly nEnvs: number, readonly capacity: number) {
     this.perEnvSum = new Float64Array(nEnvs);
@@ -88,31 +91,55 @@ class SlotAccumulator {
     this.last = new Float64Array(nEnvs);
   }
 
+  private skip(): void {
+    // Draws are in (0, 1]: 1 - random() never hits 0, so the logs stay finite.
+    this.w *= Math.exp(Math.log(1 - this.random()) / this.capacity);
+    this.next += Math.floor(Math.log(1 - this.random()) / Math.log(1 - this.w)) + 1;
+  }
+
   add(row: Float64Array): void {
-    for (let e = 0; e < this.nEnvs; e++) {
+    const n = this.nEnvs;
+    let sum = 0;
+    let max = this.max;
+    for (let e = 0; e < n; e++) {
       const v = row[e]!;
       this.perEnvSum[e]! += v;
-      this.sum += v;
-      if (v > this.max) this.max = v;
-      // Algorithm R: the first `capacity` values, then each later one replaces a random slot with p = capacity/seen.
-      if (this.seen < this.capacity) this.reservoir[this.seen] = v;
-      else {
-        const j = Math.floor(this.random() * (this.seen + 1));
-        if (j < this.capacity) this.reservoir[j] = v;
-      }
-      this.seen++;
+      sum += v;
+      if (v > max) max = v;
     }
+    this.sum += sum;
+    this.max = max;
+    // The first `capacity` values fill the sample; past that, only the values algorithm L picks are touched.
+    let e = 0;
+    while (this.seen + e < this.capacity && e < n) { this.reservoir[this.seen + e] = row[e]!; e++; }
+    if (this.seen + e === this.capacity && this.next < this.capacity) { this.next = this.capacity - 1; this.skip(); }
+    while (this.next < this.seen + n && this.next >= this.capacity) {
+      this.reservoir[Math.floor(this.random() * this.capacity)] = row[this.next - this.seen]!;
+      this.skip();
+    }
+    this.seen += n;
     const sorted = row.slice().sort(); // Float64Array sorts numerically
-    for (let e = 0; e < this.nEnvs; e++) this.sortedSum[e]! += sorted[e]!;
+    for (let k = 0; k < n; k++) this.sortedSum[k]! += sorted[k]!;
     this.last = row.slice();
   }
 }
+
+/** A values_b64 payload as float64s (little-endian in the trace). */
+function decodeValues(b64: string): Float64Array {
+  const bytes = Buffer.from(b64, 'base64');
+  if (LITTLE_ENDIAN) return new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + (bytes.length & ~7)));
+  const values = new Float64Array(bytes.length >> 3);
+  for (let i = 0; i < values.length; i++) values[i] = bytes.readDoubleLE(i * 8);
+  return values;
+}
+
+const LITTLE_ENDIAN = new Uint8Array(new Float64Array([1]).buffer)[7] === 0x3f;
 
 export async function timers(db: TraceDb, opts: TimersOptions = {}): Promise<TimersResult | null> {
   const ids = await db.rows<{ id: number }>(`SELECT id FROM slice WHERE name = 'env_timers' ORDER BY ts, id`);
   if (ids.length === 0) return null;
   const pageSize = opts.pageSize ?? 256;
-  const capacity = opts.quantileSampleSize ?? 1 << 18;
+  const capacity = Math.max(1, Math.floor(opts.quantileSampleSize ?? 1 << 18));
   let nEnvs = 0;
   let labels: string[] = [];
   let acc: SlotAccumulator[] = [];
@@ -138,9 +165,7 @@ export async function timers(db: TraceDb, opts: TimersOptions = {}): Promise<Tim
     }
     for (const e of events.values()) { // in page (= ts) order: a Map keeps insertion order
       if (!e.nEnvs || e.b64 === undefined) continue;
-      const bytes = Buffer.from(e.b64, 'base64');
-      const values = new Float64Array(bytes.length >> 3);
-      for (let i = 0; i < values.length; i++) values[i] = bytes.readDoubleLE(i * 8);
+      const values = decodeValues(e.b64);
       if (nEnvs === 0) {
         nEnvs = e.nEnvs;
         labels = (e.labels ?? '').split(',').filter((l) => l.length > 0);
