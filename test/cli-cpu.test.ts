@@ -53,6 +53,20 @@ describe('gsprof record --backend cpu, then the readers', () => {
     expect(text.stdout).toContain(`Steps: ${data.steps.count} recorded`);
   });
 
+  it('a folder means its newest trace, never the baseline written after it; every reader names the file it read', async () => {
+    const text = await gsprof(['summary', dir]);
+    expect(text.code).toBe(0);
+    expect(text.stdout.split('\n')[0]).toBe(`Trace: ${pftrace}`);
+    expect(text.stdout).not.toContain('No kernels in this trace');
+    for (const cmd of ['summary', 'gaps', 'timers']) {
+      const j = await gsprof([cmd, dir, '--json']);
+      expect(j.code).toBe(0);
+      expect((JSON.parse(j.stdout) as { trace: string }).trace).toBe(pftrace);
+    }
+    const gapsText = await gsprof(['gaps', dir]);
+    expect(gapsText.stdout.split('\n')[0]).toBe(`Trace: ${pftrace}`);
+  });
+
   it('gaps: a verdict and the idle breakdown', async () => {
     const r = await gsprof(['gaps', pftrace]);
     expect(r.code).toBe(0);

@@ -21,6 +21,7 @@ export function normalise(text: string): string {
   for (const raw of text.split('\n')) {
     if (/^[┌├└]/.test(raw)) continue;
     let line = raw
+      .replace(/^(Trace|Baseline|Current): .*$/, '$1: <file>') // the file read: a path on this machine
       .replace(/\b\d[\d,]*(\.\d+)?(e[+-]?\d+)?(ns|us|ms|s)\b/g, '<t>')
       .replace(/[+-]?\b\d[\d,]*(\.\d+)?(e[+-]?\d+)?%?/g, '#')
       .replace(/^.*(: # kernels, <t> total)(;.*)?$/, '<track>$1$2');

@@ -1,7 +1,10 @@
 /**
  * Genesis' examples/speed_benchmark/timers.py in TypeScript, with ANYmal C in place of the Go2: 128 envs,
- * 500 steps, dt 0.02 with 2 substeps, 1 solver iteration, no self-collision. Every step adds noise x0.3 to the
- * position targets: --mode 0 none, 1 the same noise for all envs, 2 per-env noise (default).
+ * 500 steps, dt 0.02 with 2 substeps, no self-collision. As timers.py, the standing pose is set first and every
+ * step's position targets are that pose + 0.3 x noise in [0, 1): --mode 0 none, 1 the same noise for all envs,
+ * 2 per-env noise (default). Differences, and why (docs/profiling.md): the joints get Genesis' default rotor
+ * inertia (0.1) and the solver runs 10 iterations, not 1; with 1 iteration sim-core's solve adds energy at foot
+ * impacts and envs blow up.
  * Without --profiling it reads the constraint solver's per-env timers every step and plots, in the terminal,
  * slot 0 (solve ns): the last step per env, the running mean per env, and the running mean of each step's
  * sorted values. With --profiling it wraps the loop in the profiler instead (wait 0, warmup 0, active 1, and no
@@ -21,22 +24,25 @@ const args = benchArgs({ nEnvs: 128, steps: 500, backend: 'cpu' });
 await gs.init({ backend: args.backend, seed: 0 });
 const scene = new gs.Scene({
   simOptions: { dt: 0.02, substeps: 2 },
-  rigidOptions: { dt: 0.02, iterations: 1, enableSelfCollision: false, resetOnError: true },
+  rigidOptions: { dt: 0.02, iterations: 10, lsIterations: 10, enableSelfCollision: false },
   profilingOptions: { showFPS: false },
 });
 scene.addEntity(gs.morphs.Plane());
-const robot = scene.addEntity(gs.morphs.URDF({ file: 'urdf/anymal_c/urdf/anymal_c.urdf', pos: [0, 0, 0.8] }));
+// Standing: hips 0, thighs +-0.4, knees -+0.8, base where the feet touch the plane.
+const STANDING = [0, 0.4, -0.8, 0, 0.4, -0.8, 0, -0.4, 0.8, 0, -0.4, 0.8];
+const robot = scene.addEntity(gs.morphs.URDF({ file: 'urdf/anymal_c/urdf/anymal_c.urdf', pos: [0, 0, 0.56], defaultArmature: 0.1 }));
 const nEnvs = Math.max(1, args.nEnvs);
 await scene.build({ nEnvs });
 const dofs = LEG_JOINTS.map((name) => robot.getJoint(name).dofsIdxLocal[0]!);
-robot.setDofsKp(new Float64Array(dofs.length).fill(1000), { dofsIdx: dofs });
+robot.setDofsPosition(Float64Array.from(STANDING), { dofsIdx: dofs });
+robot.controlDofsPosition(Float64Array.from(STANDING), { dofsIdx: dofs });
 
 const targets = new Float64Array(nEnvs * dofs.length);
 function addNoise(): void {
-  if (args.mode === 1) {
-    for (let d = 0; d < dofs.length; d++) { const v = (Math.random() - 0.5) * 0.3; for (let e = 0; e < nEnvs; e++) targets[e * dofs.length + d] = v; }
-  } else if (args.mode === 2) {
-    for (let i = 0; i < targets.length; i++) targets[i] = (Math.random() - 0.5) * 0.3;
+  const n = dofs.length;
+  const shared = STANDING.map((p) => p + (args.mode === 1 ? Math.random() * 0.3 : 0));
+  for (let e = 0; e < nEnvs; e++) {
+    for (let d = 0; d < n; d++) targets[e * n + d] = args.mode === 2 ? STANDING[d]! + Math.random() * 0.3 : shared[d]!;
   }
   robot.controlDofsPosition(new gs.Tensor(targets, [nEnvs, dofs.length]), { dofsIdx: dofs });
 }

@@ -48,8 +48,8 @@ describe('summary views', () => {
 });
 
 describe('timers slot choice', () => {
-  const slot = (label: string, max: number) => ({ label, mean: max / 2, p50: 0, p95: 0, max, slowestEnvs: [], panels: { lastStep: [], runningMeanPerEnv: [], sortedRunningMean: [] } });
-  const r = (slots: ReturnType<typeof slot>[]): TimersResult => ({ steps: 3, nEnvs: 2, stepNumbers: [0, 1, 2], slots });
+  const slot = (label: string, max: number) => ({ label, mean: max / 2, p50: 0, p95: 0, max, quantileSample: { size: 6, of: 6, exact: true }, slowestEnvs: [], panels: { lastStep: [], runningMeanPerEnv: [], sortedRunningMean: [] } });
+  const r = (slots: ReturnType<typeof slot>[]): TimersResult => ({ steps: 3, nEnvs: 2, stepRange: [0, 2], skippedSteps: 0, slots });
   it('solve_ns when it was measured (CPU), iterations when it was not (GPU)', () => {
     expect(pickSlot(r([slot('solve_ns', 5), slot('iterations', 3)]), undefined, 't').label).toBe('solve_ns');
     expect(pickSlot(r([slot('solve_ns', 0), slot('iterations', 3)]), undefined, 't').label).toBe('iterations');
@@ -91,8 +91,8 @@ describe('program steps', () => {
 describe('timers units', () => {
   it('solve_ns reads as time, iterations as a count', async () => {
     const { renderTimers } = await import('../src/views/timers.js');
-    const slot = (label: string) => ({ label, mean: 1500, p50: 1500, p95: 1500, max: 1500, slowestEnvs: [], panels: { lastStep: [1500, 1500], runningMeanPerEnv: [1500, 1500], sortedRunningMean: [1500, 1500] } });
-    const r = { steps: 1, nEnvs: 2, stepNumbers: [0], slots: [slot('solve_ns'), slot('iterations')] };
+    const slot = (label: string) => ({ label, mean: 1500, p50: 1500, p95: 1500, max: 1500, quantileSample: { size: 2, of: 2, exact: true }, slowestEnvs: [], panels: { lastStep: [1500, 1500], runningMeanPerEnv: [1500, 1500], sortedRunningMean: [1500, 1500] } });
+    const r: TimersResult = { steps: 1, nEnvs: 2, stepRange: [0, 0], skippedSteps: 0, slots: [slot('solve_ns'), slot('iterations')] };
     expect(renderTimers(r, r.slots[0]!, { color: false, width: 60 }).split('\n')[0]).toContain('mean 1.5us');
     expect(renderTimers(r, r.slots[1]!, { color: false, width: 60 }).split('\n')[0]).toContain('mean 1500,');
   });

@@ -20,7 +20,7 @@ export default class Convert extends GsprofCommand {
     const { args } = await this.parse(Convert);
     const { convertTrace } = await import('../views/convert.js');
     const result = await convertTrace(args.input, args.output);
-    this.print(`wrote ${args.output} (${result.format}; ${result.slices} slices, ${result.counters} counter samples, ${result.flows} flows)`);
+    this.print(`read ${result.input}, wrote ${args.output} (${result.format}; ${result.slices} slices, ${result.counters} counter samples, ${result.flows} flows)`);
     return result;
   }
 }

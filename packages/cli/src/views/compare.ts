@@ -10,7 +10,7 @@ import { resolveTrace, withTrace } from './open-trace.js';
 export type CompareMethod = 'mannwhitney' | 'ttest' | 'percent';
 export type CompareFormat = 'table' | 'markdown' | 'json' | 'junit';
 
-export interface CompareView { text: string; markdown: string; data: CompareResult; regressed: boolean }
+export interface CompareView { text: string; markdown: string; data: CompareResult & { baselineFile: string; currentFile: string }; regressed: boolean }
 
 /** The baseline of one recorded trace, with the machine it ran on. */
 export async function baselineFor(trace: string): Promise<Baseline> {
@@ -103,10 +103,10 @@ export async function compareReport(baseline: string, current: string, options: 
   let text: string;
   switch (options.format) {
     case 'markdown': text = markdown; break;
-    case 'json': text = toJson(result); break;
+    case 'json': text = toJson({ baselineFile: baseline, currentFile: current, ...result }); break;
     case 'junit': text = renderJunit(result, options.method); break;
     default:
-      text = `${renderTable(HEAD, rows(result, options.color), { color: options.color, align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'left'], maxColWidth: 48 })}\n${footer(result, options.method)}`;
+      text = `Baseline: ${baseline}\nCurrent: ${current}\n${renderTable(HEAD, rows(result, options.color), { color: options.color, align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'left'], maxColWidth: 48 })}\n${footer(result, options.method)}`;
   }
-  return { text, markdown, data: result, regressed: result.regression };
+  return { text, markdown, data: { baselineFile: baseline, currentFile: current, ...result }, regressed: result.regression };
 }

@@ -1,6 +1,6 @@
 /** `gsprof convert`: import (any format gsprof reads), then export in the format the output name says. */
 import { CliError } from '../errors.js';
-import { withTrace } from './open-trace.js';
+import { resolveTrace, withTrace } from './open-trace.js';
 
 export interface ConvertResult { input: string; output: string; format: 'perfetto' | 'chrome'; slices: number; counters: number; flows: number; envTimerSamples: number }
 
@@ -12,6 +12,7 @@ export function outputFormat(path: string): 'perfetto' | 'chrome' {
 
 export async function convertTrace(input: string, output: string): Promise<ConvertResult> {
   const format = outputFormat(output);
+  input = resolveTrace(input);
   const { tablesToModel } = await import('../convert/tables-to-model.js');
   const { writeChromeTrace, writePerfettoTrace } = await import('@gsprof/profiler');
   const model = await withTrace(input, (db) => tablesToModel(db, input));

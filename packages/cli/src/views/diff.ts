@@ -21,9 +21,9 @@ function side(title: string, s: DiffSide, options: { color: boolean; limit: numb
 }
 
 export async function diffReport(control: string, test: string, options: { color: boolean; limit: number }): Promise<View> {
-  resolveTrace(control);
-  resolveTrace(test);
+  control = resolveTrace(control);
+  test = resolveTrace(test);
   const { diff } = await import('@gsprof/profiler');
   const result = await withTrace(control, (c) => withTrace(test, (t) => diff(c, t)));
-  return { text: `${side('GPU kernels', result.kernels, options)}\n\n${side('CPU ops', result.ops, options)}`, data: result };
+  return { text: `Control: ${control}\nTest: ${test}\n${side('GPU kernels', result.kernels, options)}\n\n${side('CPU ops', result.ops, options)}`, data: { control, test, ...result } };
 }

@@ -3,7 +3,7 @@
 import type { GapsResult } from '@gsprof/profiler';
 import { duration, percent, thousands } from '../render/format.js';
 import { renderTable } from '../render/table.js';
-import { withTrace } from './open-trace.js';
+import { resolveTrace, withTrace } from './open-trace.js';
 import type { View } from './summary.js';
 
 export function renderGaps(g: GapsResult, options: { color: boolean }): string {
@@ -40,8 +40,9 @@ export function renderGaps(g: GapsResult, options: { color: boolean }): string {
   return out.join('\n');
 }
 
-export async function gapsReport(trace: string, options: { color: boolean; top: number }): Promise<View> {
+export async function gapsReport(given: string, options: { color: boolean; top: number }): Promise<View> {
   const { gaps } = await import('@gsprof/profiler');
+  const trace = resolveTrace(given);
   const result = await withTrace(trace, (db) => gaps(db, { topIntervals: options.top }));
-  return { text: renderGaps(result, options), data: result };
+  return { text: `Trace: ${trace}\n${renderGaps(result, options)}`, data: { trace, ...result } };
 }

@@ -1,20 +1,42 @@
 /** Opens a trace for the analyses and always closes it; errors name the file (the importer already does). */
 import type { TraceDb } from '@gsprof/profiler';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError } from '../errors.js';
 
 const TRACE = /\.(pftrace|json|json\.gz)$/;
 
-/** A trace path as given; a folder means its newest trace (Perfetto preferred), e.g. `gsprof summary out`. */
+/** The baseline format name (`gsprof record --baseline-out`, analysis/baseline.ts); a baseline is .json too. */
+const BASELINE_MARK = '"gsprof-baseline"';
+
+/** True when a regular .json file starts like a baseline (its "format" key comes first): never a trace. */
+function isBaselineFile(path: string): boolean {
+  if (!path.endsWith('.json')) return false;
+  const fd = openSync(path, 'r');
+  try {
+    const buf = Buffer.alloc(256);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    return buf.toString('utf8', 0, n).includes(BASELINE_MARK);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A trace path as given; a folder means its newest trace (Perfetto preferred), e.g. `gsprof summary out`.
+ * In a folder only regular files count (a FIFO named *.pftrace would block the reader) and baselines never do. */
 export function resolveTrace(path: string): string {
   if (!existsSync(path)) throw new CliError(path, 'no such file');
   const st = statSync(path);
   if (st.isFile()) return path;
   if (!st.isDirectory()) throw new CliError(path, 'not a regular file');
-  const traces = readdirSync(path).filter((f) => TRACE.test(f) && !f.endsWith('.tmp')).map((f) => ({ f, t: statSync(join(path, f)).mtimeMs }));
-  if (traces.length === 0) throw new CliError(path, 'folder has no trace (.pftrace, .json, .json.gz)');
-  const newest = Math.max(...traces.map((x) => x.t));
+  const traces = readdirSync(path)
+    .filter((f) => TRACE.test(f))
+    .flatMap((f) => {
+      const st = statSync(join(path, f), { throwIfNoEntry: false });
+      return st?.isFile() && !isBaselineFile(join(path, f)) ? [{ f, t: st.mtimeMs }] : [];
+    });
+  if (traces.length === 0) throw new CliError(path, 'folder has no trace (.pftrace, .json, .json.gz; baselines are not traces)');
+  const newest = traces.reduce((m, x) => Math.max(m, x.t), -Infinity);
   // The handlers write the formats of one trace moments apart: take the newest run, Perfetto first.
   const recent = traces.filter((x) => newest - x.t < 5000).sort((a, b) => Number(b.f.endsWith('.pftrace')) - Number(a.f.endsWith('.pftrace')) || b.t - a.t);
   return join(path, recent[0]!.f);

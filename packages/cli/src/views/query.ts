@@ -21,11 +21,11 @@ export async function queryReport(trace: string, sql: string, options: { color: 
     if (err instanceof ReadOnlyQueryError) throw new CliError('query', err.message);
     throw err;
   }
-  const data = { columns: result.columns, rows: result.rows };
+  const data = { trace, columns: result.columns, rows: result.rows };
   const matrix = result.rows.map((r) => result.columns.map((c) => r[c]));
   let text: string;
   if (options.format === 'json') text = toJson(data);
   else if (options.format === 'csv') text = renderCsv(result.columns, matrix.map((r) => r.map((v) => (v !== null && typeof v === 'object' ? JSON.stringify(v) : v))));
-  else text = `${renderTable(result.columns, matrix.map((r) => r.map(cell)), { color: options.color, maxColWidth: 80 })}\n(${result.rows.length} row${result.rows.length === 1 ? '' : 's'})`;
+  else text = `Trace: ${trace}\n${renderTable(result.columns, matrix.map((r) => r.map(cell)), { color: options.color, maxColWidth: 80 })}\n(${result.rows.length} row${result.rows.length === 1 ? '' : 's'})`;
   return { text, data };
 }

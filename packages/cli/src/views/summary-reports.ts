@@ -1,7 +1,7 @@
 /** `gsprof summary --report ...`: nsys stats-style reports as a table, CSV or JSON. */
 import type { Report, ReportName, ReportSort, TimeUnit } from '@gsprof/profiler';
 import { renderCsv, renderTable } from '../render/table.js';
-import { withTrace } from './open-trace.js';
+import { resolveTrace, withTrace } from './open-trace.js';
 
 export type ReportFormat = 'table' | 'csv' | 'json';
 
@@ -21,8 +21,8 @@ function clipName(name: string, width: number | undefined): string {
   return width === undefined || name.length <= width ? name : `${name.slice(0, Math.max(1, width - 1))}…`;
 }
 
-export function renderReports(reports: Report[], options: Omit<ReportViewOptions, 'reports'>, cells: (r: Report['rows'][number]) => string[], head: string[]): string {
-  if (options.format === 'json') return JSON.stringify({ timeunit: options.timeunit, reports }, null, 2);
+export function renderReports(reports: Report[], options: Omit<ReportViewOptions, 'reports'> & { trace: string }, cells: (r: Report['rows'][number]) => string[], head: string[]): string {
+  if (options.format === 'json') return JSON.stringify({ trace: options.trace, timeunit: options.timeunit, reports }, null, 2);
   const out: string[] = [];
   for (const report of reports) {
     const rows = report.rows.map((row) => {
@@ -41,13 +41,16 @@ export function renderReports(reports: Report[], options: Omit<ReportViewOptions
   return out.join('\n');
 }
 
-export async function summaryReports(trace: string, options: ReportViewOptions): Promise<{ text: string; data: unknown }> {
+export async function summaryReports(given: string, options: ReportViewOptions): Promise<{ text: string; data: unknown }> {
   const { summaryReport, reportCells, reportColumns } = await import('@gsprof/profiler');
+  const trace = resolveTrace(given);
   const reports = await withTrace(trace, async (db) => {
     const all: Report[] = [];
     for (const name of options.reports) all.push(await summaryReport(db, name, { sort: options.sort }));
     return all;
   });
-  const text = renderReports(reports, options, (row) => reportCells(row, options.timeunit), reportColumns(options.timeunit));
-  return { text, data: { trace, timeunit: options.timeunit, reports } };
+  const text = renderReports(reports, { ...options, trace }, (row) => reportCells(row, options.timeunit), reportColumns(options.timeunit));
+  // CSV and JSON files stay machine-readable: the file read is named in JSON's `trace` and in the table text.
+  const header = options.format === 'table' ? `Trace: ${trace}\n` : '';
+  return { text: `${header}${text}`, data: { trace, timeunit: options.timeunit, reports } };
 }

@@ -2,7 +2,7 @@
 import type { KernelRow, KernelSummary } from '@gsprof/profiler';
 import { duration, thousands } from '../render/format.js';
 import { renderTable } from '../render/table.js';
-import { withTrace } from './open-trace.js';
+import { resolveTrace, withTrace } from './open-trace.js';
 
 export interface View { text: string; data: unknown }
 
@@ -61,8 +61,9 @@ export function renderSummary(s: KernelSummary, options: { color: boolean; limit
   return out.join('\n');
 }
 
-export async function summarize(trace: string, options: { color: boolean; limit?: number; nameWidth?: number }): Promise<View> {
+export async function summarize(given: string, options: { color: boolean; limit?: number; nameWidth?: number }): Promise<View> {
   const { kernelSummary } = await import('@gsprof/profiler');
+  const trace = resolveTrace(given);
   const summary = await withTrace(trace, (db) => kernelSummary(db));
-  return { text: renderSummary(summary, options), data: summary };
+  return { text: `Trace: ${trace}\n${renderSummary(summary, options)}`, data: { trace, ...summary } };
 }

@@ -6,7 +6,7 @@ import { renderChart } from '../render/chart.js';
 import { terminalWidth } from '../render/color.js';
 import { thousands } from '../render/format.js';
 import { renderHistogram } from '../render/histogram.js';
-import { withTrace } from './open-trace.js';
+import { resolveTrace, withTrace } from './open-trace.js';
 import type { View } from './summary.js';
 
 export interface TimersViewOptions { color: boolean; envs?: number[]; slot?: string; height?: number; width?: number }
@@ -46,6 +46,9 @@ export function renderTimers(result: TimersResult, slot: TimerSlot, options: Tim
   const envNote = envs.length > 0 ? `envs ${envs.length <= 8 ? envs.join(',') : `${envs[0]}..${envs[envs.length - 1]} (${envs.length})`}` : `all ${result.nEnvs} envs`;
   const out: string[] = [];
   out.push(`Timer ${slot.label}: ${result.steps} steps x ${result.nEnvs} envs; mean ${fmt(slot.mean)}, p50 ${fmt(slot.p50)}, p95 ${fmt(slot.p95)}, max ${fmt(slot.max)}`);
+  const q = slot.quantileSample;
+  if (!q.exact) out.push(`(p50 and p95 from a uniform sample of ${q.size.toLocaleString('en-US')} of the ${q.of.toLocaleString('en-US')} values; mean, max and the panels use every value)`);
+  if (result.skippedSteps > 0) out.push(`(${result.skippedSteps} recorded steps left out: their batch size differs from the first step's ${result.nEnvs} envs)`);
   out.push('');
   out.push(renderChart([pick(slot.panels.lastStep)], { ...chart, xLabels: envAxis, title: `[1] last step, per env (${envNote})` }));
   out.push('');
@@ -62,13 +65,14 @@ export function renderTimers(result: TimersResult, slot: TimerSlot, options: Tim
   return out.join('\n');
 }
 
-export async function timersReport(trace: string, options: TimersViewOptions): Promise<View> {
+export async function timersReport(given: string, options: TimersViewOptions): Promise<View> {
   const { timers } = await import('@gsprof/profiler');
+  const trace = resolveTrace(given);
   const result = await withTrace(trace, (db) => timers(db, { slowest: 8 }));
   if (!result) throw new CliError(trace, 'no per-env solver timers in this trace (record one with `gsprof record --example ...`)');
   const slot = pickSlot(result, options.slot, trace);
   return {
-    text: renderTimers(result, slot, options),
-    data: { steps: result.steps, nEnvs: result.nEnvs, slot: slot.label, slots: result.slots.map((s) => ({ label: s.label, mean: s.mean, p50: s.p50, p95: s.p95, max: s.max, slowestEnvs: s.slowestEnvs })), panels: slot.panels, ...(options.envs ? { envs: options.envs } : {}), thousandsOfEnvSteps: thousands(result.steps * result.nEnvs) },
+    text: `Trace: ${trace}\n${renderTimers(result, slot, options)}`,
+    data: { trace, steps: result.steps, nEnvs: result.nEnvs, stepRange: result.stepRange, skippedSteps: result.skippedSteps, slot: slot.label, slots: result.slots.map((s) => ({ label: s.label, mean: s.mean, p50: s.p50, p95: s.p95, max: s.max, quantileSample: s.quantileSample, slowestEnvs: s.slowestEnvs })), panels: slot.panels, ...(options.envs ? { envs: options.envs } : {}), thousandsOfEnvSteps: thousands(result.steps * result.nEnvs) },
   };
 }

@@ -25,6 +25,8 @@ export interface URDFMorph {
   readonly quat: Quat;
   /** Weld the base to the world instead of giving it a free joint. */
   readonly fixed: boolean;
+  /** Rotor inertia on every joint dof but the free base (Genesis' default_armature; 0 here unless given). */
+  readonly defaultArmature: number;
 }
 
 export type Morph = PlaneMorph | MJCFMorph | URDFMorph;
@@ -48,7 +50,7 @@ export const morphs = {
   MJCF(options: { file: string }): MJCFMorph {
     return Object.freeze({ kind: 'mjcf', file: fileOf(options, 'MJCF') });
   },
-  URDF(options: { file: string; pos?: Vec3; quat?: Quat; fixed?: boolean }): URDFMorph {
+  URDF(options: { file: string; pos?: Vec3; quat?: Quat; fixed?: boolean; defaultArmature?: number }): URDFMorph {
     const file = fileOf(options, 'URDF');
     const pos = options.pos === undefined ? [0, 0, 0] : vec(options.pos, 3, 'gs.morphs.URDF: pos');
     const quat = options.quat === undefined ? [1, 0, 0, 0] : vec(options.quat, 4, 'gs.morphs.URDF: quat');
@@ -59,6 +61,7 @@ export const morphs = {
       pos: pos as unknown as Vec3,
       quat: quat.map((q) => q / norm) as unknown as Quat,
       fixed: options.fixed ?? false,
+      defaultArmature: options.defaultArmature ?? 0,
     });
   },
 };

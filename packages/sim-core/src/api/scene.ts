@@ -178,7 +178,7 @@ export class Scene implements EntityHost {
       }
       case 'urdf': {
         const file = resolveAsset(morph.file);
-        loaded = span('parse', { file: morph.file }, () => loadURDF(file, { pos: morph.pos, quat: morph.quat, fixed: morph.fixed }));
+        loaded = span('parse', { file: morph.file }, () => loadURDF(file, { pos: morph.pos, quat: morph.quat, fixed: morph.fixed, armature: morph.defaultArmature }));
         break;
       }
       default:

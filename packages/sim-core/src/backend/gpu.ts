@@ -64,6 +64,7 @@ export class GpuBackend implements Backend {
       capacities: { maxContacts: initial.maxContacts, maxEfc: initial.maxEfc },
       cache: this.cache,
       tracer: options.tracer,
+      blowUpThreshold: options.blowUpThreshold,
     });
     await sim.compile([...GPU_KERNELS]);
     const instance = new GpuSimInstance(model, initial, nEnvs > 0, sim, () => this.lost);

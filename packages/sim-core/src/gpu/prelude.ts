@@ -16,7 +16,7 @@ const snake = (name: string): string => name.replace(/([a-z0-9])([A-Z])/g, '$1_$
 interface Named { name: string; type: 'u32' | 'i32' | 'f32'; value: number }
 
 /** Every named scalar the kernels use, in layout-buffer order. */
-export function preludeScalars(m: Model, nEnvs: number, layout: PackedLayout, pm: PackedModel, cap: { maxContacts: number; maxEfc: number }): Named[] {
+export function preludeScalars(m: Model, nEnvs: number, layout: PackedLayout, pm: PackedModel, cap: { maxContacts: number; maxEfc: number }, blowUpThreshold = 1e10): Named[] {
   const out: Named[] = [
     { name: 'N', type: 'u32', value: nEnvs },
     { name: 'NQ', type: 'i32', value: m.nq }, { name: 'NV', type: 'i32', value: m.nv },
@@ -41,6 +41,8 @@ export function preludeScalars(m: Model, nEnvs: number, layout: PackedLayout, pm
     { name: 'OPT_JOINT_LIMIT', type: 'i32', value: m.opt.enableJointLimit ? 1 : 0 },
     { name: 'OPT_SELF_COLLISION', type: 'i32', value: m.opt.enableSelfCollision ? 1 : 0 },
     { name: 'STAT_MEANINERTIA', type: 'f32', value: m.statMeaninertia },
+    // rigidOptions.blowUpThreshold: |qpos| or |qvel| beyond it flags the env (as the CPU backend's error poll)
+    { name: 'OPT_BLOWUP', type: 'f32', value: blowUpThreshold },
   ];
   for (const f of layout.fields) out.push({ name: `D_${snake(f.name)}`, type: 'u32', value: layout.base.get(f.name)! });
   for (const f of [...MODEL_REAL_FIELDS, ...MODEL_INT_FIELDS]) out.push({ name: `M_${snake(f)}`, type: 'i32', value: pm.base.get(f)! });

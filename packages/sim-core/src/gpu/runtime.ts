@@ -26,6 +26,8 @@ export interface GpuSimOptions {
   cache?: KernelCache;
   /** The tracer installed now (asked at every compile and step, so a profiler can attach after build). */
   tracer?: () => SimTracer | null;
+  /** |qpos| or |qvel| beyond this flags an env as blown up (rigidOptions.blowUpThreshold; default 1e10). */
+  blowUpThreshold?: number;
 }
 
 /** Adds per-pass descriptor fields (e.g. timestampWrites) chosen by a profiler. */
@@ -78,7 +80,7 @@ export class GpuSim {
       );
     }
     const pm = packModel(model);
-    const scalars = preludeScalars(model, this.nEnvs, this.layout, pm, opts.capacities);
+    const scalars = preludeScalars(model, this.nEnvs, this.layout, pm, opts.capacities, opts.blowUpThreshold);
     this.preludeSrc = prelude(scalars, opts.performanceMode, !isSoftwareAdapter(gpu.info));
     const dev = this.device;
     const storage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;

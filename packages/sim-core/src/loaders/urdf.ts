@@ -27,6 +27,9 @@ export interface URDFOptions {
   quat?: readonly number[];
   /** Weld the base to the world instead of giving it a free joint. */
   fixed?: boolean;
+  /** Rotor inertia added to every joint dof but the free base (URDF has no such field; Genesis' URDF morph
+   * defaults it to 0.1). Without it a stiff PD gain on a light limb is unstable at usual time steps. */
+  armature?: number;
 }
 
 /** Mass properties about the link frame's origin-independent centre of mass, in the link frame. */
@@ -54,6 +57,7 @@ interface Joint {
 const JOINT_TYPES = ['revolute', 'continuous', 'prismatic', 'fixed', 'floating'] as const;
 
 export function loadURDF(file: string, opts: URDFOptions = {}): LoadedModel {
+  if (opts.armature !== undefined && !(opts.armature >= 0 && Number.isFinite(opts.armature))) throw new Error(`${file}: armature must be a finite number >= 0, got ${opts.armature}`);
   const log: string[] = [];
   const root = parseXmlFile(file);
   if (root.name !== 'robot') fail(root, 'the root element of a URDF file must be <robot>');
@@ -154,7 +158,7 @@ export function loadURDF(file: string, opts: URDFOptions = {}): LoadedModel {
       body.pos = via.pos;
       body.quat = via.quat;
       if (via.type === 'floating') fail(via.el, 'a floating joint is only supported on the root link');
-      body.joints.push(compileJoint(via));
+      body.joints.push(compileJoint(via, opts.armature ?? 0));
       if (via.velocity > 0) velocityLimits++;
       jointIds.set(via.name, njnt);
       if (via.mimic) mimics.push({ joint: via, index: njnt });
@@ -193,7 +197,7 @@ function freeJoint(name: string): JointSpec {
   };
 }
 
-function compileJoint(j: Joint): JointSpec {
+function compileJoint(j: Joint, armature: number): JointSpec {
   const axis: Vec3 = [...j.axis];
   if (normalize(axis) < EPS) fail(j.el, 'axis too small');
   const limited = j.type !== 'continuous' && j.hasLimit;
@@ -208,6 +212,7 @@ function compileJoint(j: Joint): JointSpec {
     actfrcrange: j.effort > 0 ? [-j.effort, j.effort] : [0, 0],
     damping: j.damping,
     frictionloss: j.friction,
+    armature,
   };
 }
 

@@ -43,6 +43,13 @@ describe('error flags', () => {
     await scene.destroy();
   });
 
+  test('blowUpThreshold sets the blow-up limit (qvel 100 against a threshold of 50)', async () => {
+    const { scene, franka } = await frankaScene({ blowUpThreshold: 50, errorCheckInterval: 1 });
+    franka.setDofsVelocity(new Array(9).fill(100), { envsIdx: [2] });
+    expect(() => scene.step()).toThrow(/blow-up \(\|qpos\| or \|qvel\| > (50|5e\+1)\) of envs \[2\]/);
+    await scene.destroy();
+  });
+
   test('with resetOnError the bad envs are reset and reported, the others keep going', async () => {
     const { scene, franka } = await frankaScene({ resetOnError: true });
     const log = gs.captureLogs();

@@ -202,3 +202,16 @@ describe("loadURDF against MuJoCo's own URDF import", () => {
     expectClose(ours.geomPos, ref.geomPos, 1e-12, 'geomPos');
   });
 });
+
+describe('URDF rotor inertia (Genesis default_armature)', () => {
+  it('armature goes on every joint dof but the free base; none unless asked; negative refused', () => {
+    const file = resolveAsset('urdf/anymal_c/urdf/anymal_c.urdf');
+    const plain = loadURDF(file).model;
+    expect(Array.from(plain.dofArmature).every((a) => a === 0)).toBe(true);
+    const m = loadURDF(file, { armature: 0.1 }).model;
+    expect(m.nv).toBe(18);
+    expect(Array.from(m.dofArmature.subarray(0, 6))).toEqual([0, 0, 0, 0, 0, 0]);
+    expect(Array.from(m.dofArmature.subarray(6))).toEqual(new Array(12).fill(0.1));
+    expect(() => loadURDF(file, { armature: -1 })).toThrow(/armature must be a finite number >= 0/);
+  });
+});

@@ -381,7 +381,7 @@ const integrate: KernelDef = {
   for (var d = 0; d < NV; d++) {
     let v = dget(D_QVEL, d, e) + h * dget(D_SOL_QFRC, d, e);
     dset(D_QVEL, d, e, v);
-    if ((bitcast<u32>(v) & 0x7f800000u) == 0x7f800000u) { bad = bad | 1; } else if (abs(v) > 1e10) { bad = bad | 2; }
+    if ((bitcast<u32>(v) & 0x7f800000u) == 0x7f800000u) { bad = bad | 1; } else if (abs(v) > OPT_BLOWUP) { bad = bad | 2; }
   }
   for (var j = 0; j < NJNT; j++) {
     let jtype = mn(M_JNT_TYPE, j);
@@ -407,7 +407,7 @@ const integrate: KernelDef = {
   }
   for (var k = 0; k < NQ; k++) {
     let q = dget(D_QPOS, k, e);
-    if ((bitcast<u32>(q) & 0x7f800000u) == 0x7f800000u) { bad = bad | 1; }
+    if ((bitcast<u32>(q) & 0x7f800000u) == 0x7f800000u) { bad = bad | 1; } else if (abs(q) > OPT_BLOWUP) { bad = bad | 2; }
   }
   dset(D_TIME, 0, e, dget(D_TIME, 0, e) + h);
   if (bad != 0) { iset(D_ERR_FLAGS, 0, e, iget(D_ERR_FLAGS, 0, e) | bad); }`,
