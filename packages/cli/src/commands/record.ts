@@ -69,8 +69,11 @@ export default class Record extends GsprofCommand {
       const report = await reportRecording(result.traces, { color: this.color, json: this.jsonEnabled(), baselineOut: flags['baseline-out'] });
       this.print(`${command.join(' ')}: ${result.steps} steps (${result.stepMode}), ${result.devices} device(s) instrumented`);
       this.print(report.text);
-      if (result.traces.length === 0) throw new CliError('record', `${command[0]} wrote no trace (did it create a WebGPU device through the 'webgpu' package and take a step?)`);
-      if (result.signal === null && result.exitCode !== 0) process.exitCode = result.exitCode ?? 1;
+      const { childOutcome } = await import('../record/child-outcome.js');
+      const outcome = childOutcome(command.join(' '), result);
+      if (outcome.line) process.stderr.write(`${outcome.line}\n`);
+      if (outcome.exitCode === 2) throw new CliError('record', `${command[0]} wrote no trace (did it create a WebGPU device through the 'webgpu' package and take a step?)`);
+      process.exitCode = outcome.exitCode;
       return { ...result, ...report.data };
     }
 

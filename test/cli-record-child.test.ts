@@ -1,0 +1,50 @@
+/**
+ * `record -- <program>` with programs that were not written for gsprof: it never makes one crash, and the
+ * program's own outcome (exit code, or the signal that killed it) is what gsprof exits with.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, gsprof, hasWebgpuAdapter, tempDir } from './support/cli.js';
+
+const adapter = hasWebgpuAdapter();
+if (!adapter) {
+  if (process.env.CI === 'true') throw new Error('CI=true but Dawn finds no WebGPU adapter (run scripts/install-webgpu-cpu.sh)');
+  console.warn('skipping the record -- <program> tests: Dawn finds no adapter (run scripts/install-webgpu-cpu.sh)');
+}
+
+describe.skipIf(!adapter)('record -- <program>', { timeout: 300_000 }, () => {
+  beforeAll(() => ensureBuilt());
+
+  it('a plain WebGPU program that drops its GPU object (it segfaults alone on Dawn) records cleanly 20 of 20 times', async () => {
+    const failures: string[] = [];
+    for (let run = 0; run < 20; run++) {
+      const dir = tempDir();
+      const r = await gsprof(['record', '--warmup', '1', '--active', '5', '--repeat', '1', '--out', dir, '--', 'node', 'test/fixtures/plain-webgpu.mjs', '30']);
+      const traces = readdirSync(dir).filter((f) => f.endsWith('.pftrace'));
+      if (r.code !== 0 || traces.length !== 1 || !/data\[0\] = /.test(r.stdout)) failures.push(`run ${run}: exit ${r.code}, ${traces.length} trace(s)\n${r.stderr}`);
+      else {
+        const s = await gsprof(['summary', join(dir, traces[0]!), '--json']);
+        if ((JSON.parse(s.stdout) as { steps: { count: number } }).steps.count !== 5) failures.push(`run ${run}: ${s.stdout.slice(0, 200)}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it("passes on the program's exit code, writing what it recorded", async () => {
+    const ok = await gsprof(['record', '--warmup', '1', '--active', '2', '--out', tempDir(), '--', 'node', 'test/fixtures/webgpu-exit.mjs', '0']);
+    expect(ok.code, ok.stderr).toBe(0);
+    const dir = tempDir();
+    const three = await gsprof(['record', '--warmup', '1', '--active', '2', '--out', dir, '--', 'node', 'test/fixtures/webgpu-exit.mjs', '3']);
+    expect(three.code).toBe(3);
+    expect(three.stderr).toMatch(/^gsprof: record: node test\/fixtures\/webgpu-exit\.mjs 3 exited with code 3; the \d+ trace file\(s\) above hold what it recorded$/m);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.pftrace')).length).toBeGreaterThan(0);
+  });
+
+  it('a program killed by a signal: one line naming it, exit 128 + its number', async () => {
+    const r = await gsprof(['record', '--warmup', '1', '--active', '2', '--out', tempDir(), '--', 'node', 'test/fixtures/webgpu-exit.mjs', 'segv']);
+    expect(r.code).toBe(139);
+    expect(r.stderr).toMatch(/^gsprof: record: node test\/fixtures\/webgpu-exit\.mjs segv was killed by SIGSEGV/m);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+});
