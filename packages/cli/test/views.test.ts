@@ -1,36 +1,49 @@
 import type { CompareResult, MetricComparison, TimersResult } from '@gsprof/profiler';
 import { describe, expect, it } from 'vitest';
-import { footer, renderJunit, renderMarkdown, sortedMetrics } from '../src/views/compare.js';
+import { notes, plain, renderJunit, renderMarkdown, ruleText, sortedMetrics } from '../src/views/compare.js';
 import { fpsSentence, foldRows } from '../src/views/summary.js';
 import { pickSlot } from '../src/views/timers.js';
 import { outputFormat } from '../src/views/convert.js';
 import { StepSource } from '../src/preload/step-source.js';
 
-function metric(name: string, verdict: MetricComparison['verdict'], ratio: number): MetricComparison {
-  const s = { n: 20, median: 100, mean: 100, min: 90, max: 110 };
-  return { metric: name, kind: 'kernel', unit: 'ns', higherIsBetter: false, baseline: s, current: { ...s, median: 100 * ratio }, ratio,
-    worsePercent: (ratio - 1) * 100, test: 'mann-whitney', pValue: verdict === 'worse' ? 1e-5 : 0.5, significant: verdict === 'worse', verdict };
+function metric(name: string, verdict: MetricComparison['verdict'], ratio: number, decisive = false): MetricComparison {
+  const s = { n: 10, values: [], median: 100, min: 90, max: 110, spreadPercent: 4 };
+  return { metric: name, kind: name === 'step time' ? 'step' : 'kernel', unit: 'ns', decisive, baseline: s, current: { ...s, median: 100 * ratio }, ratio,
+    worsePercent: (ratio - 1) * 100, test: 'mann-whitney-exact', pValue: verdict === 'worse' ? 1e-5 : 0.5, significant: verdict === 'worse', verdict };
 }
 
+const step = metric('step time', 'worse', 1.2, true);
 const result: CompareResult = {
-  mode: 'asv', options: { factor: 1.1, alpha: 0.002, thresholdPercent: 10 }, regression: true,
-  metrics: [metric('kernel crb', 'unchanged', 1.01), metric('kernel <solve>&', 'worse', 1.5), metric('step time', 'not significant', 1.2)],
-  onlyInBaseline: [], onlyInCurrent: [], counts: { worse: 1, improved: 0, 'not significant': 1, unchanged: 1 },
+  mode: 'asv', options: { factor: 1.1, alpha: 0.002, failOnKernels: false }, regression: true, decision: step,
+  metrics: [metric('kernel crb', 'unchanged', 1.01), metric('kernel <solve>&', 'worse', 1.5), step],
+  explanation: 'step time +20.0%: <solve>& +50.0%', noise: null, minRunsNeeded: null, warnings: ['machine differs: a (baseline) vs b (current)'],
+  configDifferences: [], onlyInBaseline: [], onlyInCurrent: [],
+  counts: { worse: 2, improved: 0, 'not significant': 0, unchanged: 1, 'too few runs': 0, 'workload changed': 0 },
 };
 
 describe('compare views', () => {
-  it('sort regressions first', () => {
-    expect(sortedMetrics(result).map((m) => m.verdict)).toEqual(['worse', 'not significant', 'unchanged']);
+  it('the deciding metric first, then regressions', () => {
+    expect(sortedMetrics(result).map((m) => m.metric)).toEqual(['step time', 'kernel <solve>&', 'kernel crb']);
   });
-  it('junit: one case per metric, a failure per regression, XML-escaped', () => {
+  it('junit: one case per metric, a failure only for a deciding regression, XML-escaped, notes as properties', () => {
     const xml = renderJunit(result, 'mannwhitney');
     expect(xml).toContain('tests="3" failures="1"');
-    expect(xml).toContain('name="kernel &lt;solve&gt;&amp;"><failure message=');
+    expect(xml).toContain('name="kernel &lt;solve&gt;&amp;"><system-out>');
+    expect(xml).toContain('name="step time"><failure message=');
     expect(xml.match(/<failure /g)).toHaveLength(1);
+    expect(xml).toContain('<property name="note" value="warning: machine differs: a (baseline) vs b (current)"/>');
   });
-  it('markdown and footer state the verdict and the rule', () => {
+  it('markdown and notes state the verdict, the explanation, the rule, the spread and the warnings', () => {
     expect(renderMarkdown(result, 'mannwhitney')).toMatch(/^### gsprof compare: regression\n\n\| Metric \|/);
-    expect(footer(result, 'mannwhitney')).toBe('REGRESSION: 1 worse, 0 improved, 1 not significant, 1 unchanged (mannwhitney: factor 1.1 and Mann-Whitney U p < 0.002)');
+    expect(notes(result, 'mannwhitney')).toEqual([
+      'REGRESSION: step time +20.0%: <solve>& +50.0% (step time 100ns -> 120ns, worse; mannwhitney: factor 1.1 and Mann-Whitney U p < 0.002 over per-run medians)',
+      'Run-to-run spread of step time (IQR / median): baseline 4.0% over 10 run(s), current 4.0% over 10 run(s)',
+      'warning: machine differs: a (baseline) vs b (current)',
+    ]);
+  });
+  it('rule text prints numbers as written: threshold 10%, not 10.000000000000009%', () => {
+    expect(ruleText({ ...result, mode: 'percent' }, 'percent')).toBe('percent: threshold 10%');
+    expect(plain(1.1 - 1)).toBe('0.1');
   });
 });
 

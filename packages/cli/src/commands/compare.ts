@@ -5,7 +5,8 @@ import { CliError } from '../errors.js';
 export default class Compare extends GsprofCommand {
   static override summary = 'Regression check: exit 0 no regression, 1 regression, 2 bad input.';
   static override description = [
-    'Compares two runs metric by metric (step time, each kernel\'s time, FPS, solver iteration counts). Each input is a baseline JSON written by `gsprof record --baseline-out` or a trace. By default a metric regresses when it is slower by more than --factor AND a two-sided Mann-Whitney U test on the per-step samples gives p < 0.002 (asv\'s rule, with a 99% confidence-interval fallback for few samples). --method ttest uses Welch\'s t-test; --method percent uses the factor alone.',
+    'Compares two sets of runs. Each side is a baseline JSON written by `gsprof record --runs N --baseline-out`, a trace (one run), or a folder of them (all of them runs of that side). A run (one process) is the sample: each run gives its median step time. Step time decides: it regresses when the median over runs is slower by more than --factor AND a two-sided Mann-Whitney U test over the run medians gives p < 0.002 (asv\'s rule; exact p for up to 20 runs). With fewer than 7 runs per side no outcome can reach that p, and the output says so. Kernels and counters explain the change; --fail-on-kernels makes kernels decide too. --method ttest uses Welch\'s t-test; --method percent the factor alone.',
+    'Runs of different scenes, backends, nEnvs, precisions or adapters are refused (exit 2) unless --allow-config-change; other differences (machine, versions) are printed as warnings. Each side\'s run-to-run spread is printed; when it is larger than the factor, the machine is too noisy for that factor and the output says so.',
     'With GITHUB_STEP_SUMMARY set (GitHub Actions), the markdown table is appended to that file.',
   ].join('\n\n');
   static override examples = [
@@ -15,14 +16,16 @@ export default class Compare extends GsprofCommand {
   ];
   static override enableJsonFlag = true;
   static override args = {
-    baseline: Args.string({ description: 'baseline JSON or trace', required: true }),
-    current: Args.string({ description: 'current baseline JSON or trace', required: true }),
+    baseline: Args.string({ description: 'baseline JSON, trace, or a folder of them', required: true }),
+    current: Args.string({ description: 'current baseline JSON, trace, or a folder of them', required: true }),
   };
   static override flags = {
     factor: Flags.string({ description: 'slowdown factor that counts as worse', default: '1.1' }),
     method: Flags.string({ description: 'decision rule', options: ['mannwhitney', 'ttest', 'percent'], default: 'mannwhitney' }),
     'fail-on': Flags.string({ description: 'what makes the exit code 1', options: ['worse', 'never'], default: 'worse' }),
     format: Flags.string({ description: 'output format', options: ['table', 'markdown', 'json', 'junit'], default: 'table' }),
+    'fail-on-kernels': Flags.boolean({ description: 'kernels decide too (default: only step time fails the check; kernels explain it)', default: false }),
+    'allow-config-change': Flags.boolean({ description: 'compare runs of different scenes, backends, nEnvs, precisions or adapters', default: false }),
   };
 
   async run(): Promise<unknown> {
@@ -33,6 +36,7 @@ export default class Compare extends GsprofCommand {
     const format = this.jsonEnabled() ? 'json' : (flags.format as 'table' | 'markdown' | 'json' | 'junit');
     const view = await compareReport(args.baseline, args.current, {
       factor, method: flags.method as 'mannwhitney' | 'ttest' | 'percent', format, color: this.color,
+      failOnKernels: flags['fail-on-kernels'], allowConfigChange: flags['allow-config-change'],
     });
     if (process.env.GITHUB_STEP_SUMMARY) {
       const { appendFileSync } = await import('node:fs');

@@ -44,6 +44,7 @@ export default class Record extends GsprofCommand {
     format: Flags.string({ description: 'trace format(s) to write', options: ['perfetto', 'json', 'both'], default: 'both' }),
     'baseline-out': Flags.string({ description: 'also write the compare baseline (JSON) to this file' }),
     fps: Flags.boolean({ description: 'print the FPS lines (--no-fps: quiet)', default: true, allowNo: true }),
+    runs: Flags.integer({ description: 'independent runs, each in a fresh process, merged into one baseline for compare (written to --baseline-out, else OUT/baseline.json; traces in OUT/run-K)', min: 1, default: 1 }),
   };
 
   async run(): Promise<unknown> {
@@ -58,6 +59,15 @@ export default class Record extends GsprofCommand {
     const scheduleFlags = { wait: flags.wait, warmup: flags.warmup, active: flags.active, repeat: flags.repeat, skipFirst: flags['skip-first'] };
     const format = flags.format as 'perfetto' | 'json' | 'both';
     const { liveProgressEnabled } = await import('../render/color.js');
+
+    if (flags.runs > 1) {
+      const { recordRuns } = await import('../record/runs.js');
+      const { join } = await import('node:path');
+      const baselineOut = flags['baseline-out'] ?? join(flags.out, 'baseline.json');
+      const result = await recordRuns(this.argv, flags.runs, flags.out, baselineOut, (line) => this.print(line));
+      this.print(`wrote ${baselineOut} (baseline of ${flags.runs} runs)`);
+      return result;
+    }
 
     if (command.length > 0) {
       const { recordProgram } = await import('../record/run-program.js');

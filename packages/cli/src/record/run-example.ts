@@ -89,7 +89,9 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
       handleSigint: true,
       traceName: `gsprof record --example ${options.example}`,
     });
-    prof.setRunInfo({ ...scenario.facts, backend: String(scenario.gs.backend), steps, workerName, buildSeconds, firstStepSeconds });
+    prof.setRunInfo({
+      ...scenario.facts, backend: String(scenario.gs.backend), precision: String(scenario.gs.precision), steps, workerName, buildSeconds, firstStepSeconds,
+    });
     for (const device of pending) instrumentDevice(device, prof);
     prof.addPreRecordedSpans(compiles.take());
     sim.setTracer(prof.tracer);

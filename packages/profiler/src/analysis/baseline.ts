@@ -7,37 +7,72 @@ import type { TraceDb } from '../sql/traceDb.js';
 import { KERNEL_WHERE, STEP_WHERE, nEnvsOf, num } from './common.js';
 
 export const BASELINE_FORMAT = 'gsprof-baseline';
-export const BASELINE_VERSION = 1;
+/** 2: a list of runs (each a fresh process), with the configuration that makes runs comparable. */
+export const BASELINE_VERSION = 2;
 
-export interface BaselineRun {
-  machine?: string;
+/**
+ * What makes two runs comparable. compare refuses to judge runs whose scene, backend, nEnvs, precision or
+ * adapter differ (COMPARABLE_KEYS), and warns about the rest.
+ */
+export interface RunConfig {
+  example?: string;
+  scene?: string;
+  backend?: string;
   adapter?: string;
-  versions?: Record<string, string>;
-  options?: Record<string, unknown>;
+  nEnvs?: number | null;
+  precision?: string;
+  steps?: number;
+  schedule?: string;
+  dt?: number;
+  performanceMode?: boolean;
+  machine?: string;
+  cpuModel?: string;
+  cpuCores?: number;
+  node?: string;
+  gsprof?: string;
+  gitCommit?: string;
   [key: string]: unknown;
 }
 
-export interface Baseline {
-  format: typeof BASELINE_FORMAT;
-  version: typeof BASELINE_VERSION;
-  createdAt: string;
-  /** Where the samples came from (trace file name), informational. */
-  source?: string;
-  run: BaselineRun;
-  nEnvs: number | null;
+/** Keys whose difference makes a comparison meaningless: a different workload, not a slowdown. */
+export const COMPARABLE_KEYS = ['example', 'scene', 'backend', 'nEnvs', 'precision', 'adapter'] as const;
+
+/** One run's samples: its step durations and, per step, each kernel's total and the counters' values. */
+export interface RunSamples {
   /** Duration of each ProfilerStep, ns, in step order. */
   steps: number[];
   /** Per kernel name: its total time in each step (ns; 0 where it did not run), or per instance without steps. */
   kernels: Record<string, number[]>;
   /** Per counter track name: its samples in time order (e.g. solver iterations). */
   counts: Record<string, number[]>;
+  /** The trace the run was read from, informational. */
+  source?: string;
+}
+
+export interface Baseline {
+  format: typeof BASELINE_FORMAT;
+  version: typeof BASELINE_VERSION;
+  createdAt: string;
+  config: RunConfig;
+  /** Independent runs (separate processes): compare's samples are per-run statistics. */
+  runs: RunSamples[];
 }
 
 export class BaselineFormatError extends Error {
   override readonly name = 'BaselineFormatError';
 }
 
-export async function baselineFromTrace(db: TraceDb, run: BaselineRun = {}): Promise<Baseline> {
+/** The regeneration hint every old or broken baseline error ends with. */
+export const REGENERATE_HINT = 'regenerate it with `gsprof record ... --runs N --baseline-out FILE` (docs/ci.md)';
+
+/** Several baselines of one side (their runs together); their configurations must agree. */
+export function mergeBaselines(list: Baseline[]): Baseline {
+  if (list.length === 0) throw new BaselineFormatError('no runs to merge');
+  const first = list[0]!;
+  return { ...first, runs: list.flatMap((b) => b.runs) };
+}
+
+export async function baselineFromTrace(db: TraceDb, config: RunConfig = {}): Promise<Baseline> {
   const steps = (await db.rows<{ dur: number }>(`SELECT dur FROM slice WHERE ${STEP_WHERE} ORDER BY ts, id`)).map((r) => num(r.dur));
   const kernels: Record<string, number[]> = Object.create(null) as Record<string, number[]>;
   if (steps.length > 0) {
@@ -65,26 +100,41 @@ export async function baselineFromTrace(db: TraceDb, run: BaselineRun = {}): Pro
   // drop it so a counter has the same name whichever format the run was saved in.
   for (const r of crows) (counts[r.name.replace(/ value$/, '')] ??= []).push(num(r.value));
   return {
-    format: BASELINE_FORMAT, version: BASELINE_VERSION, createdAt: new Date().toISOString(), source: db.path,
-    run: { ...(await runFromMetadata(db)), ...run }, nEnvs: await nEnvsOf(db),
-    steps, kernels: { ...kernels }, counts: { ...counts },
+    format: BASELINE_FORMAT, version: BASELINE_VERSION, createdAt: new Date().toISOString(),
+    config: { ...(await configFromMetadata(db)), ...config },
+    runs: [{ steps, kernels: { ...kernels }, counts: { ...counts }, source: db.path }],
   };
 }
 
-async function runFromMetadata(db: TraceDb): Promise<BaselineRun> {
+async function configFromMetadata(db: TraceDb): Promise<RunConfig> {
   const json = await db.metadata('gsprof.json');
-  if (typeof json !== 'string') return {};
+  if (typeof json !== 'string') return { nEnvs: await nEnvsOf(db) };
   try {
     const m = JSON.parse(json) as Record<string, unknown>;
     const devices = Array.isArray(m.deviceProperties) ? m.deviceProperties as Record<string, unknown>[] : [];
-    const out: BaselineRun = {};
-    if (typeof m.hostname === 'string') out.machine = m.hostname;
+    const run = (m.run && typeof m.run === 'object' ? m.run : {}) as Record<string, unknown>;
+    const out: RunConfig = { nEnvs: await nEnvsOf(db) };
+    const str = (k: string): string | undefined => (typeof run[k] === 'string' ? run[k] as string : undefined);
+    const numOf = (k: string): number | undefined => (typeof run[k] === 'number' ? run[k] as number : undefined);
+    if (str('example')) out.example = str('example');
+    if (str('scene')) out.scene = str('scene');
+    if (str('backend')) out.backend = str('backend');
+    if (str('precision')) out.precision = str('precision');
+    if (numOf('steps') !== undefined) out.steps = numOf('steps');
+    if (numOf('dt') !== undefined) out.dt = numOf('dt');
+    if (typeof run.performanceMode === 'boolean') out.performanceMode = run.performanceMode;
+    if (str('schedule')) out.schedule = str('schedule');
+    if (str('cpuModel')) out.cpuModel = str('cpuModel');
+    if (numOf('cpuCores') !== undefined) out.cpuCores = numOf('cpuCores');
+    if (str('node')) out.node = str('node');
+    if (str('gitCommit')) out.gitCommit = str('gitCommit');
+    // The CPU backend has no adapter; the GPU run's is the first device's name.
     if (typeof devices[0]?.name === 'string') out.adapter = devices[0].name;
-    if (typeof m.producer === 'string') out.versions = { producer: m.producer };
-    if (m.run && typeof m.run === 'object') out.options = { ...(m.run as Record<string, unknown>) };
+    if (typeof m.hostname === 'string') out.machine = m.hostname;
+    if (typeof m.producer === 'string') out.gsprof = m.producer;
     return out;
   } catch {
-    return {};
+    return { nEnvs: await nEnvsOf(db) };
   }
 }
 
@@ -123,18 +173,25 @@ function isSampleMap(v: unknown): v is Record<string, number[]> {
   return v !== null && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every(isSamples);
 }
 
+function isRun(v: unknown): v is RunSamples {
+  const r = v as Partial<RunSamples> | null;
+  return !!r && typeof r === 'object' && isSamples(r.steps) && isSampleMap(r.kernels) && isSampleMap(r.counts);
+}
+
 export function validateBaseline(v: unknown, where = 'baseline'): Baseline {
-  const b = v as Partial<Baseline> | null;
+  const b = v as (Partial<Baseline> & { steps?: unknown }) | null;
   if (!b || typeof b !== 'object' || b.format !== BASELINE_FORMAT) throw new BaselineFormatError(`${where}: not a gsprof baseline (format must be "${BASELINE_FORMAT}")`);
-  if (b.version !== BASELINE_VERSION) throw new BaselineFormatError(`${where}: unsupported baseline version ${String(b.version)}`);
-  if (!isSamples(b.steps)) throw new BaselineFormatError(`${where}: "steps" must be an array of numbers`);
-  if (!isSampleMap(b.kernels)) throw new BaselineFormatError(`${where}: "kernels" must map names to arrays of numbers`);
-  if (!isSampleMap(b.counts)) throw new BaselineFormatError(`${where}: "counts" must map names to arrays of numbers`);
-  const kernels = Object.assign(Object.create(null) as Record<string, number[]>, b.kernels);
-  const counts = Object.assign(Object.create(null) as Record<string, number[]>, b.counts);
-  return { format: BASELINE_FORMAT, version: BASELINE_VERSION, createdAt: String(b.createdAt ?? ''), source: b.source,
-    run: (b.run && typeof b.run === 'object' ? b.run : {}) as BaselineRun, nEnvs: typeof b.nEnvs === 'number' ? b.nEnvs : null,
-    steps: b.steps, kernels: { ...kernels }, counts: { ...counts } };
+  if ((b.version as unknown) === 1 || (b.version === undefined && b.steps !== undefined)) {
+    throw new BaselineFormatError(`${where}: a baseline in the old per-step format (version 1), whose steps are not independent samples; ${REGENERATE_HINT}`);
+  }
+  if (b.version !== BASELINE_VERSION) throw new BaselineFormatError(`${where}: unsupported baseline version ${String(b.version)}; ${REGENERATE_HINT}`);
+  if (!Array.isArray(b.runs) || !b.runs.every(isRun)) throw new BaselineFormatError(`${where}: "runs" must be a list of {steps, kernels, counts}; ${REGENERATE_HINT}`);
+  const runs = b.runs.map((r) => ({
+    steps: r.steps, kernels: { ...Object.assign(Object.create(null) as Record<string, number[]>, r.kernels) },
+    counts: { ...Object.assign(Object.create(null) as Record<string, number[]>, r.counts) }, ...(r.source ? { source: r.source } : {}),
+  }));
+  return { format: BASELINE_FORMAT, version: BASELINE_VERSION, createdAt: String(b.createdAt ?? ''),
+    config: (b.config && typeof b.config === 'object' ? b.config : {}) as RunConfig, runs };
 }
 
 /** True when the file starts like a baseline (its "format" key comes first), without reading a whole trace. */

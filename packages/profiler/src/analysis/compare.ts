@@ -1,61 +1,99 @@
 /**
- * Regression check between two runs (traces or baselines), one verdict per metric: step time, FPS, each
- * kernel's time per step, and counters such as solver iterations.
- * Default rule (asv): worse when the median is worse by more than `factor` (1.1) AND the change is significant
- * by a two-sided Mann-Whitney U test (p < 0.002); when the samples are too few for that test to ever reach
- * p < 0.002, significance falls back to non-overlapping 99% confidence intervals. Past the factor but not
- * significant: 'not significant'. Other modes: 'percent' (threshold only) and 'ttest' (Welch, p < alpha).
+ * Regression check between two sets of runs. A run (one process) is the unit of sampling: the steps of one run
+ * share its process, caches, CPU frequency and neighbours, so they are not independent samples, and a test over
+ * them finds "significant" differences between any two runs of the same code. As asv, pyperf and Bencher do,
+ * each side's samples are per-run statistics: the median step time of each run.
+ *
+ * One metric decides by default: step time (env-steps/s is its inverse). Kernels and counters explain the
+ * change; `failOnKernels` makes kernels decisive too. Counters that are the same in every run of a side
+ * (solver iterations, constraint counts) and differ between the sides mean the workload changed.
+ *
+ * Rule (asv): worse when the median of the run medians is worse by more than `factor` (1.1) AND a two-sided
+ * Mann-Whitney U test gives p < alpha (0.002), exact for small samples. When the run counts are too small for
+ * any outcome to reach p < alpha, the verdict says so instead of deciding on nothing.
  */
 import { openTrace, type TraceDb } from '../sql/traceDb.js';
-import { baselineFromTrace, looksLikeBaseline, readBaseline, type Baseline } from './baseline.js';
-import { mannWhitneyU, meanConfidenceInterval, median, normalCdf, welchTTest, mean } from './stats.js';
+import {
+  COMPARABLE_KEYS, baselineFromTrace, looksLikeBaseline, mergeBaselines, readBaseline, type Baseline, type RunConfig, type RunSamples,
+} from './baseline.js';
+import { mannWhitneyMinP, mannWhitneyU, mean, median, quantile, welchTTest } from './stats.js';
 
 export type CompareMode = 'asv' | 'percent' | 'ttest';
-export type Verdict = 'improved' | 'worse' | 'not significant' | 'unchanged';
+export type Verdict = 'improved' | 'worse' | 'not significant' | 'unchanged' | 'too few runs' | 'workload changed';
 
 export interface CompareOptions {
   mode?: CompareMode;
-  /** asv: ratio past which a change counts (default 1.1). */
+  /** Ratio past which a change counts (default 1.1). */
   factor?: number;
   /** asv: Mann-Whitney U threshold (default 0.002); ttest: Welch threshold (default 0.01). */
   alpha?: number;
-  /** percent: threshold in percent (default 10). */
-  thresholdPercent?: number;
+  /** Kernels decide too (default: only step time decides; kernels explain). */
+  failOnKernels?: boolean;
+  /** Compare runs of different scenes, backends, nEnvs, precisions or adapters anyway. */
+  allowConfigChange?: boolean;
 }
 
-export interface SampleSummary { n: number; median: number; mean: number; min: number; max: number }
+export interface SampleSummary {
+  /** Number of runs. */
+  n: number;
+  /** The per-run values (run medians for times, run means for counters). */
+  values: number[];
+  median: number;
+  min: number;
+  max: number;
+  /** Run-to-run spread: interquartile range / median, percent (robust to one odd run). */
+  spreadPercent: number;
+}
 
 export interface MetricComparison {
   metric: string;
-  kind: 'step' | 'fps' | 'kernel' | 'count';
+  kind: 'step' | 'kernel' | 'count';
   unit: string;
-  higherIsBetter: boolean;
+  /** Whether this metric can fail the comparison. */
+  decisive: boolean;
   baseline: SampleSummary;
   current: SampleSummary;
   /** current / baseline of the medians. */
   ratio: number;
   /** Change in the "worse" direction, percent (positive = worse). */
   worsePercent: number;
-  test: 'mann-whitney' | 'ci99' | 'welch' | 'none';
+  test: 'mann-whitney-exact' | 'mann-whitney' | 'welch' | 'none';
   pValue: number | null;
   significant: boolean;
   verdict: Verdict;
 }
 
+export interface ConfigDifference { key: string; baseline: unknown; current: unknown }
+
 export interface CompareResult {
   mode: CompareMode;
-  options: Required<Omit<CompareOptions, 'mode'>>;
+  options: { factor: number; alpha: number; failOnKernels: boolean };
   regression: boolean;
+  /** The step-time comparison that decides by default. */
+  decision: MetricComparison;
   metrics: MetricComparison[];
-  /** Metrics present on one side only (not judged). */
+  /** "step time +22.0%: solve +35.0%, collision +4.0%". */
+  explanation: string;
+  /** Set when a side's run-to-run spread is larger than the factor: the check cannot resolve such changes. */
+  noise: string | null;
+  /** Set when the run counts can never reach p < alpha: how many runs per side are needed. */
+  minRunsNeeded: number | null;
+  /** Configuration differences that do not stop the comparison (machine, versions, ...), as warnings. */
+  warnings: string[];
+  configDifferences: ConfigDifference[];
   onlyInBaseline: string[];
   onlyInCurrent: string[];
   counts: Record<Verdict, number>;
 }
 
-export type CompareInput = TraceDb | Baseline | string;
+/** Bad input for compare: no steps on a side, or runs that measure different workloads. */
+export class CompareInputError extends Error {
+  override readonly name = 'CompareInputError';
+}
 
-async function toBaseline(input: CompareInput): Promise<Baseline> {
+export type CompareInput = TraceDb | Baseline | string | Array<Baseline | string>;
+
+async function oneBaseline(input: TraceDb | Baseline | string): Promise<Baseline> {
   if (typeof input === 'string') {
     if (await looksLikeBaseline(input)) return readBaseline(input);
     const db = await openTrace(input);
@@ -65,102 +103,154 @@ async function toBaseline(input: CompareInput): Promise<Baseline> {
   return baselineFromTrace(input as TraceDb);
 }
 
-function summary(xs: readonly number[]): SampleSummary {
-  return { n: xs.length, median: median(xs), mean: mean(xs), min: Math.min(...xs), max: Math.max(...xs) };
+/** All the runs of one side: a baseline, a trace, or several of them (each trace one run). */
+export async function runsOf(input: CompareInput): Promise<Baseline> {
+  const list = Array.isArray(input) ? input : [input];
+  const baselines: Baseline[] = [];
+  for (const item of list) baselines.push(await oneBaseline(item));
+  return mergeBaselines(baselines);
 }
 
-/** Smallest two-sided p the normal-approximation U test can give for these sample sizes. */
-function minMannWhitneyP(n1: number, n2: number): number {
-  const sigma = Math.sqrt((n1 * n2 * (n1 + n2 + 1)) / 12);
-  const z = (n1 * n2 / 2 - 0.5) / sigma;
-  return 2 * (1 - normalCdf(z));
+function summarize(values: number[]): SampleSummary {
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  for (const v of values) { min = Math.min(min, v); max = Math.max(max, v); }
+  const med = median(values);
+  const iqr = values.length >= 2 ? quantile(values, 0.75) - quantile(values, 0.25) : 0;
+  return { n: values.length, values, median: med, min, max, spreadPercent: med > 0 ? (iqr / med) * 100 : 0 };
 }
 
-interface MetricSamples { metric: string; kind: MetricComparison['kind']; unit: string; higherIsBetter: boolean; base: number[]; cur: number[] }
-
-function judge(m: MetricSamples, mode: CompareMode, o: Required<Omit<CompareOptions, 'mode'>>): MetricComparison {
-  const b = summary(m.base);
-  const c = summary(m.cur);
-  const ratio = b.median !== 0 ? c.median / b.median : c.median === 0 ? 1 : Infinity;
-  // "Worse ratio": > 1 means worse whichever direction is better.
-  const worseRatio = m.higherIsBetter ? (c.median !== 0 ? b.median / c.median : Infinity) : ratio;
-  const worsePercent = (worseRatio - 1) * 100;
-  let test: MetricComparison['test'] = 'none';
-  let pValue: number | null = null;
-  let significant = false;
-  let verdict: Verdict;
-  const identical = m.base.length === m.cur.length && m.base.every((v, i) => v === m.cur[i]);
-  if (identical || (b.min === b.max && c.min === c.max && b.min === c.min)) {
-    verdict = 'unchanged';
-  } else if (mode === 'percent') {
-    verdict = worsePercent > o.thresholdPercent ? 'worse' : worsePercent < -o.thresholdPercent ? 'improved' : 'unchanged';
-    significant = verdict !== 'unchanged';
-  } else if (mode === 'ttest') {
-    test = 'welch';
-    const r = welchTTest(m.base, m.cur);
-    pValue = r.p;
-    significant = m.base.length >= 2 && m.cur.length >= 2 && r.p < o.alpha;
-    const worse = m.higherIsBetter ? c.mean < b.mean : c.mean > b.mean;
-    verdict = significant ? (worse ? 'worse' : 'improved') : 'unchanged';
-  } else {
-    const past = worseRatio > o.factor || worseRatio < 1 / o.factor;
-    if (m.base.length >= 2 && m.cur.length >= 2 && minMannWhitneyP(m.base.length, m.cur.length) < o.alpha) {
-      test = 'mann-whitney';
-      pValue = mannWhitneyU(m.base, m.cur).p;
-      significant = pValue < o.alpha;
-    } else if (m.base.length >= 2 && m.cur.length >= 2) {
-      test = 'ci99';
-      const [bl, bh] = meanConfidenceInterval(m.base, 0.99);
-      const [cl, ch] = meanConfidenceInterval(m.cur, 0.99);
-      significant = ch < bl || cl > bh;
-    } else {
-      significant = true; // one sample per side: the factor alone decides, as asv does without statistics
-    }
-    verdict = !past ? 'unchanged' : !significant ? 'not significant' : worseRatio > 1 ? 'worse' : 'improved';
-  }
-  return { metric: m.metric, kind: m.kind, unit: m.unit, higherIsBetter: m.higherIsBetter, baseline: b, current: c,
-    ratio, worsePercent, test, pValue, significant, verdict };
+/** The smallest number of runs per side for which the exact test can reach p < alpha. */
+export function runsNeeded(alpha: number): number {
+  let k = 1;
+  while (mannWhitneyMinP(k, k) >= alpha && k < 100) k++;
+  return k;
 }
 
-function metricsOf(b: Baseline): Map<string, Omit<MetricSamples, 'base' | 'cur'> & { samples: number[] }> {
-  const out = new Map<string, Omit<MetricSamples, 'base' | 'cur'> & { samples: number[] }>();
-  if (b.steps.length > 0) {
-    out.set('step time', { metric: 'step time', kind: 'step', unit: 'ns', higherIsBetter: false, samples: b.steps });
-    out.set('fps', { metric: 'fps', kind: 'fps', unit: 'steps/s', higherIsBetter: true,
-      samples: b.steps.filter((d) => d > 0).map((d) => 1e9 / d) });
+interface Judged { test: MetricComparison['test']; pValue: number | null; significant: boolean; verdict: Verdict }
+
+function judge(base: number[], cur: number[], worseRatio: number, mode: CompareMode, factor: number, alpha: number, higherIsBetter: boolean): Judged {
+  const b = summarize(base);
+  const c = summarize(cur);
+  if (b.min === b.max && c.min === c.max && b.min === c.min) return { test: 'none', pValue: null, significant: false, verdict: 'unchanged' };
+  const past = worseRatio > factor || worseRatio < 1 / factor;
+  if (mode === 'percent') return { test: 'none', pValue: null, significant: past, verdict: !past ? 'unchanged' : worseRatio > 1 ? 'worse' : 'improved' };
+  if (mode === 'ttest') {
+    if (base.length < 2 || cur.length < 2) return { test: 'welch', pValue: null, significant: false, verdict: past ? 'too few runs' : 'unchanged' };
+    const r = welchTTest(base, cur);
+    const significant = r.p < alpha;
+    const worse = higherIsBetter ? mean(cur) < mean(base) : mean(cur) > mean(base);
+    return { test: 'welch', pValue: r.p, significant, verdict: !past ? 'unchanged' : !significant ? 'not significant' : worse ? 'worse' : 'improved' };
   }
-  for (const [name, s] of Object.entries(b.kernels)) {
-    if (s.length > 0) out.set(`kernel ${name}`, { metric: `kernel ${name}`, kind: 'kernel', unit: 'ns', higherIsBetter: false, samples: s });
+  if (mannWhitneyMinP(base.length, cur.length) >= alpha) {
+    return { test: 'none', pValue: null, significant: false, verdict: past ? 'too few runs' : 'unchanged' };
   }
-  for (const [name, s] of Object.entries(b.counts)) {
-    if (s.length === 0) continue;
-    const higher = /fps|per[ _]?s(ec)?\b|throughput|steps\/s/i.test(name);
-    out.set(`count ${name}`, { metric: `count ${name}`, kind: 'count', unit: 'value', higherIsBetter: higher, samples: s });
+  const r = mannWhitneyU(base, cur);
+  const significant = r.p < alpha;
+  return { test: r.exact ? 'mann-whitney-exact' : 'mann-whitney', pValue: r.p, significant,
+    verdict: !past ? 'unchanged' : !significant ? 'not significant' : worseRatio > 1 ? 'worse' : 'improved' };
+}
+
+function compareMetric(metric: string, kind: MetricComparison['kind'], unit: string, decisive: boolean, base: number[], cur: number[],
+  mode: CompareMode, factor: number, alpha: number): MetricComparison {
+  const b = summarize(base);
+  const c = summarize(cur);
+  const ratio = b.median !== 0 ? c.median / b.median : c.median === 0 ? 1 : Number.POSITIVE_INFINITY;
+  const worsePercent = (ratio - 1) * 100;
+  const j = judge(base, cur, ratio, mode, factor, alpha, false);
+  return { metric, kind, unit, decisive, baseline: b, current: c, ratio, worsePercent, ...j };
+}
+
+/** Per run: the median step time, each kernel's median per-step time, each counter's mean. */
+function runStats(run: RunSamples): { step: number; kernels: Map<string, number>; counts: Map<string, number> } {
+  const kernels = new Map<string, number>();
+  for (const [name, xs] of Object.entries(run.kernels)) if (xs.length) kernels.set(name, median(xs));
+  const counts = new Map<string, number>();
+  for (const [name, xs] of Object.entries(run.counts)) if (xs.length) counts.set(name, mean(xs));
+  return { step: median(run.steps), kernels, counts };
+}
+
+function configDifferences(a: RunConfig, b: RunConfig): { refused: ConfigDifference[]; warned: ConfigDifference[] } {
+  const refused: ConfigDifference[] = [];
+  const warned: ConfigDifference[] = [];
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const key of keys) {
+    // A different commit is what a comparison is for.
+    if (key === 'gitCommit') continue;
+    const x = a[key];
+    const y = b[key];
+    if (x === undefined || y === undefined || x === null || y === null || JSON.stringify(x) === JSON.stringify(y)) continue;
+    ((COMPARABLE_KEYS as readonly string[]).includes(key) ? refused : warned).push({ key, baseline: x, current: y });
   }
-  return out;
+  return { refused, warned };
+}
+
+function percent(ratio: number): string {
+  const p = (ratio - 1) * 100;
+  return `${p >= 0 ? '+' : ''}${p.toFixed(1)}%`;
 }
 
 export async function compare(baseline: CompareInput, current: CompareInput, opts: CompareOptions = {}): Promise<CompareResult> {
   const mode = opts.mode ?? 'asv';
-  const o = { factor: opts.factor ?? 1.1, alpha: opts.alpha ?? (mode === 'ttest' ? 0.01 : 0.002),
-    thresholdPercent: opts.thresholdPercent ?? 10 };
-  const bm = metricsOf(await toBaseline(baseline));
-  const cm = metricsOf(await toBaseline(current));
-  const metrics: MetricComparison[] = [];
-  for (const [name, b] of bm) {
-    const c = cm.get(name);
-    if (!c) continue;
-    metrics.push(judge({ ...b, base: b.samples, cur: c.samples }, mode, o));
+  const factor = opts.factor ?? 1.1;
+  const alpha = opts.alpha ?? (mode === 'ttest' ? 0.01 : 0.002);
+  const failOnKernels = opts.failOnKernels ?? false;
+  const base = await runsOf(baseline);
+  const cur = await runsOf(current);
+  for (const [side, b] of [['baseline', base], ['current', cur]] as const) {
+    const empty = b.runs.filter((r) => r.steps.length === 0).length;
+    if (empty > 0) throw new CompareInputError(`the ${side} has ${empty} run(s) with no recorded steps (no ProfilerStep spans): nothing to compare`);
   }
-  const counts: Record<Verdict, number> = { improved: 0, worse: 0, 'not significant': 0, unchanged: 0 };
-  for (const m of metrics) counts[m.verdict]++;
-  return { mode, options: o, regression: counts.worse > 0, metrics,
-    onlyInBaseline: [...bm.keys()].filter((k) => !cm.has(k)), onlyInCurrent: [...cm.keys()].filter((k) => !bm.has(k)), counts };
-}
+  const { refused, warned } = configDifferences(base.config, cur.config);
+  if (refused.length > 0 && !opts.allowConfigChange) {
+    throw new CompareInputError(`the runs measure different workloads: ${refused.map((d) => `${d.key} ${String(d.baseline)} vs ${String(d.current)}`).join('; ')} (--allow-config-change to compare anyway)`);
+  }
+  const warnings = [...(opts.allowConfigChange ? refused : []), ...warned].map((d) => `${d.key} differs: ${String(d.baseline)} (baseline) vs ${String(d.current)} (current)`);
 
-/** Compare plain sample arrays with the same rules (for callers that measured without a trace). */
-export function compareSamples(metric: string, base: number[], cur: number[], opts: CompareOptions & { higherIsBetter?: boolean } = {}): MetricComparison {
-  const mode = opts.mode ?? 'asv';
-  const o = { factor: opts.factor ?? 1.1, alpha: opts.alpha ?? (mode === 'ttest' ? 0.01 : 0.002), thresholdPercent: opts.thresholdPercent ?? 10 };
-  return judge({ metric, kind: 'step', unit: 'ns', higherIsBetter: opts.higherIsBetter ?? false, base, cur }, mode, o);
+  const bs = base.runs.map(runStats);
+  const cs = cur.runs.map(runStats);
+  const decision = compareMetric('step time', 'step', 'ns', true, bs.map((r) => r.step), cs.map((r) => r.step), mode, factor, alpha);
+  const metrics: MetricComparison[] = [decision];
+
+  const names = (rs: typeof bs, key: 'kernels' | 'counts'): Set<string> => new Set(rs.flatMap((r) => [...r[key].keys()]));
+  const bk = names(bs, 'kernels');
+  const ck = names(cs, 'kernels');
+  for (const name of bk) {
+    if (!ck.has(name)) continue;
+    // A run in which the kernel never ran counts as 0 for it.
+    metrics.push(compareMetric(`kernel ${name}`, 'kernel', 'ns', failOnKernels, bs.map((r) => r.kernels.get(name) ?? 0), cs.map((r) => r.kernels.get(name) ?? 0), mode, factor, alpha));
+  }
+  const bc = names(bs, 'counts');
+  const cc = names(cs, 'counts');
+  for (const name of bc) {
+    if (!cc.has(name)) continue;
+    const m = compareMetric(`count ${name}`, 'count', 'value', false, bs.map((r) => r.counts.get(name) ?? 0), cs.map((r) => r.counts.get(name) ?? 0), mode, factor, alpha);
+    // Deterministic: the same in every run of each side. Then any difference is a different workload.
+    const deterministic = m.baseline.min === m.baseline.max && m.current.min === m.current.max;
+    if (deterministic && m.baseline.min !== m.current.min) m.verdict = 'workload changed';
+    metrics.push(m);
+  }
+
+  const counts: Record<Verdict, number> = { improved: 0, worse: 0, 'not significant': 0, unchanged: 0, 'too few runs': 0, 'workload changed': 0 };
+  for (const m of metrics) counts[m.verdict]++;
+  const regression = metrics.some((m) => m.decisive && m.verdict === 'worse');
+
+  const movers = metrics.filter((m) => m.kind === 'kernel' && Number.isFinite(m.ratio) && Math.abs(m.ratio - 1) >= 0.01)
+    .sort((a, b) => Math.abs(b.current.median - b.baseline.median) - Math.abs(a.current.median - a.baseline.median)).slice(0, 3);
+  const explanation = `step time ${percent(decision.ratio)}${movers.length ? `: ${movers.map((m) => `${m.metric.replace(/^kernel /, '')} ${percent(m.ratio)}`).join(', ')}` : ''}`;
+
+  const limit = (factor - 1) * 100;
+  const noisy = [['baseline', decision.baseline], ['current', decision.current]] as const;
+  const loud = noisy.filter(([, s]) => s.n >= 2 && s.spreadPercent > limit);
+  const noise = loud.length === 0 ? null
+    : `this machine is too noisy for factor ${factor}: the run-to-run spread (IQR) of step time (${loud.map(([side, s]) => `${side} ${s.spreadPercent.toFixed(1)}%`).join(', ')}) is larger than ${limit.toFixed(0)}%; record more runs (--runs) or use a larger --factor`;
+  const minRunsNeeded = mode === 'asv' && mannWhitneyMinP(decision.baseline.n, decision.current.n) >= alpha ? runsNeeded(alpha) : null;
+
+  const bm = new Set([...bk].map((k) => `kernel ${k}`).concat([...bc].map((k) => `count ${k}`)));
+  const cm = new Set([...ck].map((k) => `kernel ${k}`).concat([...cc].map((k) => `count ${k}`)));
+  return {
+    mode, options: { factor, alpha, failOnKernels }, regression, decision, metrics, explanation, noise, minRunsNeeded,
+    warnings, configDifferences: [...refused, ...warned],
+    onlyInBaseline: [...bm].filter((k) => !cm.has(k)), onlyInCurrent: [...cm].filter((k) => !bm.has(k)), counts,
+  };
 }

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  baselineFromTrace, compare, compareSamples, openTrace, readBaseline, writeBaseline, BaselineFormatError, type Baseline,
+  baselineFromTrace, compare, CompareInputError, openTrace, readBaseline, runsNeeded, writeBaseline, BaselineFormatError, type Baseline, type RunConfig,
 } from '../../src/index.js';
 import { tempFiles } from '../import/support/tmp.js';
 import { mulberry32 as rng } from '../../../../test/support/random.js';
@@ -16,73 +16,107 @@ function noisy(r: () => number, n: number, mean: number, rel: number): number[] 
   });
 }
 
-function baseline(steps: number[], kernels: Record<string, number[]>, counts: Record<string, number[]> = {}): Baseline {
-  return { format: 'gsprof-baseline', version: 1, createdAt: '', run: {}, nEnvs: null, steps, kernels, counts };
+const CONFIG: RunConfig = { example: 'franka', backend: 'cpu', nEnvs: 64, precision: '32', machine: 'box' };
+
+/**
+ * `runs` runs of 40 steps each. A run's own level varies by `runRel` (what differs between processes: placement,
+ * frequency, neighbours); its steps scatter by `stepRel` around it. `solveShare` of each step is the kernel solve.
+ */
+function side(seed: number, runs: number, stepNs: number, opts: { runRel?: number; stepRel?: number; solveNs?: number; iterations?: number; config?: RunConfig } = {}): Baseline {
+  const r = rng(seed);
+  return {
+    format: 'gsprof-baseline', version: 2, createdAt: '', config: opts.config ?? CONFIG,
+    runs: Array.from({ length: runs }, () => {
+      const level = stepNs * (1 + (opts.runRel ?? 0.02) * noisy(r, 1, 1, 1)[0]! - (opts.runRel ?? 0.02));
+      const steps = noisy(r, 40, level, opts.stepRel ?? 0.2);
+      const solve = noisy(r, 40, opts.solveNs ?? level * 0.4, 0.05);
+      return { steps, kernels: { solve, integrate: noisy(r, 40, level * 0.1, 0.05) }, counts: { 'solver iterations': Array(40).fill(opts.iterations ?? 10) } };
+    }),
+  };
 }
 
-describe('compare', () => {
-  it('flags a real 20% slowdown of one kernel as worse (asv rule: factor 1.1 and Mann-Whitney p < 0.002)', async () => {
-    const r = rng(1);
-    const base = baseline(noisy(r, 50, 1e6, 0.03), { solve: noisy(r, 50, 4e5, 0.03), integrate: noisy(r, 50, 1e5, 0.03) });
-    const cur = baseline(noisy(r, 50, 1e6, 0.03), { solve: noisy(r, 50, 4.8e5, 0.03), integrate: noisy(r, 50, 1e5, 0.03) });
-    const res = await compare(base, cur);
-    const solve = res.metrics.find((m) => m.metric === 'kernel solve')!;
-    expect(solve).toMatchObject({ verdict: 'worse', test: 'mann-whitney', significant: true });
-    expect(solve.pValue!).toBeLessThan(0.002);
-    expect(solve.ratio).toBeCloseTo(1.2, 1);
-    expect(res.metrics.find((m) => m.metric === 'kernel integrate')!.verdict).toBe('unchanged');
+describe('compare: runs are the samples', () => {
+  it('a real 20% slowdown over 10 runs per side is worse, and the explanation names the kernel', async () => {
+    const res = await compare(side(1, 10, 1e6), side(2, 10, 1.2e6, { solveNs: 0.6e6 }));
+    expect(res.decision).toMatchObject({ metric: 'step time', verdict: 'worse', test: 'mann-whitney-exact', decisive: true });
+    // All ten current runs are slower than all ten baseline runs: U = 0, p = 2 / C(20, 10).
+    expect(res.decision.pValue!).toBeCloseTo(2 / 184756, 12);
     expect(res.regression).toBe(true);
-    // And the other way round it is an improvement, not a regression.
-    const back = await compare(cur, base);
-    expect(back.metrics.find((m) => m.metric === 'kernel solve')!.verdict).toBe('improved');
+    expect(res.explanation).toMatch(/^step time \+\d+\.\d%: solve \+\d+\.\d%/);
+    const back = await compare(side(2, 10, 1.2e6), side(1, 10, 1e6));
+    expect(back.decision.verdict).toBe('improved');
     expect(back.regression).toBe(false);
   });
 
-  it('raises no false alarm on identical distributions with noise, 10 repetitions', async () => {
-    for (let rep = 0; rep < 10; rep++) {
-      const r = rng(100 + rep);
-      const mk = () => baseline(noisy(r, 30, 2e6, 0.05), { k: noisy(r, 30, 5e5, 0.08) }, { iters: noisy(r, 30, 20, 0.1) });
-      const res = await compare(mk(), mk());
-      expect(res.regression, `repetition ${rep}`).toBe(false);
-      for (const m of res.metrics) expect(['unchanged', 'not significant'], `${rep} ${m.metric}`).toContain(m.verdict);
+  it('noisy steps within runs raise no false alarm: 20 pairs of identical code, 0 regressions', async () => {
+    for (let rep = 0; rep < 20; rep++) {
+      // Steps scatter by 50%: per-step tests found "significant" differences between any two such runs.
+      const res = await compare(side(100 + rep, 10, 1e6, { stepRel: 0.5 }), side(200 + rep, 10, 1e6, { stepRel: 0.5 }));
+      expect(res.regression, `repetition ${rep}: ${res.explanation}`).toBe(false);
     }
   });
 
-  it('a shift past the factor on too few samples for significance is "not significant"; 99% CI fallback decides small samples', () => {
-    const noisyTwo = compareSamples('x', [100, 140], [130, 170]);
-    expect(noisyTwo).toMatchObject({ test: 'ci99', verdict: 'not significant' });
-    const tightTwo = compareSamples('x', [100, 101, 100], [130, 131, 130]);
-    expect(tightTwo).toMatchObject({ test: 'ci99', verdict: 'worse', significant: true });
-    expect(compareSamples('x', [100], [130])).toMatchObject({ test: 'none', verdict: 'worse' });
-    expect(compareSamples('x', [100, 100], [100, 100]).verdict).toBe('unchanged');
+  it('too few runs: says how many are needed instead of deciding', async () => {
+    const res = await compare(side(3, 3, 1e6), side(4, 3, 1.5e6));
+    expect(res.decision.verdict).toBe('too few runs');
+    expect(res.regression).toBe(false);
+    expect(res.minRunsNeeded).toBe(7);
+    expect(runsNeeded(0.002)).toBe(7); // 2/C(12,6) = 0.00216 >= 0.002; 2/C(14,7) = 0.00058
   });
 
-  it('deterministic counts: any change in solver iterations is caught, FPS is higher-is-better', async () => {
-    const base = baseline([1e6, 1e6, 1e6, 1e6], {}, { 'solver iterations': [10, 10, 10, 10] });
-    const cur = baseline([1.3e6, 1.3e6, 1.3e6, 1.3e6], {}, { 'solver iterations': [12, 12, 12, 12] });
-    const res = await compare(base, cur);
-    const byName = Object.fromEntries(res.metrics.map((m) => [m.metric, m]));
-    expect(byName['count solver iterations']).toMatchObject({ verdict: 'worse' });
-    expect(byName['step time']).toMatchObject({ verdict: 'worse' });
-    expect(byName.fps).toMatchObject({ verdict: 'worse', higherIsBetter: true });
-    expect(res.counts.worse).toBe(3);
+  it('identical runs are unchanged; kernels decide only with failOnKernels', async () => {
+    const same = side(5, 8, 1e6);
+    const res = await compare(same, same);
+    expect(res.metrics.every((m) => m.verdict === 'unchanged')).toBe(true);
+    // Step time within 10% but solve 60% slower: explained, not failed, unless kernels decide.
+    const base = side(6, 10, 1e6, { solveNs: 1e5, runRel: 0.005 });
+    const cur = side(7, 10, 1.05e6, { solveNs: 1.6e5, runRel: 0.005 });
+    const lenient = await compare(base, cur);
+    expect(lenient.decision.verdict).toBe('unchanged');
+    expect(lenient.metrics.find((m) => m.metric === 'kernel solve')!.verdict).toBe('worse');
+    expect(lenient.regression).toBe(false);
+    expect((await compare(base, cur, { failOnKernels: true })).regression).toBe(true);
   });
 
-  it('percent and t-test modes', () => {
-    expect(compareSamples('x', [100, 100, 101], [108, 108, 109], { mode: 'percent', thresholdPercent: 10 }).verdict).toBe('unchanged');
-    expect(compareSamples('x', [100, 100, 101], [112, 112, 113], { mode: 'percent', thresholdPercent: 10 }).verdict).toBe('worse');
-    expect(compareSamples('x', [100, 100, 101], [85, 86, 85], { mode: 'percent' }).verdict).toBe('improved');
-    const r = rng(7);
-    const a = noisy(r, 40, 100, 0.02);
-    const b = noisy(r, 40, 103, 0.02);
-    const t = compareSamples('x', a, b, { mode: 'ttest' });
-    expect(t.test).toBe('welch');
-    expect(t.pValue!).toBeLessThan(0.01);
-    expect(t.verdict).toBe('worse');
-    expect(compareSamples('x', a, noisy(rng(8), 40, 100, 0.02), { mode: 'ttest' }).verdict).toBe('unchanged');
+  it('deterministic counters that differ mean the workload changed, not a slowdown', async () => {
+    const res = await compare(side(8, 8, 1e6), side(9, 8, 1e6, { iterations: 12 }));
+    expect(res.metrics.find((m) => m.metric === 'count solver iterations')!.verdict).toBe('workload changed');
+    expect(res.regression).toBe(false);
   });
 
-  it('baselines from traces: per-step kernel samples, JSON round trip, and traces or baselines on either side', async () => {
+  it('prints the spread and says when the machine is too noisy for the factor', async () => {
+    const res = await compare(side(10, 10, 1e6, { runRel: 0.3 }), side(11, 10, 1e6, { runRel: 0.3 }));
+    expect(res.decision.baseline.spreadPercent).toBeGreaterThan(10);
+    expect(res.noise).toMatch(/too noisy for factor 1\.1/);
+    expect((await compare(side(12, 10, 1e6), side(13, 10, 1e6))).noise).toBeNull();
+  });
+
+  it('refuses runs of different workloads, warns about other differences', async () => {
+    const other = side(14, 8, 1e6, { config: { ...CONFIG, nEnvs: 128, backend: 'gpu' } });
+    await expect(compare(side(15, 8, 1e6), other)).rejects.toThrow(/different workloads: backend cpu vs gpu; nEnvs 64 vs 128 \(--allow-config-change/);
+    const allowed = await compare(side(15, 8, 1e6), other, { allowConfigChange: true });
+    expect(allowed.warnings).toEqual(['backend differs: cpu (baseline) vs gpu (current)', 'nEnvs differs: 64 (baseline) vs 128 (current)']);
+    const machine = await compare(side(15, 8, 1e6), side(16, 8, 1e6, { config: { ...CONFIG, machine: 'other' } }));
+    expect(machine.warnings).toEqual(['machine differs: box (baseline) vs other (current)']);
+  });
+
+  it('a side with no steps is bad input, not "no regression"', async () => {
+    const empty: Baseline = { format: 'gsprof-baseline', version: 2, createdAt: '', config: CONFIG, runs: [{ steps: [], kernels: {}, counts: {} }] };
+    await expect(compare(side(17, 8, 1e6), empty)).rejects.toThrow(CompareInputError);
+    await expect(compare(side(17, 8, 1e6), empty)).rejects.toThrow(/no recorded steps/);
+  });
+
+  it('a kernel with a million instances: no stack overflow anywhere in compare', async () => {
+    const big = side(18, 2, 1e6);
+    big.runs[0]!.kernels.tiny = new Array(1_000_000).fill(5);
+    big.runs[0]!.steps = new Array(200_000).fill(1e6);
+    const res = await compare(big, big);
+    expect(res.regression).toBe(false);
+  });
+});
+
+describe('baselines', () => {
+  it('from a trace: one run with per-step kernel samples, the configuration, and a JSON round trip', async () => {
     const ev: Record<string, unknown>[] = [];
     for (let s = 0; s < 6; s++) {
       const t = s * 1000;
@@ -93,7 +127,7 @@ describe('compare', () => {
       ev.push({ ph: 'C', name: 'solver', pid: 1, ts: t + 800, args: { iterations: 3 } });
     }
     const tracePath = files.write('run.json', JSON.stringify({ traceEvents: ev, gsprofMetadata: { hostname: 'box', producer: 'gsprof 0.1.0',
-      deviceProperties: [{ id: 0, name: 'llvmpipe' }], run: { nEnvs: 64 } } }));
+      deviceProperties: [{ id: 0, name: 'llvmpipe' }], run: { nEnvs: 64, backend: 'gpu', example: 'franka' } } }));
     const db = await openTrace(tracePath);
     let b: Baseline;
     try {
@@ -101,20 +135,24 @@ describe('compare', () => {
     } finally {
       await db.close();
     }
-    expect(b.steps).toEqual(Array(6).fill(900_000));
-    expect(b.kernels.solve).toEqual([150_000, 151_000, 152_000, 153_000, 154_000, 155_000]);
-    expect(b.kernels.rare).toEqual([7000, 0, 7000, 0, 7000, 0]);
-    expect(b.counts['solver iterations']).toEqual(Array(6).fill(3));
-    expect(b.run).toMatchObject({ machine: 'box', adapter: 'llvmpipe', versions: { producer: 'gsprof 0.1.0' }, options: { nEnvs: 64 } });
-    expect(b.nEnvs).toBe(64);
+    expect(b.runs).toHaveLength(1);
+    const run = b.runs[0]!;
+    expect(run.steps).toEqual(Array(6).fill(900_000));
+    expect(run.kernels.solve).toEqual([150_000, 151_000, 152_000, 153_000, 154_000, 155_000]);
+    expect(run.kernels.rare).toEqual([7000, 0, 7000, 0, 7000, 0]);
+    expect(run.counts['solver iterations']).toEqual(Array(6).fill(3));
+    expect(b.config).toMatchObject({ machine: 'box', adapter: 'llvmpipe', gsprof: 'gsprof 0.1.0', nEnvs: 64, backend: 'gpu', example: 'franka' });
     const file = `${files.dir}/base.json`;
     await writeBaseline(file, b);
     expect(await readBaseline(file)).toEqual(b);
-    const same = await compare(file, tracePath);
+    const same = await compare(file, [tracePath]);
     expect(same.regression).toBe(false);
-    expect(same.metrics.every((m) => m.verdict === 'unchanged')).toBe(true);
-    expect(same.metrics.map((m) => m.metric).sort()).toEqual(['count solver iterations', 'fps', 'kernel rare', 'kernel solve', 'step time']);
-    await expect(readBaseline(files.write('bad.json', '{"format":"gsprof-baseline","version":1,"steps":[1,"x"]}')))
-      .rejects.toThrow(BaselineFormatError);
+    expect(same.metrics.every((m) => m.verdict === 'unchanged' || m.verdict === 'too few runs')).toBe(true);
+  });
+
+  it('an old per-step baseline (version 1) gets an error saying how to regenerate it', async () => {
+    const old = files.write('old.json', JSON.stringify({ format: 'gsprof-baseline', version: 1, steps: [1, 2], kernels: {}, counts: {} }));
+    await expect(readBaseline(old)).rejects.toThrow(BaselineFormatError);
+    await expect(readBaseline(old)).rejects.toThrow(/old per-step format \(version 1\).*gsprof record .* --runs N --baseline-out FILE/);
   });
 });
