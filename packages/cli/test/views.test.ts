@@ -47,6 +47,15 @@ describe('summary views', () => {
   });
 });
 
+describe('summary compile line', () => {
+  // --fresh-cache on lavapipe: 5.9 s of compile spans, but the first step (Mesa compiling at first dispatch) took 185 s.
+  it('names the first step next to the compile spans, so the spans are not read as the whole compile', async () => {
+    const { renderSummary } = await import('../src/views/summary.js');
+    const text = renderSummary({ tracks: [], steps: null, compileNs: 5.929e9, compileCount: 16, build: { seconds: 3.2, firstStepSeconds: 185 }, clockAlignment: null }, { color: false });
+    expect(text).toContain('Compile: 5.929s in 16 compile span(s) (shader modules and pipelines); first step 185.000s (includes the driver\'s compile at first dispatch)');
+  });
+});
+
 describe('timers slot choice', () => {
   const slot = (label: string, max: number) => ({ label, mean: max / 2, p50: 0, p95: 0, max, quantileSample: { size: 6, of: 6, exact: true }, slowestEnvs: [], panels: { lastStep: [], runningMeanPerEnv: [], sortedRunningMean: [] } });
   const r = (slots: ReturnType<typeof slot>[]): TimersResult => ({ steps: 3, nEnvs: 2, stepRange: [0, 2], skippedSteps: 0, slots });

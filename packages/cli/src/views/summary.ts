@@ -52,8 +52,13 @@ export function renderSummary(s: KernelSummary, options: { color: boolean; limit
   } else {
     out.push('Steps: none recorded (no ProfilerStep#k spans).');
   }
-  if (s.compileCount > 0) out.push(`Compile: ${duration(s.compileNs)} in ${s.compileCount} compile span(s)`);
-  else if (s.build) {
+  if (s.compileCount > 0) {
+    // The spans cover shader-module and pipeline creation; a driver that compiles at the first dispatch (Mesa)
+    // bills that to the first step, which can dwarf them: say both.
+    const first = s.build?.firstStepSeconds;
+    const firstStep = first === null || first === undefined ? '' : `; first step ${duration(first * 1e9)} (includes the driver's compile at first dispatch)`;
+    out.push(`Compile: ${duration(s.compileNs)} in ${s.compileCount} compile span(s) (shader modules and pipelines)${firstStep}`);
+  } else if (s.build) {
     const first = s.build.firstStepSeconds === null ? '' : `, first step ${duration(s.build.firstStepSeconds * 1e9)}`;
     out.push(`Compile: before the recorded steps (scene build ${duration(s.build.seconds * 1e9)}${first})`);
   } else out.push('Compile: none recorded');
