@@ -86,6 +86,31 @@ describe('program steps', () => {
     s.mark(); s.submit(); s.submit(); s.mark();
     expect([n, s.mode]).toEqual([4, 'marks']);
   });
+  it('auto on a program whose script marks: marks from the start, no step invented from its first submits', () => {
+    let n = 0;
+    const s = new StepSource(() => n++, 'auto', true);
+    s.submit(); s.submit(); s.submit(); s.mark(); s.submit(); s.mark();
+    expect([n, s.mode, s.submitStepsBeforeMark]).toEqual([2, 'marks', 0]);
+  });
+  it('auto that learns of marks late reports the submit steps it counted before the first mark', () => {
+    let n = 0;
+    const s = new StepSource(() => n++, 'auto');
+    s.submit(); s.submit(); s.mark();
+    expect(s.submitStepsBeforeMark).toBe(2);
+  });
+  it('finds gsprof.step() calls in the main script', async () => {
+    const { programUsesMarks } = await import('../src/preload/step-source.js');
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'gsprof-marks-'));
+    writeFileSync(join(dir, 'a.mjs'), 'for (;;) { step(); globalThis.gsprof?.step(); }');
+    writeFileSync(join(dir, 'b.mjs'), 'device.queue.submit([]);');
+    expect(programUsesMarks(join(dir, 'a.mjs'))).toBe(true);
+    expect(programUsesMarks(join(dir, 'b.mjs'))).toBe(false);
+    expect(programUsesMarks(join(dir, 'missing.mjs'))).toBe(false);
+    expect(programUsesMarks(undefined)).toBe(false);
+  });
   it('marks or submits only, when asked', () => {
     let n = 0;
     const marks = new StepSource(() => n++, 'marks');

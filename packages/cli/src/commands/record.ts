@@ -68,6 +68,7 @@ export default class Record extends GsprofCommand {
       const { reportRecording } = await import('../views/record-report.js');
       const report = await reportRecording(result.traces, { color: this.color, json: this.jsonEnabled(), baselineOut: flags['baseline-out'] });
       this.print(`${command.join(' ')}: ${result.steps} steps (${result.stepMode}), ${result.devices} device(s) instrumented`);
+      if (result.submitStepsBeforeMark > 0) process.emitWarning(`--steps-from auto counted ${result.submitStepsBeforeMark} queue submit(s) as steps before the program's first gsprof.step() mark (it marks from an imported module); those steps split its first marked step: rerun with --steps-from marks`);
       this.print(report.text);
       if (result.traces.length === 0) throw new CliError('record', `${command[0]} wrote no trace (did it create a WebGPU device through the 'webgpu' package and take a step?)`);
       if (result.signal === null && result.exitCode !== 0) process.exitCode = result.exitCode ?? 1;
