@@ -37,7 +37,7 @@ export default class Record extends GsprofCommand {
     active: Flags.integer({ description: 'schedule: steps recorded per cycle', min: 1, helpGroup: 'SCHEDULE' }),
     repeat: Flags.integer({ description: 'schedule: cycles (0 = until the run ends)', min: 0, helpGroup: 'SCHEDULE' }),
     'skip-first': Flags.integer({ description: 'schedule: steps skipped once before the first cycle', min: 0, helpGroup: 'SCHEDULE' }),
-    'steps-from': Flags.string({ description: 'with -- <program>: what a step is: its gsprof.step() marks, its queue submits, or auto (submits until the first mark)', options: ['auto', 'marks', 'submits'], default: 'auto' }),
+    'steps-from': Flags.string({ description: 'with -- <program>: what a step is: its gsprof.step() marks, its queue submits, or auto (marks when its script calls gsprof.step(), else submits until the first mark)', options: ['auto', 'marks', 'submits'], default: 'auto' }),
     sync: Flags.boolean({ description: 'wait for the GPU before every step (aligns timelines; can halve throughput)', default: false }),
     'fresh-cache': Flags.boolean({ description: 'use a throwaway driver shader cache for this run (cold compile, persistent cache untouched)', default: false }),
     out: Flags.string({ description: 'folder for the traces', default: 'out' }),
