@@ -53,11 +53,11 @@ export function renderSummary(s: KernelSummary, options: { color: boolean; limit
     out.push('Steps: none recorded (no ProfilerStep#k spans).');
   }
   if (s.compileCount > 0) {
-    // The spans cover shader-module and pipeline creation; a driver that compiles at the first dispatch (Mesa)
-    // bills that to the first step, which can dwarf them: say both.
+    // On the GPU the spans cover shader-module and pipeline creation; a driver that compiles at the first
+    // dispatch (Mesa) bills that to the first step, which can dwarf them: say both.
     const first = s.build?.firstStepSeconds;
-    const firstStep = first === null || first === undefined ? '' : `; first step ${duration(first * 1e9)} (includes the driver's compile at first dispatch)`;
-    out.push(`Compile: ${duration(s.compileNs)} in ${s.compileCount} compile span(s) (shader modules and pipelines)${firstStep}`);
+    const firstStep = first === null || first === undefined ? '' : `; first step ${duration(first * 1e9)}, outside the spans (a GPU driver that compiles at first dispatch bills it there)`;
+    out.push(`Compile: ${duration(s.compileNs)} in ${s.compileCount} compile span(s)${firstStep}`);
   } else if (s.build) {
     const first = s.build.firstStepSeconds === null ? '' : `, first step ${duration(s.build.firstStepSeconds * 1e9)}`;
     out.push(`Compile: before the recorded steps (scene build ${duration(s.build.seconds * 1e9)}${first})`);
