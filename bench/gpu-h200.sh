@@ -46,7 +46,7 @@ for scene in franka anymal_c; do
     run_cache="$cache/$scene-$settings"
     mkdir -p "$run_cache"
     echo "--- $scene, $settings settings"
-    if ! XDG_CACHE_HOME="$run_cache" GSPROF_CACHE_DIR="$run_cache/gsprof" \
+    if ! XDG_CACHE_HOME="$run_cache" MESA_SHADER_CACHE_DIR="$run_cache/mesa_shader_cache" \
       timeout "$run_timeout" node --conditions=@gsprof/source --import tsx bench/gpu-speed.ts \
         --scene "$scene" --settings "$settings" --n-envs "$envs" --steps "$steps" \
         --max-seconds "$max_seconds" --budget-seconds "$((run_timeout - 10))" --json "$json"; then

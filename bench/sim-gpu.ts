@@ -10,7 +10,7 @@
  * dt 0.01, targets set once). Only one backend can be initialised per process, so every case lives in a
  * child process and this one orchestrates:
  * - a GPU child with generic kernels (the sweep), a GPU child with performanceMode (one nEnvs, --mode-envs),
- *   each with a throwaway cache (XDG_CACHE_HOME and GSPROF_CACHE_DIR in a fresh `mktemp -d`-style folder),
+ *   each with a throwaway cache (XDG_CACHE_HOME and MESA_SHADER_CACHE_DIR in a fresh `mktemp -d`-style folder),
  *   so their first build pays and reports the full compile, Mesa's shader compile included;
  * - a CPU child holding the CPU backend (worker threads 'auto') and mujoco-js (one MjData per env, stepped
  *   round-robin, Franka only, up to --mujoco-max envs).
@@ -307,7 +307,7 @@ class Peer {
 function freshCacheEnv(dirs: string[]): NodeJS.ProcessEnv {
   const dir = mkdtempSync(join(tmpdir(), 'gsprof-bench-cache-'));
   dirs.push(dir);
-  return { ...process.env, XDG_CACHE_HOME: dir, GSPROF_CACHE_DIR: join(dir, 'gsprof') };
+  return { ...process.env, XDG_CACHE_HOME: dir, MESA_SHADER_CACHE_DIR: join(dir, 'mesa_shader_cache') };
 }
 
 interface Built { peer: Peer; name: string; label: string; rates: number[] }

@@ -51,9 +51,18 @@ describe.skipIf(!adapter)('gsprof record -- <program> on WebGPU', () => {
     const r = await gsprof(['record', '--out', dir, '--format', 'perfetto', '--steps-from', 'marks', '--', 'node', 'test/fixtures/webgpu-marked.mjs', '7']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('7 steps (marks), 1 device(s) instrumented');
-    // auto: the first frame's submits count until its mark arrives, then only marks do
-    const auto = await gsprof(['record', '--out', tempDir(), '--format', 'perfetto', '--', 'node', 'test/fixtures/webgpu-marked.mjs', '7']);
-    expect(auto.stdout).toContain('10 steps (marks), 1 device(s) instrumented');
+    // auto never invents steps: the script calls gsprof.step(), so its 7 marks are its 7 steps (this said 10:
+    // the first frame's 3 submits were counted as steps before its mark arrived).
+    const autoDir = tempDir();
+    const auto = await gsprof(['record', '--out', autoDir, '--format', 'perfetto', '--', 'node', 'test/fixtures/webgpu-marked.mjs', '7']);
+    expect(auto.stdout).toContain('7 steps (marks), 1 device(s) instrumented');
+    expect(auto.stderr).not.toContain('--steps-from auto counted');
+    const autoTrace = join(autoDir, readdirSync(autoDir).find((f) => f.endsWith('.pftrace'))!);
+    // Every frame's 3 bump passes land in the step that frame belongs to.
+    const perStep = await gsprof(['query', autoTrace, "select s.name as step, count(*) as n from slice s join slice k on k.name = 'bump' and k.category = 'kernel' and k.ts >= s.ts and k.ts < s.ts + s.dur where s.name like 'ProfilerStep#%' group by s.name order by s.name", '--json']);
+    const rows = (JSON.parse(perStep.stdout) as { rows: Array<{ step: string; n: number }> }).rows;
+    expect(rows.length).toBeGreaterThan(0);
+    for (const r of rows) expect(r.n).toBe(3);
     const pf = join(dir, readdirSync(dir).find((f) => f.endsWith('.pftrace'))!);
     const q = await gsprof(['query', pf, "select count(*) as n from slice where name like 'ProfilerStep#%'", '--json']);
     // Step 0 warms up (the default for programs); steps 1-6 run between marks, step 7 from the last mark to exit.

@@ -3,8 +3,8 @@
  * 500 steps, dt 0.02 with 2 substeps, no self-collision. As timers.py, the standing pose is set first and every
  * step's position targets are that pose + 0.3 x noise in [0, 1): --mode 0 none, 1 the same noise for all envs,
  * 2 per-env noise (default). Differences, and why (docs/profiling.md): the joints get Genesis' default rotor
- * inertia (0.1) and the solver runs 10 iterations, not 1; with 1 iteration sim-core's solve adds energy at foot
- * impacts and envs blow up.
+ * inertia (0.1) and the solver runs 10 iterations, not 1; with 1 iteration the unconverged contact solve adds
+ * energy at foot impacts and envs blow up (MuJoCo does the same with these settings).
  * Without --profiling it reads the constraint solver's per-env timers every step and plots, in the terminal,
  * slot 0 (solve ns): the last step per env, the running mean per env, and the running mean of each step's
  * sorted values. With --profiling it wraps the loop in the profiler instead (wait 0, warmup 0, active 1, and no

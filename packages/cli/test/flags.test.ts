@@ -48,7 +48,7 @@ describe('fresh cache', () => {
     const env: NodeJS.ProcessEnv = { XDG_CACHE_HOME: '/keep' };
     const cache = useFreshCache(env);
     expect(env.XDG_CACHE_HOME).toBe(cache.dir);
-    expect(env.GSPROF_CACHE_DIR).toBe(`${cache.dir}/gsprof`);
+    expect(env.MESA_SHADER_CACHE_DIR).toBe(`${cache.dir}/mesa_shader_cache`);
     expect(existsSync(cache.dir)).toBe(true);
     cache.dispose();
     expect(env).toEqual({ XDG_CACHE_HOME: '/keep' });

@@ -60,6 +60,15 @@ describe('summary views', () => {
   });
 });
 
+describe('summary compile line', () => {
+  // --fresh-cache on lavapipe: 5.9 s of compile spans, but the first step (Mesa compiling at first dispatch) took 185 s.
+  it('names the first step next to the compile spans, so the spans are not read as the whole compile', async () => {
+    const { renderSummary } = await import('../src/views/summary.js');
+    const text = renderSummary({ tracks: [], steps: null, compileNs: 5.929e9, compileCount: 16, build: { seconds: 3.2, firstStepSeconds: 185 }, clockAlignment: null }, { color: false });
+    expect(text).toContain('Compile: 5.929s in 16 compile span(s); first step 185.000s, outside the spans (a GPU driver that compiles at first dispatch bills it there)');
+  });
+});
+
 describe('timers slot choice', () => {
   const slot = (label: string, max: number) => ({ label, mean: max / 2, p50: 0, p95: 0, max, quantileSample: { size: 6, of: 6, exact: true }, slowestEnvs: [], panels: { lastStep: [], runningMeanPerEnv: [], sortedRunningMean: [] } });
   const r = (slots: ReturnType<typeof slot>[]): TimersResult => ({ steps: 3, nEnvs: 2, stepRange: [0, 2], skippedSteps: 0, slots });
@@ -89,6 +98,31 @@ describe('program steps', () => {
     expect([n, s.mode]).toEqual([2, 'submits']);
     s.mark(); s.submit(); s.submit(); s.mark();
     expect([n, s.mode]).toEqual([4, 'marks']);
+  });
+  it('auto on a program whose script marks: marks from the start, no step invented from its first submits', () => {
+    let n = 0;
+    const s = new StepSource(() => n++, 'auto', true);
+    s.submit(); s.submit(); s.submit(); s.mark(); s.submit(); s.mark();
+    expect([n, s.mode, s.submitStepsBeforeMark]).toEqual([2, 'marks', 0]);
+  });
+  it('auto that learns of marks late reports the submit steps it counted before the first mark', () => {
+    let n = 0;
+    const s = new StepSource(() => n++, 'auto');
+    s.submit(); s.submit(); s.mark();
+    expect(s.submitStepsBeforeMark).toBe(2);
+  });
+  it('finds gsprof.step() calls in the main script', async () => {
+    const { programUsesMarks } = await import('../src/preload/step-source.js');
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'gsprof-marks-'));
+    writeFileSync(join(dir, 'a.mjs'), 'for (;;) { step(); globalThis.gsprof?.step(); }');
+    writeFileSync(join(dir, 'b.mjs'), 'device.queue.submit([]);');
+    expect(programUsesMarks(join(dir, 'a.mjs'))).toBe(true);
+    expect(programUsesMarks(join(dir, 'b.mjs'))).toBe(false);
+    expect(programUsesMarks(join(dir, 'missing.mjs'))).toBe(false);
+    expect(programUsesMarks(undefined)).toBe(false);
   });
   it('marks or submits only, when asked', () => {
     let n = 0;

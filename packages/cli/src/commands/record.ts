@@ -14,7 +14,7 @@ export default class Record extends GsprofCommand {
   ].join('\n\n');
   static override examples = [
     { description: 'Record 200 steps of 64 Franka envs on the default backend', command: '<%= config.bin %> record --example franka --n-envs 64 --steps 200' },
-    { description: 'GPU, baked shapes, a cold kernel cache, and a sync before every step', command: '<%= config.bin %> record --example franka --backend gpu --performance-mode --fresh-cache --sync' },
+    { description: 'GPU, baked shapes, a cold shader cache, and a sync before every step', command: '<%= config.bin %> record --example franka --backend gpu --performance-mode --fresh-cache --sync' },
     { description: 'torch-style schedule: skip 20 steps, then 5 warmup + 10 active, twice', command: '<%= config.bin %> record --example anymal_c --skip-first 20 --warmup 5 --active 10 --repeat 2' },
     { description: 'The seed\'s timers.py (per-env solver timers, three panels)', command: '<%= config.bin %> record --example timers --backend cpu' },
     { description: 'Write a baseline for `gsprof compare`', command: '<%= config.bin %> record --example franka --n-envs 64 --steps 200 --baseline-out traces/baselines/franka-cpu.json' },
@@ -37,9 +37,9 @@ export default class Record extends GsprofCommand {
     active: Flags.integer({ description: 'schedule: steps recorded per cycle', min: 1, helpGroup: 'SCHEDULE' }),
     repeat: Flags.integer({ description: 'schedule: cycles (0 = until the run ends)', min: 0, helpGroup: 'SCHEDULE' }),
     'skip-first': Flags.integer({ description: 'schedule: steps skipped once before the first cycle', min: 0, helpGroup: 'SCHEDULE' }),
-    'steps-from': Flags.string({ description: 'with -- <program>: what a step is: its gsprof.step() marks, its queue submits, or auto (submits until the first mark)', options: ['auto', 'marks', 'submits'], default: 'auto' }),
+    'steps-from': Flags.string({ description: 'with -- <program>: what a step is: its gsprof.step() marks, its queue submits, or auto (marks when its script calls gsprof.step(), else submits until the first mark)', options: ['auto', 'marks', 'submits'], default: 'auto' }),
     sync: Flags.boolean({ description: 'wait for the GPU before every step (aligns timelines; can halve throughput)', default: false }),
-    'fresh-cache': Flags.boolean({ description: 'use a throwaway kernel cache for this run (cold compile, persistent cache untouched)', default: false }),
+    'fresh-cache': Flags.boolean({ description: 'use a throwaway driver shader cache for this run (cold compile, persistent cache untouched)', default: false }),
     out: Flags.string({ description: 'folder for the traces', default: 'out' }),
     format: Flags.string({ description: 'trace format(s) to write', options: ['perfetto', 'json', 'both'], default: 'both' }),
     'baseline-out': Flags.string({ description: 'also write the compare baseline (JSON) to this file' }),
@@ -78,6 +78,7 @@ export default class Record extends GsprofCommand {
       const { reportRecording } = await import('../views/record-report.js');
       const report = await reportRecording(result.traces, { color: this.color, json: this.jsonEnabled(), baselineOut: flags['baseline-out'] });
       this.print(`${command.join(' ')}: ${result.steps} steps (${result.stepMode}), ${result.devices} device(s) instrumented`);
+      if (result.submitStepsBeforeMark > 0) process.emitWarning(`--steps-from auto counted ${result.submitStepsBeforeMark} queue submit(s) as steps before the program's first gsprof.step() mark (it marks from an imported module); those steps split its first marked step: rerun with --steps-from marks`);
       this.print(report.text);
       const { childOutcome } = await import('../record/child-outcome.js');
       const outcome = childOutcome(command.join(' '), result);

@@ -10,7 +10,7 @@ import { register } from 'node:module';
 import { hookDevices } from '../record/device-hook.js';
 import { handlersFor } from '../record/handlers.js';
 import { decodeConfig, PRELOAD_ENV } from './config.js';
-import { StepSource } from './step-source.js';
+import { programUsesMarks, StepSource } from './step-source.js';
 
 const config = decodeConfig(process.env[PRELOAD_ENV]);
 
@@ -26,7 +26,7 @@ if (config) {
     traceName: `gsprof record -- ${process.argv.slice(1).join(' ')}`,
   });
   prof.setRunInfo({ program: process.argv.slice(1).join(' ') });
-  const steps = new StepSource(() => { void prof.step(); }, config.stepsFrom);
+  const steps = new StepSource(() => { void prof.step(); }, config.stepsFrom, programUsesMarks(process.argv[1]));
   (globalThis as { gsprof?: unknown }).gsprof = { step: () => steps.mark(), profiler: prof };
   // Recording starts with the first device: a process that never touches WebGPU (npx, a shell, a build step
   // started through NODE_OPTIONS) records and writes nothing.
@@ -45,7 +45,7 @@ if (config) {
         await prof.stop();
       } finally {
         hook.restore();
-        writeFileSync(config.resultFile, JSON.stringify({ steps: steps.steps, stepMode: steps.mode, devices: hook.devices.length, traces: prof.tracePaths }));
+        writeFileSync(config.resultFile, JSON.stringify({ steps: steps.steps, stepMode: steps.mode, submitStepsBeforeMark: steps.submitStepsBeforeMark, devices: hook.devices.length, traces: prof.tracePaths }));
       }
     })();
     return finished;

@@ -1,20 +1,31 @@
 /**
  * Where an unmodified program's steps come from: its explicit marks (`globalThis.gsprof?.step()`) if it makes
- * any, else its queue submits. Once the first mark arrives, submits stop counting.
+ * any, else its queue submits.
+ *
+ * 'auto' cannot see the future: a submit before the program's first mark cannot be known to belong to a marked
+ * frame. So auto starts on marks when the program's main script calls gsprof.step() (programUsesMarks), and
+ * otherwise counts submits until the first mark; steps counted that way before a mark are reported
+ * (submitStepsBeforeMark) so the run can say it invented them, instead of passing them off as real steps.
  */
+import { readFileSync, statSync } from 'node:fs';
+
 export type StepsFrom = 'auto' | 'marks' | 'submits';
 
 export class StepSource {
   private marked = false;
   private submitsSinceMark = 0;
   steps = 0;
+  /** Auto mode only: steps counted from submits before the first mark arrived (they split one marked step). */
+  submitStepsBeforeMark = 0;
 
-  /** 'auto': submits until the first mark, marks after it; 'marks' / 'submits': only those. */
-  constructor(private readonly onStep: () => void, private readonly from: StepsFrom = 'auto') {}
+  /** 'auto': submits until the first mark, marks after it (marks from the start when `expectMarks`);
+   * 'marks' / 'submits': only those. */
+  constructor(private readonly onStep: () => void, private readonly from: StepsFrom = 'auto', private readonly expectMarks = false) {}
 
   /** The program called gsprof.step(). */
   mark(): void {
     if (this.from === 'submits') return;
+    if (!this.marked && this.from === 'auto' && !this.expectMarks) this.submitStepsBeforeMark = this.steps;
     this.marked = true;
     this.submitsSinceMark = 0;
     this.steps++;
@@ -23,12 +34,24 @@ export class StepSource {
 
   /** The program submitted work to a queue. */
   submit(): void {
-    if (this.marked || this.from === 'marks') { this.submitsSinceMark++; return; }
+    if (this.marked || this.from === 'marks' || (this.from === 'auto' && this.expectMarks)) { this.submitsSinceMark++; return; }
     this.steps++;
     this.onStep();
   }
 
   get mode(): 'marks' | 'submits' {
-    return this.marked || this.from === 'marks' ? 'marks' : 'submits';
+    return this.marked || this.from === 'marks' || (this.from === 'auto' && this.expectMarks) ? 'marks' : 'submits';
+  }
+}
+
+/** True when the script's own text calls gsprof.step() (e.g. `globalThis.gsprof?.step()`). Only the main
+ * script is read: marks made from an imported module are found at their first call instead. */
+export function programUsesMarks(script: string | undefined): boolean {
+  if (!script) return false;
+  try {
+    if (!statSync(script).isFile() || statSync(script).size > 8 * 1024 * 1024) return false;
+    return /gsprof\s*\??\.\s*step\s*\(/.test(readFileSync(script, 'utf8'));
+  } catch {
+    return false;
   }
 }

@@ -1,10 +1,12 @@
-/** The seed's disposable cache: point every cache folder at a `mktemp -d` directory for one run, then remove
- * it. The persistent cache is never touched. */
+/** The seed's disposable cache: point the cache folders at a `mktemp -d` directory for one run, then remove
+ * it. gsprof keeps no kernel cache of its own; what this makes cold is the driver's shader cache (Mesa keeps
+ * compiled shaders under $XDG_CACHE_HOME/mesa_shader_cache unless MESA_SHADER_CACHE_DIR says otherwise).
+ * The persistent caches are never touched. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export const CACHE_ENV_VARS = ['XDG_CACHE_HOME', 'GSPROF_CACHE_DIR'] as const;
+export const CACHE_ENV_VARS = ['XDG_CACHE_HOME', 'MESA_SHADER_CACHE_DIR'] as const;
 
 export interface FreshCache {
   dir: string;
@@ -16,7 +18,7 @@ export function useFreshCache(env: NodeJS.ProcessEnv = process.env): FreshCache 
   const dir = mkdtempSync(join(tmpdir(), 'gsprof-cache-'));
   const saved = CACHE_ENV_VARS.map((name) => [name, env[name]] as const);
   env.XDG_CACHE_HOME = dir;
-  env.GSPROF_CACHE_DIR = join(dir, 'gsprof');
+  env.MESA_SHADER_CACHE_DIR = join(dir, 'mesa_shader_cache');
   return {
     dir,
     dispose() {

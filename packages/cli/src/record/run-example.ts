@@ -70,7 +70,7 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
     scenario = await buildScenario(options.example, options);
     const buildSeconds = (performance.now() - buildStart) / 1e3;
     // As Genesis' scene.build() does, take the first (compiling) step before anything is measured: on the GPU
-    // backend a cold kernel cache compiles there for up to a minute, and steps queued behind it would time out
+    // backend a cold shader cache compiles there for up to a minute, and steps queued behind it would time out
     // the profiler's timestamp readbacks.
     const firstStart = performance.now();
     scenario.beforeStep?.(-1);

@@ -31,6 +31,8 @@ export interface RecordProgramResult {
   signal: string | null;
   steps: number;
   stepMode: 'marks' | 'submits' | 'unknown';
+  /** --steps-from auto: queue submits counted as steps before the program's first mark (they are not its steps). */
+  submitStepsBeforeMark: number;
   devices: number;
   traces: string[];
 }
@@ -89,7 +91,7 @@ export async function recordProgram(options: RecordProgramOptions): Promise<Reco
       });
       child.once('exit', (c, s) => resolve({ code: c, signal: s }));
     }).finally(() => process.off('SIGINT', ignore));
-    let report: { steps?: number; stepMode?: 'marks' | 'submits'; devices?: number; traces?: string[] } = {};
+    let report: { steps?: number; stepMode?: 'marks' | 'submits'; submitStepsBeforeMark?: number; devices?: number; traces?: string[] } = {};
     try { report = JSON.parse(readFileSync(resultFile, 'utf8')) as typeof report; } catch { /* the program died before its exit hook */ }
     return {
       command: options.command,
@@ -97,6 +99,7 @@ export async function recordProgram(options: RecordProgramOptions): Promise<Reco
       signal,
       steps: report.steps ?? 0,
       stepMode: report.stepMode ?? 'unknown',
+      submitStepsBeforeMark: report.submitStepsBeforeMark ?? 0,
       devices: report.devices ?? 0,
       // The preload reports the files it wrote; if it died first, whatever appeared in the folder.
       traces: report.traces ?? writtenSince(options.outDir, before),

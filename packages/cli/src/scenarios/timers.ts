@@ -8,9 +8,10 @@
  * Why (measured on 16 envs x 500 steps, CPU backend): the former setup dropped the robot from 0.8 m with straight
  * legs, kp 1000 and no rotor inertia. Without armature a kp-1000 PD on a light shank is unstable at a 0.01 s
  * substep even with a converged solver (the robot hops, contacts flicker 0-4); and with 1-3 solver iterations
- * sim-core's Newton solve adds energy at every foot impact (a noiseless standing robot climbs to metres),
- * so envs diverged and were reset. With the pose, the armature and 10 iterations no env is reset and ~4 feet
- * stay on the ground. The 1-iteration instability is a simulator limitation, reported, not hidden here.
+ * the unconverged contact solve adds energy at every foot impact (a noiseless standing robot climbs metres),
+ * so envs diverged and were reset. MuJoCo 3.3.8 diverges the same way on the ANYmal MJCF with implicitfast,
+ * dt 0.01 and 1 iteration (docs/profiling.md). With the pose, the armature and 10 iterations no env is reset
+ * and ~4 feet stay on the ground.
  */
 import { initSim } from './sim.js';
 import { legDofs, ANYMAL_FILE } from './anymal.js';

@@ -4,7 +4,7 @@ import type { GapsResult } from '@gsprof/profiler';
 import { duration, percent, thousands } from '../render/format.js';
 import { renderTable } from '../render/table.js';
 import { resolveTrace, withTrace } from './open-trace.js';
-import type { View } from './summary.js';
+import { clockAlignmentLine, type View } from './summary.js';
 
 export function renderGaps(g: GapsResult, options: { color: boolean }): string {
   const out: string[] = [];
@@ -12,6 +12,9 @@ export function renderGaps(g: GapsResult, options: { color: boolean }): string {
   out.push(`Verdict: ${g.verdict} (${g.reason})`);
   if (o.spanNs === 0) return out.join('\n');
   out.push(`GPU span ${duration(o.spanNs)}: busy ${duration(o.busyNs)}, idle ${duration(o.idleNs)} (${percent(o.idleFraction)}); of the idle time host wait ${duration(o.hostWaitNs)}, kernel wait ${duration(o.kernelWaitNs)}, other ${duration(o.otherNs)}`);
+  const alignment = clockAlignmentLine(g.clockAlignment);
+  if (alignment) out.push(alignment);
+  if (g.hostWaitSplit.reliable === false) out.push(`Host-wait split unreliable: ${g.hostWaitSplit.note}.`);
   out.push('');
   out.push(renderTable(
     ['Queue', 'Ops', 'Span', 'Busy', 'Idle', 'Idle %', 'Gaps', 'Host wait', 'Kernel wait', 'Other'],

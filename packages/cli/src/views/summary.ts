@@ -53,12 +53,27 @@ export function renderSummary(s: KernelSummary, options: { color: boolean; limit
   } else {
     out.push('Steps: none recorded (no ProfilerStep#k spans).');
   }
-  if (s.compileCount > 0) out.push(`Compile: ${duration(s.compileNs)} in ${s.compileCount} compile span(s)`);
-  else if (s.build) {
+  if (s.compileCount > 0) {
+    // On the GPU the spans cover shader-module and pipeline creation; a driver that compiles at the first
+    // dispatch (Mesa) bills that to the first step, which can dwarf them: say both.
+    const first = s.build?.firstStepSeconds;
+    const firstStep = first === null || first === undefined ? '' : `; first step ${duration(first * 1e9)}, outside the spans (a GPU driver that compiles at first dispatch bills it there)`;
+    out.push(`Compile: ${duration(s.compileNs)} in ${s.compileCount} compile span(s)${firstStep}`);
+  } else if (s.build) {
     const first = s.build.firstStepSeconds === null ? '' : `, first step ${duration(s.build.firstStepSeconds * 1e9)}`;
     out.push(`Compile: before the recorded steps (scene build ${duration(s.build.seconds * 1e9)}${first})`);
   } else out.push('Compile: none recorded');
+  const alignment = clockAlignmentLine(s.clockAlignment);
+  if (alignment) out.push(alignment);
   return out.join('\n');
+}
+
+/** The GPU -> host clock alignment a GPU recording was placed with (gaps' host-wait split depends on it). */
+export function clockAlignmentLine(a: KernelSummary['clockAlignment']): string | null {
+  if (!a) return null;
+  if (a.errorBoundNs < 0) return `Clock alignment: error unknown (bounded on one side only; ${a.samples} samples)`;
+  const drift = a.driftAtBound && a.driftPpm !== 0 ? `drift ${a.driftPpm.toFixed(0)} ppm, pinned at the search bound (not a physical drift)` : `drift ${a.driftPpm.toFixed(2)} ppm`;
+  return `Clock alignment: +-${duration(a.errorBoundNs)}, ${drift}, ${a.samples} samples (${a.method})`;
 }
 
 export async function summarize(given: string, options: { color: boolean; limit?: number; nameWidth?: number }): Promise<View> {

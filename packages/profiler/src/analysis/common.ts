@@ -43,6 +43,30 @@ export const TRACK_NAME_SQL = `
   FROM track t LEFT JOIN thread th ON th.utid = t.utid LEFT JOIN process p ON p.upid = t.upid
   LEFT JOIN process pp ON pp.upid = th.upid`;
 
+/** GPU -> host clock alignment our recorder wrote into the trace metadata; null for other traces. */
+export interface ClockAlignmentInfo {
+  /** Half-width of the feasible offset interval, ns; -1 when only one side was bounded (unknown). */
+  errorBoundNs: number;
+  driftPpm: number;
+  samples: number;
+  method: string;
+  /** The drift fit ran into its search bound (not a physical drift). */
+  driftAtBound: boolean;
+}
+
+export async function clockAlignmentOf(db: TraceDb): Promise<ClockAlignmentInfo | null> {
+  const bound = num(await db.metadata('gsprof.clockAlignment.errorBoundNs'));
+  if (!Number.isFinite(bound)) return null;
+  const method = await db.metadata('gsprof.clockAlignment.method');
+  return {
+    errorBoundNs: bound,
+    driftPpm: num(await db.metadata('gsprof.clockAlignment.driftPpm')),
+    samples: num(await db.metadata('gsprof.clockAlignment.samples')),
+    method: typeof method === 'string' ? method : '',
+    driftAtBound: num(await db.metadata('gsprof.clockAlignment.driftAtBound')) === 1,
+  };
+}
+
 /** Number of environments of the recorded run, from our metadata, if present. */
 export async function nEnvsOf(db: TraceDb): Promise<number | null> {
   for (const name of ['gsprof.run.nEnvs', 'gsprof.nEnvs', 'nEnvs']) {

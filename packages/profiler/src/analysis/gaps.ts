@@ -7,7 +7,7 @@
  * Launch delay = GPU start - end of the CPU launch call, clipped at 0.
  */
 import type { TraceDb } from '../sql/traceDb.js';
-import { GPU_OP_CATEGORY_SQL, HOST_WHERE, TRACK_NAME_SQL, num } from './common.js';
+import { GPU_OP_CATEGORY_SQL, HOST_WHERE, TRACK_NAME_SQL, clockAlignmentOf, num, type ClockAlignmentInfo } from './common.js';
 
 export interface GapsOptions {
   /** Gaps shorter than this (ns) with no host wait are kernel wait. Default 30 µs. */
@@ -84,6 +84,12 @@ export interface GapsResult {
   };
   verdict: GapVerdict;
   reason: string;
+  /** GPU -> host clock alignment of the recording (null when the trace has none). */
+  clockAlignment: ClockAlignmentInfo | null;
+  /** Whether the host-wait split can rest on that alignment: a gap is host wait when its launch began after the
+   * gap began, a comparison across the two clocks, so an alignment error above the gaps' length decides it.
+   * medianGapNs is idle-time weighted: half of the idle time is in gaps at least this long. */
+  hostWaitSplit: { reliable: boolean | null; medianGapNs: number; note: string };
 }
 
 /** Islands of busy time per track, then the gaps between them with their classification. */
@@ -194,8 +200,31 @@ export async function gaps(db: TraceDb, opts: GapsOptions = {}): Promise<GapsRes
   const classifiedIdle = hostWaitNs + kernelWait + otherNs;
   const overall = { busyNs, spanNs, idleNs: spanNs - busyNs, idleFraction: spanNs > 0 ? (spanNs - busyNs) / spanNs : 0,
     hostWaitNs, kernelWaitNs: kernelWait, otherNs, hostWaitShare: classifiedIdle > 0 ? hostWaitNs / classifiedIdle : 0 };
-  const { verdict, reason } = judge(overall, opts);
-  return { queues, launchDelay, topIdle, overall, verdict, reason };
+  const judged = judge(overall, opts);
+  const [gapStats] = await db.rows<Record<string, unknown>>(`
+    WITH ${gapsSql(kernelWaitNs, 'track')}
+    , c AS (SELECT len, sum(len) OVER (ORDER BY len ROWS UNBOUNDED PRECEDING) AS cum, sum(len) OVER () AS total FROM classified)
+    SELECT min(len) FILTER (WHERE cum >= total / 2) AS med, count(*) AS n FROM c`);
+  const clockAlignment = await clockAlignmentOf(db);
+  const hostWaitSplit = splitReliability(clockAlignment, num(gapStats?.n ?? 0) > 0 ? num(gapStats?.med) : NaN);
+  let { verdict, reason } = judged;
+  if (hostWaitSplit.reliable === false && (verdict === 'CPU-bound' || verdict === 'mixed')) {
+    // CPU-bound rests on the host-wait share alone: not a verdict this alignment can support.
+    if (verdict === 'CPU-bound') verdict = 'mixed';
+    reason = `${reason}; the host-wait split is unreliable (${hostWaitSplit.note})`;
+  }
+  return { queues, launchDelay, topIdle, overall, verdict, reason, clockAlignment, hostWaitSplit };
+}
+
+const micros = (ns: number): string => (ns >= 1e6 ? `${(ns / 1e6).toFixed(2)} ms` : `${(ns / 1e3).toFixed(1)} us`);
+
+function splitReliability(a: ClockAlignmentInfo | null, medianGapNs: number): GapsResult['hostWaitSplit'] {
+  if (!Number.isFinite(medianGapNs)) return { reliable: null, medianGapNs: NaN, note: 'no gaps to classify' };
+  if (!a) return { reliable: null, medianGapNs, note: 'the trace records no GPU clock alignment; GPU and host timestamps are taken as one clock' };
+  if (a.errorBoundNs < 0) return { reliable: false, medianGapNs, note: 'the clock alignment error is unknown (bounded on one side only)' };
+  if (a.driftAtBound && a.driftPpm !== 0) return { reliable: false, medianGapNs, note: `the clock drift fit is pinned at its ${a.driftPpm.toFixed(0)} ppm search bound` };
+  if (a.errorBoundNs >= medianGapNs) return { reliable: false, medianGapNs, note: `clock alignment error +-${micros(a.errorBoundNs)} is not below the gaps that hold the idle time (half of it is in gaps of ${micros(medianGapNs)} or more)` };
+  return { reliable: true, medianGapNs, note: `clock alignment error +-${micros(a.errorBoundNs)}, below the gaps that hold the idle time (half of it is in gaps of ${micros(medianGapNs)} or more)` };
 }
 
 function judge(o: GapsResult['overall'], opts: GapsOptions): { verdict: GapVerdict; reason: string } {

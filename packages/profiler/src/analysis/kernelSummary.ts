@@ -3,7 +3,7 @@
  * thread for the CPU backend), plus step statistics and compile time.
  */
 import type { TraceDb } from '../sql/traceDb.js';
-import { KERNEL_WHERE, STEP_WHERE, TRACK_NAME_SQL, nEnvsOf, num } from './common.js';
+import { KERNEL_WHERE, STEP_WHERE, TRACK_NAME_SQL, clockAlignmentOf, nEnvsOf, num, type ClockAlignmentInfo } from './common.js';
 
 export interface KernelRow {
   /** Share of this track's kernel time, percent. */
@@ -50,6 +50,8 @@ export interface KernelSummary {
   /** Scene build and first (compiling) step, when the recording tool noted them in the run metadata: they
    *  happen before the profiler records, so they are not slices. */
   build: { seconds: number; firstStepSeconds: number | null } | null;
+  /** GPU -> host clock alignment of a gsprof WebGPU recording (null when the trace has none). */
+  clockAlignment: ClockAlignmentInfo | null;
 }
 
 export const KERNEL_SUM_COLUMNS = ['Time (%)', 'Total Time (ns)', 'Instances', 'Avg (ns)', 'Med (ns)', 'Min (ns)',
@@ -83,7 +85,7 @@ export async function kernelSummary(db: TraceDb): Promise<KernelSummary> {
       maxNs: num(r.mx), stdDevNs: num(r.sd), name: String(r.name),
     });
   }
-  return { tracks, steps: await stepStats(db), ...(await compileTime(db)), build: await buildTime(db) };
+  return { tracks, steps: await stepStats(db), ...(await compileTime(db)), build: await buildTime(db), clockAlignment: await clockAlignmentOf(db) };
 }
 
 async function buildTime(db: TraceDb): Promise<KernelSummary['build']> {

@@ -174,7 +174,7 @@ export async function timers(db: TraceDb, opts: TimersOptions = {}): Promise<Tim
       }
       // A different batch size (or a truncated sample) cannot be averaged with the rest.
       if (e.nEnvs !== nEnvs || values.length < acc.length * nEnvs) { skippedSteps++; continue; }
-      acc.forEach((a, slot) => a.add(values.subarray(slot * nEnvs, (slot + 1) * nEnvs)));
+      acc.forEach((a, slot) => { a.add(values.subarray(slot * nEnvs, (slot + 1) * nEnvs)); });
       const step = e.step ?? steps;
       if (steps === 0) firstStep = step;
       lastStep = step;

@@ -93,7 +93,7 @@ export interface TraceMetadata {
   pid: number;
   deviceProperties: DeviceProperties[];
   /** GPU->host alignment estimate; errorBoundNs is the half-width of the feasible offset interval. */
-  clockAlignment?: { offsetNs: number; driftPpm: number; errorBoundNs: number; samples: number; method: string };
+  clockAlignment?: { offsetNs: number; driftPpm: number; errorBoundNs: number; samples: number; method: string; driftAtBound?: boolean };
   syncEachStep: boolean;
   /** Free-form run facts: nEnvs, backend, example, schedule, options... */
   run: Args;

@@ -39,6 +39,10 @@ export interface ClockAlignment {
   gpuRefNs: number;
   /** False when the samples contradict each other (the interval is empty); the estimate is then least-bad. */
   consistent: boolean;
+  /** True when the drift fit ran into the search bound (+-maxDriftPpm): the samples do not pin a physical drift
+   * (e.g. bounds that bind at opposite ends of the run as a queue backlog builds up). The fitted drift is then
+   * not used when drift 0 fits the samples too; otherwise it is kept and the method says so. */
+  driftAtBound: boolean;
 }
 
 export function gpuToHost(fit: ClockAlignment, gpuNs: number): number {
@@ -76,11 +80,12 @@ export function estimateClockAlignment(
   if (lower.length === 0 || upper.length === 0) {
     // One-sided: the best we can say is the bound itself.
     const offset = lower.length ? lo(0) : hi(0);
-    return { offsetNs: offset, driftPpm: 0, errorBoundNs: -1, samples, method: lower.length ? 'lower-bound-only' : 'upper-bound-only', gpuRefNs: ref, consistent: true };
+    return { offsetNs: offset, driftPpm: 0, errorBoundNs: -1, samples, method: lower.length ? 'lower-bound-only' : 'upper-bound-only', gpuRefNs: ref, consistent: true, driftAtBound: false };
   }
 
   let drift = 0;
   let method = 'causality-bounds';
+  let driftAtBound = false;
   const canFitDrift = gpuMax - gpuMin >= minSpan && lower.length >= 2 && upper.length >= 2;
   if (canFitDrift) {
     const width = (d: number): number => hi(d) - lo(d);
@@ -100,6 +105,13 @@ export function estimateClockAlignment(
     // A drift indistinguishable from zero (width no better) is reported as zero.
     if (width(0) >= width(drift) - 1e-9) drift = 0;
     method = 'causality-bounds+drift-fit';
+    // A fit pinned at the edge of the search range is not a measurement of drift (no oscillator is that far
+    // off); prefer no drift when the samples allow it.
+    if (Math.abs(drift) >= maxDrift * (1 - 1e-6)) {
+      driftAtBound = true;
+      if (width(0) >= 0) { drift = 0; method = 'causality-bounds (drift fit hit the search bound; not used)'; }
+      else method = 'causality-bounds+drift-fit (drift at the search bound)';
+    }
   }
   const l = lo(drift);
   const h = hi(drift);
@@ -112,5 +124,6 @@ export function estimateClockAlignment(
     method: consistent ? method : `${method} (inconsistent samples)`,
     gpuRefNs: ref,
     consistent,
+    driftAtBound,
   };
 }

@@ -256,6 +256,7 @@ export class Cycle {
       const fit = estimateClockAlignment(lower, upper);
       if (markers) fit.method += '+sync-markers';
       if (!fit.consistent) warn(`GPU clock alignment for device ${device.index}: causality bounds contradict each other (${fit.errorBoundNs.toFixed(0)} ns); GPU spans may be misplaced`);
+      if (fit.driftAtBound && fit.driftPpm !== 0) warn(`GPU clock alignment for device ${device.index}: the drift fit is pinned at the ${fit.driftPpm.toFixed(0)} ppm search bound, which is not a physical drift; GPU spans may be misplaced`);
       if (fit.samples > bestSamples) {
         bestSamples = fit.samples;
         // Reported against raw GPU timestamps and this trace's ts: ts = gpu + offsetNs (+ drift), so a reader
@@ -263,6 +264,7 @@ export class Cycle {
         this.trace.metadata.clockAlignment = {
           offsetNs: fit.offsetNs - Number(base) - this.baseHostNs,
           driftPpm: fit.driftPpm, errorBoundNs: fit.errorBoundNs, samples: fit.samples, method: fit.method,
+          driftAtBound: fit.driftAtBound,
         };
       }
       const track = this.gpuTrack(device);

@@ -22,7 +22,10 @@ const MAX_IN_FLIGHT = 4096;
 interface PassInfo {
   kind: 'compute' | 'render';
   label: string;
+  /** Name of the first pipeline set (its label, else its WGSL entry point). */
   pipeline: string;
+  /** Every distinct pipeline name set in the pass, in order (a pass may dispatch several). */
+  pipelines: string[];
   block: QueryBlock;
   /** Query index of the begin write in the block's set; end is index + 1. */
   index: number;
@@ -128,7 +131,7 @@ export class DeviceInstrumentation {
     const cycle = recorder.cycle;
     if (cycle?.recording && recorder.gpuActivity && this.timestamps) {
       const block = this.pool.acquireBlock();
-      const pass: PassInfo = { kind: 'compute', label, pipeline: '', block, index: block.start, step: recorder.stepNumber, wx: 0, wy: 0, wz: 0, dispatches: 0, draws: 0 };
+      const pass: PassInfo = { kind: 'compute', label, pipeline: '', pipelines: [], block, index: block.start, step: recorder.stepNumber, wx: 0, wy: 0, wz: 0, dispatches: 0, draws: 0 };
       block.used = 2;
       const encoder = this.origCreateEncoder({ label: 'gsprof sync marker' });
       encoder.beginComputePass({
@@ -236,7 +239,7 @@ export class DeviceInstrumentation {
       const orig = (device[name] as Method).bind(device) as (d: { label?: string }) => unknown;
       this.patch(device, name, function compile(descriptor: { label?: string }) {
         const span = self.recorder?.beginSpan(`GPUDevice.${name}`, 'compile', descriptor?.label ? { label: descriptor.label } : undefined);
-        try { return orig(descriptor); } finally { span?.end(); }
+        try { return notePipeline(orig(descriptor), descriptor); } finally { span?.end(); }
       });
     }
     for (const name of ['createComputePipelineAsync', 'createRenderPipelineAsync'] as const) {
@@ -244,7 +247,7 @@ export class DeviceInstrumentation {
       this.patch(device, name, function compileAsync(descriptor: { label?: string }) {
         const r = self.recorder;
         const t0 = r?.clock.nowNs() ?? 0;
-        const p = orig(descriptor);
+        const p = orig(descriptor).then((v) => notePipeline(v, descriptor));
         if (!r?.cycle?.recording) return p;
         return p.then((v) => {
           r.completeSpan(`GPUDevice.${name}`, 'compile', t0, r.clock.nowNs(), descriptor?.label ? { label: descriptor.label } : undefined);
@@ -303,7 +306,7 @@ export class DeviceInstrumentation {
         ...descriptor,
         timestampWrites: { querySet: block.set, beginningOfPassWriteIndex: index, endOfPassWriteIndex: index + 1 },
       });
-      const info: PassInfo = { kind: 'compute', label: descriptor?.label ?? '', pipeline: '', block, index, step: r.stepNumber, wx: 0, wy: 0, wz: 0, dispatches: 0, draws: 0 };
+      const info: PassInfo = { kind: 'compute', label: descriptor?.label ?? '', pipeline: '', pipelines: [], block, index, step: r.stepNumber, wx: 0, wy: 0, wz: 0, dispatches: 0, draws: 0 };
       state.passes.push(info);
       self.stats.passesTimed++;
       watchComputePass(pass, info);
@@ -317,7 +320,7 @@ export class DeviceInstrumentation {
         ...descriptor,
         timestampWrites: { querySet: block.set, beginningOfPassWriteIndex: index, endOfPassWriteIndex: index + 1 },
       });
-      const info: PassInfo = { kind: 'render', label: descriptor.label ?? '', pipeline: '', block, index, step: r.stepNumber, wx: 0, wy: 0, wz: 0, dispatches: 0, draws: 0 };
+      const info: PassInfo = { kind: 'render', label: descriptor.label ?? '', pipeline: '', pipelines: [], block, index, step: r.stepNumber, wx: 0, wy: 0, wz: 0, dispatches: 0, draws: 0 };
       state.passes.push(info);
       self.stats.passesTimed++;
       watchRenderPass(pass, info);
@@ -431,9 +434,30 @@ type Watched<T> = T & { [PASS_INFO]: PassInfo };
 let computeProto: GPUComputePassEncoder | null = null;
 let renderProto: GPURenderPassEncoder | null = null;
 
+/** WGSL entry points of the pipelines created while instrumented: the name of last resort for a pass. */
+const ENTRY_POINTS = new WeakMap<object, string>();
+
+function notePipeline<T>(pipeline: T, descriptor: unknown): T {
+  const d = descriptor as { compute?: { entryPoint?: string }; vertex?: { entryPoint?: string }; fragment?: { entryPoint?: string } } | undefined;
+  const entry = d?.compute?.entryPoint ?? [d?.vertex?.entryPoint, d?.fragment?.entryPoint].filter((e) => e).join('/');
+  if (entry && pipeline !== null && typeof pipeline === 'object') ENTRY_POINTS.set(pipeline, entry);
+  return pipeline;
+}
+
+/** A pipeline's name: its label, else its WGSL entry point. */
+function pipelineName(p: GPUComputePipeline | GPURenderPipeline): string {
+  return p.label || ENTRY_POINTS.get(p) || '';
+}
+
+function notePassPipeline(info: PassInfo, p: GPUComputePipeline | GPURenderPipeline): void {
+  const name = pipelineName(p);
+  if (!name) return;
+  if (!info.pipeline) info.pipeline = name;
+  if (!info.pipelines.includes(name)) info.pipelines.push(name);
+}
+
 function setComputePipeline(this: Watched<GPUComputePassEncoder>, p: GPUComputePipeline): undefined {
-  const info = this[PASS_INFO];
-  if (!info.pipeline) info.pipeline = p.label;
+  notePassPipeline(this[PASS_INFO], p);
   return computeProto!.setPipeline.call(this, p);
 }
 function dispatchWorkgroups(this: Watched<GPUComputePassEncoder>, x: number, y?: number, z?: number): undefined {
@@ -460,8 +484,7 @@ function watchComputePass(pass: GPUComputePassEncoder, info: PassInfo): void {
 }
 
 function setRenderPipeline(this: Watched<GPURenderPassEncoder>, p: GPURenderPipeline): undefined {
-  const info = this[PASS_INFO];
-  if (!info.pipeline) info.pipeline = p.label;
+  notePassPipeline(this[PASS_INFO], p);
   return renderProto!.setPipeline.call(this, p);
 }
 function draw(this: Watched<GPURenderPassEncoder>, ...a: Parameters<GPURenderPassEncoder['draw']>): undefined {
@@ -481,13 +504,16 @@ function watchRenderPass(pass: GPURenderPassEncoder, info: PassInfo): void {
   w.drawIndexed = drawIndexed;
 }
 
+/** The pass label, else its pipelines' names (labels, else WGSL entry points) joined with ' + ' when it ran
+ * several; `compute pass` only for a pass that set no pipeline. */
 function passName(p: PassInfo): string {
-  return p.label || p.pipeline || `${p.kind} pass`;
+  return p.label || p.pipelines.join(' + ') || `${p.kind} pass`;
 }
 
 function passArgs(p: PassInfo, device: number, runInfo: Args): Args {
   const args: Args = { kernel: passName(p), device, queue: 0, step: p.step };
-  if (p.pipeline && p.pipeline !== args.kernel) args.pipeline = p.pipeline;
+  if (p.pipelines.length > 1) args.pipelines = p.pipelines.join(', ');
+  else if (p.pipeline && p.pipeline !== args.kernel) args.pipeline = p.pipeline;
   if (p.wx !== 0) args.workgroups = p.wx < 0 ? 'indirect' : `${p.wx}x${p.wy}x${p.wz}`;
   if (p.dispatches > 1) args.dispatches = p.dispatches;
   if (p.kind === 'render') args.draws = p.draws;

@@ -84,6 +84,44 @@ describe('gaps', () => {
     }
   });
 
+  // The split compares host launch times with GPU gap starts across two clocks; the recorder's alignment error
+  // decides whether that comparison means anything.
+  it('says the host-wait split is unreliable when the clock alignment error is not below the gaps', async () => {
+    corr = 200;
+    // Two gaps of 95 µs, both host wait: CPU-bound on a trustworthy clock.
+    const starved = [...launched('a', 0, 1, 2, 5), ...launched('b', 100, 1, 102, 5), ...launched('c', 200, 1, 202, 5)];
+    const withAlignment = (errorBoundNs: number) => JSON.stringify({ traceEvents: starved,
+      gsprofMetadata: { clockAlignment: { offsetNs: 0, driftPpm: 0.5, errorBoundNs, samples: 40, method: 'causality-bounds' } } });
+    const tight = await openTrace(files.write('tight.json', withAlignment(2_000)));
+    try {
+      const g = await gaps(tight);
+      expect(g.clockAlignment).toMatchObject({ errorBoundNs: 2_000, driftPpm: 0.5, samples: 40, driftAtBound: false });
+      expect(g.hostWaitSplit).toMatchObject({ reliable: true, medianGapNs: 95_000 });
+      expect(g.verdict).toBe('CPU-bound');
+    } finally {
+      await tight.close();
+    }
+    const loose = await openTrace(files.write('loose.json', withAlignment(26_800_000)));
+    try {
+      const g = await gaps(loose);
+      expect(g.hostWaitSplit.reliable).toBe(false);
+      expect(g.hostWaitSplit.note).toBe('clock alignment error +-26.80 ms is not below the gaps that hold the idle time (half of it is in gaps of 95.0 us or more)');
+      // CPU-bound rested on the host-wait share alone: not a verdict this alignment supports.
+      expect(g.verdict).toBe('mixed');
+      expect(g.reason).toMatch(/host-wait split is unreliable/);
+    } finally {
+      await loose.close();
+    }
+    const none = await openTrace(files.write('none.json', JSON.stringify(starved)));
+    try {
+      const g = await gaps(none);
+      expect(g.clockAlignment).toBeNull();
+      expect(g.hostWaitSplit.reliable).toBeNull();
+    } finally {
+      await none.close();
+    }
+  });
+
   it('uses Kineto correlation args when a trace has no flow events, and separates streams', async () => {
     const events = [
       { ph: 'X', cat: 'cuda_runtime', name: 'cudaLaunchKernel', pid: 1, tid: 1, ts: 100, dur: 1, args: { correlation: 5 } },

@@ -43,6 +43,18 @@ describe('estimateClockAlignment', () => {
     expect(fit.samples).toBe(800);
   });
 
+  it('a fit pinned at the search bound is flagged, never reported as a measured 500 ppm', () => {
+    // A true drift of 2000 ppm is outside the +-500 ppm search range: the fit runs into the bound.
+    const { lower, upper } = synth({ a0: 0, driftPpm: 2000, submits: 400, spanNs: 3e9, lowerLatNs: 40e3, upperLatNs: 80e3, seed: 8 });
+    const fit = estimateClockAlignment(lower, upper);
+    expect(fit.driftAtBound).toBe(true);
+    expect(fit.method).toMatch(/search bound/);
+    // The fitted drift is not usable here (drift 0 contradicts the samples), so it is kept but labelled.
+    expect(fit.driftPpm).toBeCloseTo(500, 3);
+    const within = estimateClockAlignment(...(() => { const r = synth({ a0: 0, driftPpm: 100, submits: 400, spanNs: 3e9, lowerLatNs: 40e3, upperLatNs: 80e3, seed: 8 }); return [r.lower, r.upper] as const; })());
+    expect(within.driftAtBound).toBe(false);
+  });
+
   it('fixes drift at 0 when the run is too short to identify it', () => {
     const { lower, upper, truth } = synth({ a0: 1e6, driftPpm: 50, submits: 20, spanNs: 20e6, lowerLatNs: 10e3, upperLatNs: 10e3, seed: 5 });
     const fit = estimateClockAlignment(lower, upper);

@@ -269,6 +269,30 @@ describe('instrumentDevice on a real WebGPU device', () => {
     other.destroy();
   });
 
+  // Unlabelled passes used to be 'compute pass', and a pass with two pipelines was named after the first only.
+  it('names a pass by its label, else its pipelines (label, else WGSL entry point), all of them when several', async () => {
+    const module = device.createShaderModule({ code: WGSL });
+    const unlabelled = device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main' } });
+    const bind = device.createBindGroup({ layout: unlabelled.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer: device.createBuffer({ size: 4 * 64 * 64, usage: GPUBufferUsage.STORAGE }) } }] });
+    const prof = profile({});
+    await prof.start();
+    const enc = device.createCommandEncoder();
+    const a = enc.beginComputePass();
+    a.setPipeline(unlabelled); a.setBindGroup(0, bind); a.dispatchWorkgroups(64); a.end();
+    const b = enc.beginComputePass();
+    b.setPipeline(pipeA); b.setBindGroup(0, bindA); b.dispatchWorkgroups(64);
+    b.setPipeline(pipeB); b.setBindGroup(0, bindB); b.dispatchWorkgroups(64); b.end();
+    const c = enc.beginComputePass({ label: 'labelled' });
+    c.setPipeline(pipeA); c.setBindGroup(0, bindA); c.dispatchWorkgroups(64); c.end();
+    device.queue.submit([enc.finish()]);
+    await device.queue.onSubmittedWorkDone();
+    await prof.stop();
+    const spans = gpuSpans(prof.trace);
+    expect(spans.map((s) => s.name)).toEqual(['main', 'pipeA + collide', 'labelled']);
+    expect(spans[1]!.args).toMatchObject({ pipelines: 'pipeA, collide', dispatches: 2 });
+    expect(spans[2]!.args).toMatchObject({ kernel: 'labelled', pipeline: 'pipeA' });
+  });
+
   it('times render passes too, named after the render pipeline, with their draw count', async () => {
     const module = device.createShaderModule({ code: /* wgsl */ `
 @vertex fn vs(@builtin(vertex_index) i: u32) -> @builtin(position) vec4f {

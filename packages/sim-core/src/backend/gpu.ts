@@ -10,7 +10,6 @@ import { DofCtrlMode, TIMER_SLOTS, type Data, type Precision } from '../data/dat
 import { makeData, resetData } from '../data/make-data.js';
 import type { Model } from '../model/model.js';
 import { isSoftwareAdapter, openGpu, type OpenedGpu } from '../gpu/adapter.js';
-import { KernelCache } from '../gpu/kernel-cache.js';
 import { GPU_KERNELS } from '../gpu/kernels/index.js';
 import { bytesPerEnv } from '../gpu/layout.js';
 import { GpuSim } from '../gpu/runtime.js';
@@ -32,7 +31,6 @@ const KEPT_ON_RESET = new Set(['dofKp', 'dofKv', 'dofForceRange']);
 export class GpuBackend implements Backend {
   readonly kind = 'gpu' as const;
   readonly device: DeviceDescription;
-  readonly cache = new KernelCache();
 
   /** Dawn's reason once the device is lost; every later call on a scene throws it. */
   lost: string | null = null;
@@ -62,7 +60,6 @@ export class GpuBackend implements Backend {
     const sim = new GpuSim(this.gpu, model, Math.max(1, nEnvs), {
       performanceMode: options.performanceMode || this.init.performanceMode,
       capacities: { maxContacts: initial.maxContacts, maxEfc: initial.maxEfc },
-      cache: this.cache,
       tracer: options.tracer,
       blowUpThreshold: options.blowUpThreshold,
     });

@@ -6,7 +6,6 @@
 import type { SimTracer } from '../instrument.js';
 import type { Model } from '../model/model.js';
 import { isSoftwareAdapter, type OpenedGpu } from './adapter.js';
-import { KernelCache } from './kernel-cache.js';
 import { bytesPerEnv, dataFields, maxEnvsFor, packLayout, packModel, type Capacities, type PackedLayout } from './layout.js';
 import { kernelSource, layoutWords, prelude, preludeScalars, WORKGROUP_SIZE } from './prelude.js';
 import { ReadbackRing } from './readback.js';
@@ -23,7 +22,6 @@ export interface KernelDef {
 export interface GpuSimOptions {
   performanceMode: boolean;
   capacities: Capacities;
-  cache?: KernelCache;
   /** The tracer installed now (asked at every compile and step, so a profiler can attach after build). */
   tracer?: () => SimTracer | null;
   /** |qpos| or |qvel| beyond this flags an env as blown up (rigidOptions.blowUpThreshold; default 1e10). */
@@ -110,16 +108,14 @@ export class GpuSim {
     this.scatter = new DeviceScatter(dev);
   }
 
-  /** Compiles the kernels (through the on-disk cache for the generated WGSL) in pipeline order. */
+  /** Compiles the kernels in pipeline order. The spans cover WGSL generation, shader-module and pipeline
+   * creation; a driver may still compile at the first dispatch (Mesa does), which the first step then pays. */
   async compile(defs: KernelDef[]): Promise<void> {
     const tracer = this.opts.tracer?.() ?? null;
     for (const def of defs) {
-      const cache = this.opts.cache;
-      const generate = () => ({ wgsl: kernelSource(this.preludeSrc, def.helpers, def.body) });
       const t0 = performance.now();
-      const { wgsl } = cache ? cache.getOrBuild(def.name, { prelude: this.preludeSrc, helpers: def.helpers, body: def.body }, generate) : generate();
-      const cacheState = cache ? (cache.stats.at(-1)!.hit ? 'hit' : 'miss') : 'off';
-      tracer?.begin(`compile:${def.name}`, 'compile', { kernel: def.name, cache: cacheState });
+      const wgsl = kernelSource(this.preludeSrc, def.helpers, def.body);
+      tracer?.begin(`compile:${def.name}`, 'compile', { kernel: def.name });
       // The scope keeps Dawn from also printing the error as an uncaptured one; we report it ourselves.
       this.device.pushErrorScope('validation');
       const module = this.device.createShaderModule({ label: def.name, code: wgsl });

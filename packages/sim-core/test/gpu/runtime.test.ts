@@ -1,9 +1,5 @@
 import { afterAll, describe, expect, test } from 'vitest';
 import { GpuSim, WgslCompileError, GpuNEnvsTooLargeError } from '../../src/gpu/runtime.js';
-import { KernelCache } from '../../src/gpu/kernel-cache.js';
-import { mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { gpuOrSkip, hasGpu } from './gpu-env.js';
 import { loadMujocoXml, modelFromMujoco } from '../helpers/mujoco.js';
 
@@ -64,19 +60,5 @@ describe.skipIf(!hasGpu)('GPU runtime', async () => {
       /largest nEnvs that fits is \d+/,
     );
     expect(() => new GpuSim(gpu, model, 2 ** 31, { performanceMode: false, capacities: cap })).toThrow(GpuNEnvsTooLargeError);
-  });
-
-  test('kernel cache: a miss writes an entry, the next build hits it', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gsprof-cache-'));
-    const c1 = new KernelCache({ dir });
-    const s1 = new GpuSim(gpu, model, 8, { performanceMode: true, capacities: cap, cache: c1 });
-    await s1.compile([tick]);
-    expect(c1.stats).toEqual([expect.objectContaining({ kernel: 'tick', hit: false })]);
-    expect(readdirSync(join(dir, 'kernels')).length).toBe(1);
-    const c2 = new KernelCache({ dir });
-    const s2 = new GpuSim(gpu, model, 8, { performanceMode: true, capacities: cap, cache: c2 });
-    await s2.compile([tick]);
-    expect(c2.stats).toEqual([expect.objectContaining({ kernel: 'tick', hit: true })]);
-    s1.destroy(); s2.destroy();
   });
 });
