@@ -69,18 +69,18 @@ describe.skipIf(!adapter)('gsprof record -- <program> on WebGPU', () => {
     expect((JSON.parse(q.stdout) as { rows: Array<{ n: number }> }).rows[0]!.n).toBe(7);
   });
 
-  it('compare exits 1 when the program really got slower, over 7 runs per side, naming the kernel', async () => {
+  it('compare exits 1 when the program really got slower, over 10 runs per side, naming the kernel', async () => {
     const dir = tempDir();
-    const schedule = ['--warmup', '3', '--active', '16', '--repeat', '1', '--format', 'perfetto', '--runs', '7'];
+    const schedule = ['--warmup', '3', '--active', '16', '--repeat', '1', '--format', 'perfetto', '--runs', '10'];
     const base = await gsprof(['record', '--out', join(dir, 'base'), '--baseline-out', join(dir, 'base.json'), ...schedule, '--', ...program(20, 1)]);
     expect(base.code, base.stderr).toBe(0);
-    expect(base.stdout).toMatch(/^run 7\/7: /m);
+    expect(base.stdout).toMatch(/^run 10\/10: /m);
     const slow = await gsprof(['record', '--out', join(dir, 'slow'), '--baseline-out', join(dir, 'slow.json'), ...schedule, '--', ...program(20, 64)]);
     expect(slow.code, slow.stderr).toBe(0);
     const r = await gsprof(['compare', join(dir, 'base.json'), join(dir, 'slow.json')]);
     expect(r.code, r.stdout).toBe(1);
     expect(r.stdout).toMatch(/^REGRESSION: step time \+\d+\.\d%: integrate \+/m);
-    expect(r.stdout).toMatch(/\+\s*│ step time \(decides\)\s+│.*│ 7\/7 │.*│ worse\s+│/);
+    expect(r.stdout).toMatch(/\+\s*│ step time \(decides\)\s+│.*│ 10\/10 │.*│ worse\s+│/);
     const junit = await gsprof(['compare', join(dir, 'base.json'), join(dir, 'slow.json'), '--format', 'junit']);
     expect(junit.code).toBe(1);
     expect(junit.stdout).toMatch(/<testcase classname="gsprof.compare" name="step time"><failure /);
@@ -88,7 +88,7 @@ describe.skipIf(!adapter)('gsprof record -- <program> on WebGPU', () => {
     expect(never.code).toBe(0);
     // The folders of runs stand for the same sides.
     const folders = await gsprof(['compare', join(dir, 'base'), join(dir, 'slow'), '--json']);
-    expect((JSON.parse(folders.stdout) as { decision: { baseline: { n: number } } }).decision.baseline.n).toBe(7);
+    expect((JSON.parse(folders.stdout) as { decision: { baseline: { n: number } } }).decision.baseline.n).toBe(10);
   });
 });
 

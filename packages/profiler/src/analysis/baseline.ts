@@ -5,6 +5,7 @@
 import { open, readFile, rename, writeFile } from 'node:fs/promises';
 import type { TraceDb } from '../sql/traceDb.js';
 import { KERNEL_WHERE, STEP_WHERE, nEnvsOf, num } from './common.js';
+import { completedStepTimes } from './step-times.js';
 
 export const BASELINE_FORMAT = 'gsprof-baseline';
 /** 2: a list of runs (each a fresh process), with the configuration that makes runs comparable. */
@@ -73,7 +74,8 @@ export function mergeBaselines(list: Baseline[]): Baseline {
 }
 
 export async function baselineFromTrace(db: TraceDb, config: RunConfig = {}): Promise<Baseline> {
-  const steps = (await db.rows<{ dur: number }>(`SELECT dur FROM slice WHERE ${STEP_WHERE} ORDER BY ts, id`)).map((r) => num(r.dur));
+  // Completed work, not the host's queueing rate (see step-times.ts).
+  const steps = (await completedStepTimes(db)).durations;
   const kernels: Record<string, number[]> = Object.create(null) as Record<string, number[]>;
   if (steps.length > 0) {
     // Each kernel belongs to the step during which it was launched (or, with no launch link, started).

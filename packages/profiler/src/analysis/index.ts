@@ -1,5 +1,6 @@
 export * from './kernelSummary.js';
 export * from './reports.js';
+export * from './step-times.js';
 export * from './gaps.js';
 export * from './timers.js';
 export * from './diff.js';

@@ -3,7 +3,9 @@
  * thread for the CPU backend), plus step statistics and compile time.
  */
 import type { TraceDb } from '../sql/traceDb.js';
-import { KERNEL_WHERE, STEP_WHERE, TRACK_NAME_SQL, clockAlignmentOf, nEnvsOf, num, type ClockAlignmentInfo } from './common.js';
+import { quantile } from './stats.js';
+import { completedStepTimes } from './step-times.js';
+import { KERNEL_WHERE, TRACK_NAME_SQL, clockAlignmentOf, nEnvsOf, num, type ClockAlignmentInfo } from './common.js';
 
 export interface KernelRow {
   /** Share of this track's kernel time, percent. */
@@ -96,16 +98,16 @@ async function buildTime(db: TraceDb): Promise<KernelSummary['build']> {
 }
 
 export async function stepStats(db: TraceDb): Promise<StepStats | null> {
-  const [r] = await db.rows<Record<string, unknown>>(`
-    SELECT count(*) AS n, avg(dur) AS mean, quantile_cont(dur, 0.5) AS med, quantile_cont(dur, 0.95) AS p95,
-           min(dur) AS mn, max(dur) AS mx, max(ts + dur) - min(ts) AS span
-    FROM slice WHERE ${STEP_WHERE}`);
-  if (!r || num(r.n) === 0) return null;
-  const count = num(r.n);
-  const span = num(r.span);
-  const fps = span > 0 ? count / (span / 1e9) : 0;
+  const { durations } = await completedStepTimes(db);
+  if (durations.length === 0) return null;
+  const count = durations.length;
+  let total = 0;
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  for (const d of durations) { total += d; min = Math.min(min, d); max = Math.max(max, d); }
+  const fps = total > 0 ? count / (total / 1e9) : 0;
   const nEnvs = await nEnvsOf(db);
-  return { count, meanNs: num(r.mean), medianNs: num(r.med), p95Ns: num(r.p95), minNs: num(r.mn), maxNs: num(r.mx),
+  return { count, meanNs: total / count, medianNs: quantile(durations, 0.5), p95Ns: quantile(durations, 0.95), minNs: min, maxNs: max,
     fps, nEnvs, envStepsPerSec: nEnvs === null ? null : fps * nEnvs };
 }
 
