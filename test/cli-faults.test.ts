@@ -102,3 +102,24 @@ describe('outputs that are not regular files are refused and left as they are', 
     expect(existsSync(join(dir, 'target.json'))).toBe(true);
   });
 });
+
+describe('unclear errors become one line naming the input', () => {
+  beforeAll(() => ensureBuilt());
+
+  it('record --n-envs 1000000000: the size, not "Array buffer allocation failed"', async () => {
+    const r = await gsprof(['record', '--backend', 'cpu', '--n-envs', '1000000000', '--steps', '2', '--out', join(tempDir(), 'o')]);
+    expectOneLineError(r, /1000000000 envs x [\d.]+ KiB.*over the 4\.0 GiB limit/);
+  });
+
+  it('bench --n-envs 1000000000: exit 2 with the size, not exit 0 with an empty table', async () => {
+    const r = await gsprof(['bench', '--backend', 'cpu', '--n-envs', '1000000000']);
+    expectOneLineError(r, /^gsprof: --n-envs 1000000000: .*over the 4\.0 GiB limit/);
+  });
+
+  it('record --out X -- with nothing after --: refused, the default example is not run', async () => {
+    const out = join(tempDir(), 'o');
+    const r = await gsprof(['record', '--out', out, '--']);
+    expectOneLineError(r, /no program after --/);
+    expect(existsSync(out)).toBe(false);
+  });
+});
