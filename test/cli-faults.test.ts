@@ -7,6 +7,7 @@ import { chmodSync, existsSync, rmSync, lstatSync, mkdirSync, readdirSync, readl
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, gsprof, tempDir } from './support/cli.js';
+import { bigKernelTrace } from './support/hostile.js';
 
 function expectOneLineError(r: { code: number | null; stdout: string; stderr: string }, pattern: RegExp): void {
   expect(r.stderr).not.toMatch(/\n\s+at /);
@@ -122,4 +123,26 @@ describe('unclear errors become one line naming the input', () => {
     expectOneLineError(r, /no program after --/);
     expect(existsSync(out)).toBe(false);
   });
+});
+
+describe('a kernel with 1M instances (no argument spreading of data-sized arrays)', () => {
+  it('summary works and counts every instance', async () => {
+    ensureBuilt();
+    const file = join(tempDir(), 'big.json');
+    const n = 1_000_000;
+    await bigKernelTrace(file, n);
+    const r = await gsprof(['summary', file, '--json'], { timeoutMs: 170_000 });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const kernel = JSON.parse(r.stdout).tracks[0].kernels[0] as { name: string; instances: number; totalTimeNs: number; minNs: number; maxNs: number };
+    expect(kernel.name).toBe('solve');
+    expect(kernel.instances).toBe(n);
+    // The generator's durations: 2 us + (i mod 7) x 0.1 us.
+    let expected = 0;
+    for (let i = 0; i < n; i++) expected += 2000 + (i % 7) * 100;
+    // Measured error 0 ns; 1 us allows a sub-ns rounding per 1000 instances when ts/dur are converted from us.
+    expect(Math.abs(kernel.totalTimeNs - expected) <= 1000).toBe(true);
+    expect(kernel.minNs).toBe(2000);
+    expect(kernel.maxNs).toBe(2600);
+  }, 180_000);
 });

@@ -2,8 +2,8 @@
  * Generators of hostile and oversized input, shared by the fault tests and `npm run bench:faults`: model files
  * that recurse, expand or allocate without bound, and a Chrome trace with one kernel of many instances.
  */
-import { createWriteStream } from 'node:fs';
-import { writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { createWriteStream, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** `n` free bodies side by side: nv = 6n, so dense nv x nv state grows as 36 n^2. */
@@ -47,10 +47,9 @@ export function includeOfModel(dir: string, name: string, target: string): strin
  */
 export async function bigKernelTrace(file: string, instances: number, steps = 10): Promise<void> {
   const out = createWriteStream(file);
-  const write = (s: string): Promise<void> => new Promise((resolve, reject) => {
-    if (out.write(s)) resolve();
-    else out.once('drain', resolve).once('error', reject);
-  });
+  const write = async (s: string): Promise<void> => {
+    if (!out.write(s)) await once(out, 'drain');
+  };
   await write('{"traceEvents":[\n');
   await write('{"ph":"M","name":"process_name","pid":1,"tid":0,"args":{"name":"python"}},\n');
   await write('{"ph":"M","name":"process_name","pid":0,"tid":0,"args":{"name":"GPU 0"}},\n');

@@ -252,7 +252,7 @@ export class Profiler implements Recorder, AsyncDisposable {
         throw new Error(`addPreRecordedSpans: span '${s.name}' has invalid times ${s.startHostNs}..${s.endHostNs}`);
       }
     }
-    this.preRecorded.push(...spans);
+    for (const span of spans) this.preRecorded.push(span);
     if (this.cycle?.recording) this.placePreRecorded(this.cycle);
   }
 
