@@ -175,6 +175,10 @@ export class Profiler implements Recorder, AsyncDisposable {
     return this.afterTransition(ready);
   }
 
+  /**
+   * Stops recording, hands over the last trace and waits for every hand-over. Rejects with the first hand-over
+   * of the run that failed (e.g. a trace file that could not be written), even if its step() was awaited.
+   */
   async stop(): Promise<void> {
     if (this.started) {
       this.closeStepSpan();
