@@ -1,6 +1,7 @@
 /** gsprof open: Perfetto's open_trace_in_ui convention over real loopback HTTP. */
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -42,5 +43,72 @@ describe('gsprof open', () => {
     expect(Buffer.from(await res.arrayBuffer())).toEqual(bytes);
     expect(await exited).toBe(0);
     expect(stdout).toContain('Trace served; exiting.');
+  });
+});
+
+describe('gsprof open: hostile requests and faults (issue 15)', () => {
+  beforeAll(() => { ensureBuilt(); });
+
+  function startOpen(file: string, port: number, spawnOptions: { uid?: number; gid?: number; env?: NodeJS.ProcessEnv } = {}) {
+    const child = spawn(process.execPath, [BIN, 'open', file, '--port', String(port), '--no-browser'], { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'], ...spawnOptions });
+    const out = { stdout: '', stderr: '' };
+    child.stdout.on('data', (d: Buffer) => { out.stdout += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { out.stderr += d.toString(); });
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const listening = (async () => {
+      const started = Date.now();
+      while (!out.stdout.includes('Open in Perfetto') && Date.now() - started < 20_000) {
+        if (child.exitCode !== null) return;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    })();
+    return { child, out, exited, listening };
+  }
+
+  function get(port: number, path: string, host: string): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path, headers: { Host: host } }, (res) => { res.resume(); resolve(res.statusCode ?? 0); });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  it('answers only loopback Host names: a rebinding name gets 403 and the file stays unserved', async () => {
+    const file = join(tempDir(), 'run.pftrace');
+    writeFileSync(file, Buffer.from([0x0a, 0x00]));
+    const port = await freePort();
+    const s = startOpen(file, port);
+    await s.listening;
+    expect(await get(port, '/run.pftrace', `attacker.example:${port}`)).toBe(403);
+    expect(await get(port, '/run.pftrace', '127.0.0.1')).toBe(403);
+    expect(await get(port, '/run.pftrace', `localhost:${port + 1}`)).toBe(403);
+    expect(s.child.exitCode).toBe(null);
+    expect(await get(port, '/run.pftrace', `localhost:${port}`)).toBe(200);
+    expect(await s.exited).toBe(0);
+  });
+
+  it('an unreadable file is reported before anything is served (exit 2, one line), not served empty', async () => {
+    const dir = tempDir();
+    chmodSync(dir, 0o755);
+    const file = join(dir, 'secret.pftrace');
+    writeFileSync(file, 'x');
+    chmodSync(file, 0o000);
+    // Root reads anything, so as root the command runs as nobody (uid 65534), who cannot read the file.
+    // (with a HOME of its own: oclif keeps its data under HOME).
+    const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534, env: cliEnv({ HOME: dir, XDG_DATA_HOME: dir, XDG_CACHE_HOME: dir, XDG_CONFIG_HOME: dir }) } : {};
+    const s = startOpen(file, await freePort(), asUser);
+    expect(await s.exited).toBe(2);
+    expect(s.out.stdout).not.toContain('Serving');
+    expect(s.out.stderr.trim()).toMatch(/^gsprof: \S*secret\.pftrace: cannot read: EACCES[^\n]*$/);
+  });
+
+  it('Ctrl-C before the trace is fetched exits 130, as the docs say', async () => {
+    const file = join(tempDir(), 'run.pftrace');
+    writeFileSync(file, 'x');
+    const s = startOpen(file, await freePort());
+    await s.listening;
+    s.child.kill('SIGINT');
+    expect(await s.exited).toBe(130);
+    expect(s.out.stdout).toContain('Stopped before the trace was fetched.');
   });
 });

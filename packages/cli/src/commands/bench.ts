@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { GsprofCommand } from '../base.js';
+import { CliError } from '../errors.js';
 
 export default class Bench extends GsprofCommand {
   static override summary = 'Scaling sweep: env-steps/s against nEnvs, as a table and a terminal chart.';
@@ -31,6 +32,8 @@ export default class Bench extends GsprofCommand {
       performanceMode: flags['performance-mode'], sweep,
       onPoint: (p) => { if (!this.jsonEnabled()) process.stderr.write(`nEnvs ${p.nEnvs}: ${thousands(p.envStepsPerSecond, 0)} env-steps/s\n`); },
     });
+    // Not one point measured: a failure, not an empty table with exit 0.
+    if (result.points.length === 0 && result.stoppedAt) throw new CliError(`--n-envs ${result.stoppedAt.nEnvs}`, result.stoppedAt.reason);
     const { renderBench } = await import('../views/bench.js');
     this.print(renderBench(result, { color: this.color, example: flags.example }));
     return result;

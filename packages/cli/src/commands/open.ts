@@ -5,7 +5,7 @@ import { DEFAULT_PORT } from '../serve/serve-once.js';
 export default class Open extends GsprofCommand {
   static override summary = 'Open a trace in ui.perfetto.dev (serves the one file on loopback until it is fetched).';
   static override description = [
-    'Follows Perfetto\'s open_trace_in_ui convention: the file is served on http://127.0.0.1:9001/<file> with `Access-Control-Allow-Origin: https://ui.perfetto.dev`, every other path gets 404, and the deep link is printed (and opened in a browser when one is available). The command exits once the trace has been served, or on Ctrl-C. Nothing is uploaded: the Perfetto UI runs in your browser and reads the file from your machine.',
+    'Follows Perfetto\'s open_trace_in_ui convention: the file is served on http://127.0.0.1:9001/<file> with `Access-Control-Allow-Origin: https://ui.perfetto.dev`, every other path gets 404, a Host header other than 127.0.0.1, localhost or [::1] with the port gets 403 (no DNS rebinding), and the deep link is printed (and opened in a browser when one is available). A file that cannot be read is reported before anything listens. The command exits once the trace has been served, or on Ctrl-C (exit 130). Nothing is uploaded: the Perfetto UI runs in your browser and reads the file from your machine.',
   ].join('\n\n');
   static override examples = [
     '<%= config.bin %> open out/gsprof.pftrace',
@@ -49,6 +49,8 @@ export default class Open extends GsprofCommand {
         },
       });
       this.print(result.served ? 'Trace served; exiting.' : 'Stopped before the trace was fetched.');
+      // Ctrl-C exits 130, as every gsprof command does (docs/cli.md, exit codes).
+      if (!result.served && controller.signal.aborted) process.exitCode = 130;
       return { served: result.served, url, deepLink };
     } finally {
       process.off('SIGINT', onSigint);

@@ -53,6 +53,7 @@ export default class Record extends GsprofCommand {
     // that look like flag values).
     const dashes = this.argv.indexOf('--');
     const command = dashes >= 0 ? this.argv.slice(dashes + 1) : [];
+    if (dashes >= 0 && command.length === 0) throw new CliError('record --', 'no program after -- (name the program to profile, or drop -- to record --example)');
     const stray = (argv as string[]).filter((a) => a !== '--' && !command.includes(a));
     if (stray.length > 0) throw new CliError('record', `unexpected argument '${stray[0]}' (put the program to profile after --)`);
     const { scheduleFromFlags } = await import('../record/schedule-flags.js');

@@ -39,8 +39,8 @@ export default class Summary extends GsprofCommand {
         color: this.color && flags.output === undefined,
       });
       if (flags.output !== undefined) {
-        const { writeTextAtomic } = await import('../render/write-file.js');
-        await writeTextAtomic(flags.output, `${view.text}\n`);
+        const { writeFileAtomic } = await import('@gsprof/profiler');
+        await writeFileAtomic(flags.output, `${view.text}\n`);
         this.print(`wrote ${flags.output}`);
       } else {
         this.print(view.text);

@@ -40,12 +40,16 @@ if (config) {
   const finish = (): Promise<void> => {
     finished ??= (async () => {
       if (!started) { hook.restore(); return; }
+      // A trace that could not be written (full disk, unwritable folder) is passed on to gsprof, which fails.
+      let writeError: string | undefined;
       try {
         await started;
         await prof.stop();
+      } catch (err) {
+        writeError = err instanceof Error ? err.message : String(err);
       } finally {
         hook.restore();
-        writeFileSync(config.resultFile, JSON.stringify({ steps: steps.steps, stepMode: steps.mode, submitStepsBeforeMark: steps.submitStepsBeforeMark, devices: hook.devices.length, traces: prof.tracePaths }));
+        writeFileSync(config.resultFile, JSON.stringify({ steps: steps.steps, stepMode: steps.mode, submitStepsBeforeMark: steps.submitStepsBeforeMark, devices: hook.devices.length, traces: prof.tracePaths, writeError }));
       }
     })();
     return finished;

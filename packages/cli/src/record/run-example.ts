@@ -119,6 +119,8 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
         // With --sync the step waits for the GPU; a hand-over (file write) is awaited too, so a trace is
         // never left half-written behind the next steps.
         if (options.sync) await ready;
+        // Without --sync the hand-over runs behind the next steps; a failed write is reported by stop() below.
+        else ready.catch(() => undefined);
         progress.tick(step + 1);
       }
       await scenario.scene.sync();

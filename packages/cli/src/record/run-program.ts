@@ -91,8 +91,9 @@ export async function recordProgram(options: RecordProgramOptions): Promise<Reco
       });
       child.once('exit', (c, s) => resolve({ code: c, signal: s }));
     }).finally(() => process.off('SIGINT', ignore));
-    let report: { steps?: number; stepMode?: 'marks' | 'submits'; submitStepsBeforeMark?: number; devices?: number; traces?: string[] } = {};
+    let report: { steps?: number; stepMode?: 'marks' | 'submits'; submitStepsBeforeMark?: number; devices?: number; traces?: string[]; writeError?: string } = {};
     try { report = JSON.parse(readFileSync(resultFile, 'utf8')) as typeof report; } catch { /* the program died before its exit hook */ }
+    if (report.writeError) throw new CliError('record', report.writeError);
     return {
       command: options.command,
       exitCode: code,

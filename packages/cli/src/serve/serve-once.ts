@@ -2,7 +2,7 @@
  * Perfetto's open_trace_in_ui convention: serve one local file on loopback with CORS for ui.perfetto.dev,
  * 404 for every other path, and stop once the file has been sent (or when aborted, e.g. on Ctrl-C).
  */
-import { createReadStream, statSync } from 'node:fs';
+import { closeSync, constants, createReadStream, fstatSync, openSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { basename } from 'node:path';
 import { CliError } from '../errors.js';
@@ -33,19 +33,38 @@ export interface ServeOnceResult {
   rejected: number;
 }
 
+/**
+ * Host headers the server answers: loopback names with the port. Any other name means the request came through
+ * a name that resolves to loopback (DNS rebinding), so a web page could read the trace; it gets 403.
+ */
+export function allowedHosts(port: number): Set<string> {
+  return new Set([`${LOOPBACK}:${port}`, `localhost:${port}`, `[::1]:${port}`]);
+}
+
 export async function serveTraceOnce(file: string, options: ServeOnceOptions = {}): Promise<ServeOnceResult> {
+  // The file is opened before anything listens, so an unreadable one is reported instead of announced and then
+  // served as an empty reply.
+  let fd: number;
   let size: number;
   try {
-    const st = statSync(file);
+    // O_NONBLOCK: a FIFO given as the trace must not block the open; it is refused just below.
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new CliError(file, code === 'ENOENT' ? 'no such file' : `cannot read: ${(err as Error).message}`);
+  }
+  try {
+    const st = fstatSync(fd);
     if (!st.isFile()) throw new CliError(file, 'not a regular file');
     size = st.size;
   } catch (err) {
-    if (err instanceof CliError) throw err;
-    throw new CliError(file, (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message);
+    closeSync(fd);
+    throw err;
   }
   const port = options.port ?? DEFAULT_PORT;
   const path = `/${encodeURIComponent(basename(file))}`;
   let rejected = 0;
+  let hosts = allowedHosts(port);
 
   return await new Promise<ServeOnceResult>((resolve, reject) => {
     let finished = false;
@@ -53,6 +72,12 @@ export async function serveTraceOnce(file: string, options: ServeOnceOptions = {
       const url = new URL(req.url ?? '/', `http://${LOOPBACK}`);
       res.setHeader('Access-Control-Allow-Origin', PERFETTO_ORIGIN);
       res.setHeader('Cache-Control', 'no-cache');
+      if (!hosts.has((req.headers.host ?? '').toLowerCase())) {
+        rejected++;
+        res.writeHead(403, { 'Content-Type': 'text/plain' });
+        res.end('forbidden: Host must be a loopback name\n');
+        return;
+      }
       if (url.pathname !== path) {
         rejected++;
         res.writeHead(404, { 'Content-Type': 'text/plain' });
@@ -75,17 +100,22 @@ export async function serveTraceOnce(file: string, options: ServeOnceOptions = {
         res.end();
         return;
       }
-      const stream = createReadStream(file);
-      stream.on('error', (err) => { res.destroy(err); });
+      // Served once: the descriptor opened above is read from the start and closed with the stream.
+      const stream = createReadStream('', { fd, start: 0, autoClose: true });
+      stream.on('error', (err) => {
+        res.destroy(err);
+        done(false, new CliError(file, `cannot read: ${err.message}`));
+      });
       res.on('finish', () => done(true));
       stream.pipe(res);
     });
 
-    const done = (served: boolean): void => {
+    const done = (served: boolean, failure?: Error): void => {
       if (finished) return;
       finished = true;
       options.signal?.removeEventListener('abort', onAbort);
-      server.close(() => resolve({ served, rejected }));
+      if (!served) { try { closeSync(fd); } catch { /* already closed by the stream */ } }
+      server.close(() => (failure ? reject(failure) : resolve({ served, rejected })));
       server.closeAllConnections();
     };
     const onAbort = (): void => done(false);
@@ -93,13 +123,15 @@ export async function serveTraceOnce(file: string, options: ServeOnceOptions = {
     server.on('error', (err: NodeJS.ErrnoException) => {
       if (finished) return;
       finished = true;
+      closeSync(fd);
       const why = err.code === 'EADDRINUSE' ? `port ${port} is already in use (pass --port)` : err.message;
       reject(new CliError(`${LOOPBACK}:${port}`, why));
     });
-    if (options.signal?.aborted) { finished = true; resolve({ served: false, rejected }); return; }
+    if (options.signal?.aborted) { finished = true; closeSync(fd); resolve({ served: false, rejected }); return; }
     options.signal?.addEventListener('abort', onAbort);
     server.listen(port, LOOPBACK, () => {
       const actual = (server.address() as { port: number }).port;
+      hosts = allowedHosts(actual);
       options.onListening?.({ url: traceUrl(file, actual), deepLink: perfettoDeepLink(file, actual), port: actual });
     });
   });

@@ -24,8 +24,9 @@ export function foldRows(kernels: KernelRow[], limit: number): KernelRow[] {
   const instances = rest.reduce((a, k) => a + k.instances, 0);
   return [...kernels.slice(0, limit), {
     name: `(${rest.length} others)`, timePercent: rest.reduce((a, k) => a + k.timePercent, 0), totalTimeNs: total,
-    instances, avgNs: instances ? total / instances : 0, medNs: NaN, minNs: Math.min(...rest.map((k) => k.minNs)),
-    maxNs: Math.max(...rest.map((k) => k.maxNs)), stdDevNs: NaN,
+    // reduce, not Math.min(...): a spread passes one argument per kernel and overflows the stack on huge traces.
+    instances, avgNs: instances ? total / instances : 0, medNs: NaN, minNs: rest.reduce((a, k) => Math.min(a, k.minNs), Infinity),
+    maxNs: rest.reduce((a, k) => Math.max(a, k.maxNs), -Infinity), stdDevNs: NaN,
   }];
 }
 

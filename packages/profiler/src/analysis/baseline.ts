@@ -2,7 +2,8 @@
  * Baseline: a small JSON file with a run's metadata and per-step samples (step time, per-kernel time per step,
  * counter samples such as solver iterations), to commit under traces/baselines/ and compare against later.
  */
-import { open, readFile, rename, writeFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
+import { writeFileAtomic } from '../export/file-sink.js';
 import type { TraceDb } from '../sql/traceDb.js';
 import { KERNEL_WHERE, STEP_WHERE, nEnvsOf, num } from './common.js';
 import { completedStepTimes } from './step-times.js';
@@ -141,14 +142,12 @@ async function configFromMetadata(db: TraceDb): Promise<RunConfig> {
 }
 
 export async function writeBaseline(path: string, baseline: Baseline): Promise<void> {
-  const tmp = `${path}.tmp-${process.pid}`;
   // format first: readers recognise a baseline from its first bytes.
   const { format, version, ...rest } = baseline;
   // One line per sample array keeps the file small and diffable.
   const text = JSON.stringify({ format, version, ...rest }, null, 1)
     .replace(/\[\n\s*([-\d.eE+,\s]*?)\n\s*\]/g, (_m, body: string) => `[${body.replace(/\s+/g, '')}]`);
-  await writeFile(tmp, `${text}\n`);
-  await rename(tmp, path);
+  await writeFileAtomic(path, `${text}\n`);
 }
 
 export async function readBaseline(path: string): Promise<Baseline> {

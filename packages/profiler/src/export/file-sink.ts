@@ -1,9 +1,11 @@
 // A bounded-memory output file for the exporters: writes go to `${path}.partial` through a WriteStream
 // (optionally behind a gzip stream); callers check `needsDrain` and await `drain()` so a fast producer never
 // buffers more than the stream's high-water mark. `close()` finishes the stream and renames the file into
-// place, so a reader never sees a half-written trace under the final name.
+// place, so a reader never sees a half-written trace under the final name. Every file gsprof writes (traces,
+// baselines, converted traces) goes through here, so no writer replaces a device node, a FIFO or a symlink.
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { rename, unlink } from 'node:fs/promises';
+import { lstat, readlink, realpath, rename, stat, unlink } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { createGzip, type Gzip } from 'node:zlib';
 import type { Writable } from 'node:stream';
 
@@ -11,6 +13,8 @@ export interface FileSinkOptions {
   gzip?: boolean;
   /** Bytes the streams may buffer before `needsDrain` turns true. */
   highWaterMark?: number;
+  /** What the file is, for error messages (default 'trace file'). */
+  label?: string;
 }
 
 /**
@@ -22,12 +26,53 @@ const GZIP_LEVEL = 3;
 /** Suffix of the temporary file a trace is written to before the final rename. */
 export const PARTIAL_SUFFIX = '.partial';
 
+/** What a non-regular file is, for the refusal message. */
+function kindOf(st: { isDirectory(): boolean; isFIFO(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSocket(): boolean }): string {
+  if (st.isDirectory()) return 'a directory';
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  if (st.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+/**
+ * The file an atomic write to `path` must replace: `path` itself, or the file a symlink at `path` points to (the
+ * link is kept and the write goes through it). Rejects with one line naming `path` when it is, or points to,
+ * anything but a regular file: renaming over a device node (/dev/full, /dev/stdout) or a FIFO would replace it.
+ */
+export async function outputTarget(path: string): Promise<string> {
+  const link = await lstat(path).catch((e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? null : Promise.reject(e)));
+  if (link === null) return path;
+  if (!link.isSymbolicLink()) {
+    if (!link.isFile()) throw new Error(`cannot write ${path}: it is ${kindOf(link)}; refusing to replace it`);
+    return path;
+  }
+  const st = await stat(path).catch(() => null);
+  // A dangling link: the write creates the file it names.
+  if (st === null) return resolve(dirname(path), await readlink(path));
+  if (!st.isFile()) throw new Error(`cannot write ${path}: it points to ${kindOf(st)}; refusing to replace it`);
+  return realpath(path);
+}
+
+/** Writes `data` to `path` atomically (temporary name, then rename), through outputTarget's checks. */
+export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+  const sink = await FileSink.open(path, { label: 'file' });
+  try {
+    sink.write(data);
+    await sink.close();
+  } catch (e) {
+    await sink.abort();
+    throw e;
+  }
+}
+
 export class FileSink {
   readonly path: string;
   readonly tempPath: string;
   private readonly file: WriteStream;
   private readonly gzip: Gzip | undefined;
   private readonly target: Writable;
+  private readonly label: string;
   private failure: Error | undefined;
   private waiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
   private blocked = false;
@@ -37,6 +82,7 @@ export class FileSink {
   private constructor(path: string, options: FileSinkOptions) {
     this.path = path;
     this.tempPath = path + PARTIAL_SUFFIX;
+    this.label = options.label ?? 'trace file';
     const highWaterMark = options.highWaterMark ?? 1 << 20;
     this.file = createWriteStream(this.tempPath, { highWaterMark });
     this.file.on('error', (e) => this.fail(e));
@@ -54,7 +100,14 @@ export class FileSink {
 
   /** Opens `${path}.partial` for writing; rejects with a one-line error if the file cannot be created. */
   static async open(path: string, options: FileSinkOptions = {}): Promise<FileSink> {
-    const sink = new FileSink(path, options);
+    let target: string;
+    try {
+      target = await outputTarget(path);
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException;
+      throw err.message.startsWith('cannot write') ? err : new Error(`cannot write ${path}: ${err.message}`);
+    }
+    const sink = new FileSink(target, options);
     await new Promise<void>((resolve, reject) => {
       if (sink.failure) { reject(sink.failure); return; }
       sink.file.once('ready', () => resolve());
@@ -65,7 +118,7 @@ export class FileSink {
 
   private fail(e: Error): void {
     if (this.failure) return;
-    this.failure = new Error(`cannot write trace file ${this.tempPath}: ${e.message}`);
+    this.failure = new Error(`cannot write ${this.label} ${this.tempPath}: ${e.message}`);
     const waiters = this.waiters;
     this.waiters = [];
     for (const w of waiters) w.reject(this.failure);

@@ -11,6 +11,7 @@ export { PerfettoStreamWriter, type PerfettoStreamWriterOptions } from './perfet
 export { writePerfettoTraceFile as writePerfettoTraceWithOptions } from './perfetto.js';
 export { perfettoProtoPath, loadPerfettoSchema, type PerfettoSchema } from './schema.js';
 export { formatMicros as chromeMicros } from './chrome.js';
+export { outputTarget, writeFileAtomic } from './file-sink.js';
 
 /** Names the exporters give gsprof-specific data, for importers that read our traces back. */
 export const TRACE_CONVENTIONS = {

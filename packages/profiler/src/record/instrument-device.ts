@@ -356,7 +356,8 @@ export class DeviceInstrumentation {
     const t0 = r.clock.nowNs();
     const passes: PassInfo[] = [];
     const blocks: QueryBlock[] = [];
-    if (states) for (const s of states) { passes.push(...s.passes); blocks.push(...s.blocks); }
+    // Loops, not push(...s.passes): a command buffer may hold more passes than the stack has room for arguments.
+    if (states) for (const s of states) { for (const p of s.passes) passes.push(p); for (const b of s.blocks) blocks.push(b); }
     const resolve = blocks.length ? this.encodeResolve(blocks) : null;
     this.origSubmit(resolve ? [...list, resolve.commandBuffer] : list);
     const t1 = r.clock.nowNs();

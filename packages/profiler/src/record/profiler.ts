@@ -98,6 +98,8 @@ export class Profiler implements Recorder, AsyncDisposable {
   private lastTrace: TraceModel | null = null;
   private delivering: TraceModel | null = null;
   private delivery: Promise<void> = Promise.resolve();
+  /** The first hand-over that failed since start(); stop() rejects with it, so a lost trace is never silent. */
+  private deliveryError: unknown = undefined;
   private readonly tracerStack: (OpenSpan | null)[] = [];
   /** Spans from before recording (addPreRecordedSpans), waiting for the first recorded cycle. */
   private preRecorded: PreRecordedSpan[] = [];
@@ -173,6 +175,10 @@ export class Profiler implements Recorder, AsyncDisposable {
     return this.afterTransition(ready);
   }
 
+  /**
+   * Stops recording, hands over the last trace and waits for every hand-over. Rejects with the first hand-over
+   * of the run that failed (e.g. a trace file that could not be written), even if its step() was awaited.
+   */
   async stop(): Promise<void> {
     if (this.started) {
       this.closeStepSpan();
@@ -180,9 +186,14 @@ export class Profiler implements Recorder, AsyncDisposable {
       this.started = false;
       if (activeRecorder() === this) setActiveRecorder(null);
       this.removeSigint();
-      if (ready) await ready;
+      if (ready) await ready.catch(() => undefined);
     }
     await this.delivery;
+    // A hand-over that failed (a trace file that could not be written) is reported here even when nobody
+    // awaited the step() that started it: stop() is the one call every user makes.
+    const failure = this.deliveryError;
+    this.deliveryError = undefined;
+    if (failure !== undefined) throw failure;
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -245,7 +256,7 @@ export class Profiler implements Recorder, AsyncDisposable {
         throw new Error(`addPreRecordedSpans: span '${s.name}' has invalid times ${s.startHostNs}..${s.endHostNs}`);
       }
     }
-    this.preRecorded.push(...spans);
+    for (const span of spans) this.preRecorded.push(span);
     if (this.cycle?.recording) this.placePreRecorded(this.cycle);
   }
 
@@ -376,8 +387,9 @@ export class Profiler implements Recorder, AsyncDisposable {
         this.delivering = null;
       }
     });
-    // A failing handler rejects the promise returned to the caller, but not the deliveries after it.
-    this.delivery = run2.catch(() => undefined);
+    // A failing handler rejects the promise returned to the caller, but not the deliveries after it; stop()
+    // rejects with the first such failure.
+    this.delivery = run2.catch((e: unknown) => { if (this.deliveryError === undefined) this.deliveryError = e; });
     return run2;
   }
 

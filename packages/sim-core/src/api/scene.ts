@@ -12,6 +12,7 @@ import {
   loadMJCF, loadURDF, mergeModels, planeModel, resolveAsset, type EntityRange, type LoadedModel,
 } from '../loaders/index.js';
 import type { Model } from '../model/model.js';
+import { checkStateFits } from '../data/make-data.js';
 import { setConst } from '../physics/setconst.js';
 import { Entity, type EntityHost, type EntityLayout } from './entity.js';
 import { FPSTracker, hostClock, type Clock } from './fps.js';
@@ -228,6 +229,8 @@ export class Scene implements EntityHost {
         return merged;
       });
       const model = span('setConst', undefined, () => setConst(merged));
+      // Refused with the size named before any env is allocated (either backend), not V8's bare allocation error.
+      checkStateFits(model, nEnvs, initPrecision);
       // Entities now index into the merged model.
       this.entities.forEach((e, i) => e.attach(model, layoutOf(ranges[i]!)));
       const sim = await spanAsync('allocate', { nEnvs }, () =>

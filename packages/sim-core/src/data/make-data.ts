@@ -64,9 +64,60 @@ function fieldSpecs(m: Model, C: number, E: number): FieldSpec[] {
 
 const specCache = new WeakMap<Data, FieldSpec[]>();
 
+/**
+ * Most bytes of simulation state makeData allocates (all envs together). Past it the allocation either fails
+ * with V8's bare `Array buffer allocation failed` or pushes the machine into swap; a model with thousands of
+ * dofs reaches it in one env (qM, qLD and efcJ are dense in nv).
+ */
+export const MAX_STATE_BYTES = 4 * 1024 ** 3;
+
 function bytesPer(kind: Kind, precision: Precision): number {
   if (kind === 'real') return precision === '32' ? 4 : 8;
   return kind === 'f64' ? 8 : kind === 'u8' ? 1 : 4;
+}
+
+/** Field offsets (cache-line aligned: two fields never share a line) and the total byte size. */
+function layoutOf(specs: FieldSpec[], n: number, precision: Precision): { offsets: number[]; bytes: number } {
+  let bytes = 0;
+  const offsets: number[] = [];
+  for (const s of specs) {
+    bytes = Math.ceil(bytes / 64) * 64;
+    offsets.push(bytes);
+    bytes += s.size * n * bytesPer(s.kind, precision);
+  }
+  return { offsets, bytes };
+}
+
+function formatBytes(b: number): string {
+  return b >= 1024 ** 3 ? `${(b / 1024 ** 3).toFixed(1)} GiB` : b >= 1024 ** 2 ? `${(b / 1024 ** 2).toFixed(1)} MiB` : `${(b / 1024).toFixed(1)} KiB`;
+}
+
+/** Bytes of state makeData would allocate for `nEnvs` envs (0 = unbatched, one env). */
+export function stateBytes(m: Model, nEnvs: number, precision: Precision, opts: DataOptions = {}): number {
+  const maxContacts = opts.maxContacts ?? defaultMaxContacts(m);
+  const maxEfc = opts.maxEfc ?? defaultMaxEfc(m, maxContacts);
+  return layoutOf(fieldSpecs(m, maxContacts, maxEfc), Math.max(1, nEnvs), precision).bytes;
+}
+
+/**
+ * Throws a one-line error naming the size when a build for `nEnvs` envs would allocate more than MAX_STATE_BYTES;
+ * called before anything model-sized is allocated. Counted: the state (this file), the per-env f64 factor of
+ * M + h*B (scratch.ts) and one solver problem's dense nv x nv matrices and Jacobian (solver/problem.ts), so the
+ * figure is a lower bound of what the build allocates.
+ */
+export function checkStateFits(m: Model, nEnvs: number, precision: Precision, opts: DataOptions = {}): void {
+  const maxContacts = opts.maxContacts ?? defaultMaxContacts(m);
+  const maxEfc = opts.maxEfc ?? defaultMaxEfc(m, maxContacts);
+  const perEnv = stateBytes(m, 0, precision, opts) + 8 * m.nv * m.nv;
+  const solver = 16 * m.nv * m.nv + 12 * maxEfc * m.nv;
+  const n = Math.max(1, nEnvs);
+  const total = perEnv * n + solver;
+  if (total <= MAX_STATE_BYTES) return;
+  const envs = `${n} env${n === 1 ? '' : 's'} x ${formatBytes(perEnv)}`;
+  throw new Error(
+    `the simulation would need at least ${formatBytes(total)} (${envs}, plus ${formatBytes(solver)} of solver; nv ${m.nv}, ` +
+    `with dense ${m.nv} x ${m.nv} matrices), over the ${formatBytes(MAX_STATE_BYTES)} limit: use fewer envs or a smaller model`,
+  );
 }
 
 /**
@@ -76,19 +127,13 @@ function bytesPer(kind: Kind, precision: Precision): number {
 export function makeData(m: Model, nEnvs: number, precision: Precision, opts: DataOptions = {}): Data {
   if (!Number.isInteger(nEnvs) || nEnvs < 0) throw new Error(`makeData: nEnvs must be a non-negative integer, got ${nEnvs}`);
   if (precision !== '32' && precision !== '64') throw new Error(`makeData: precision must be '32' or '64', got ${String(precision)}`);
+  checkStateFits(m, nEnvs, precision, opts); // before planOf, whose sparse structure grows with nv x depth
   planOf(m); // validates the model's transmissions once, before anything runs
   const n = Math.max(1, nEnvs);
   const maxContacts = opts.maxContacts ?? defaultMaxContacts(m);
   const maxEfc = opts.maxEfc ?? defaultMaxEfc(m, maxContacts);
   const specs = fieldSpecs(m, maxContacts, maxEfc);
-
-  let bytes = 0;
-  const offsets: number[] = [];
-  for (const s of specs) {
-    bytes = Math.ceil(bytes / 64) * 64; // cache-line aligned: two fields never share a line
-    offsets.push(bytes);
-    bytes += s.size * n * bytesPer(s.kind, precision);
-  }
+  const { offsets, bytes } = layoutOf(specs, n, precision);
   const buffer = new SharedArrayBuffer(Math.max(8, bytes));
   const d: Record<string, unknown> = { nEnvs: n, batched: nEnvs > 0, precision, maxContacts, maxEfc };
   specs.forEach((s, i) => {

@@ -78,10 +78,12 @@ function buildPlan(m: Model): Plan {
     for (let j = m.dofParentid[i]!; j >= 0; j = m.dofParentid[j]!) anc.push(j);
     ancDescAdr[i] = desc.length;
     ancDescNum[i] = anc.length;
-    desc.push(...anc);
+    // Loops, not push(...anc): a spread passes every element as an argument, which overflows the stack on deep chains.
+    for (const a of anc) desc.push(a);
     rowadr[i] = cols.length;
     rownnz[i] = anc.length + 1;
-    cols.push(...anc.slice().reverse(), i);
+    for (let k = anc.length - 1; k >= 0; k--) cols.push(anc[k]!);
+    cols.push(i);
   }
 
   const bodySameframe = new Uint8Array(m.nbody);

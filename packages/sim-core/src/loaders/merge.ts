@@ -40,8 +40,9 @@ export function mergeModels(parts: LoadedModel[]): MergedModel {
   for (const s of specs) {
     const w = s.bodies[0]!;
     worldGeoms.push(w.geoms.map((_, k) => world.geoms.length + k));
-    world.geoms.push(...w.geoms);
-    world.sites.push(...w.sites);
+    // Loops, not push(...): spreading a model-sized array overflows the stack (20,000 bodies did).
+    for (const g of w.geoms) world.geoms.push(g);
+    for (const x of w.sites) world.sites.push(x);
   }
 
   let jnt = 0, dof = 0, qpos = 0, geom = world.geoms.length, site = world.sites.length;
@@ -66,7 +67,7 @@ export function mergeModels(parts: LoadedModel[]): MergedModel {
       r.nsite += b.sites.length;
     }
     jnt += r.njnt; dof += r.nv; qpos += r.nq; geom += r.ngeom; site += r.nsite;
-    qpos0.push(...parts[e]!.model.qpos0);
+    for (const q of parts[e]!.model.qpos0) qpos0.push(q);
 
     for (const a of s.actuators) merged.actuators.push({ ...a, joint: a.joint + r.jntStart });
     for (const q of s.equalities) {

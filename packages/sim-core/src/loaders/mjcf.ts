@@ -71,6 +71,10 @@ const DISABLE_FLAGS = new Set([
   'warmstart', 'filterparent', 'actuation', 'refsafe', 'sensor', 'midphase', 'eulerdamp', 'autoreset', 'nativeccd', 'island',
 ]);
 
+/** Include limits: MuJoCo has none, but no real model comes near them (Menagerie nests 2 levels). */
+const MAX_INCLUDE_DEPTH = 32;
+const MAX_INCLUDES = 1000;
+
 export function loadMJCF(file: string): LoadedModel {
   return new MjcfCompiler(file).compile();
 }
@@ -115,8 +119,12 @@ class MjcfCompiler {
     return { model, options: this.options, log: this.log, sourceFile: this.file };
   }
 
-  /** Replaces every <include file=...> (relative to the including file) by the included file's sections. */
-  private expandIncludes(root: XmlElement, seen: Set<string>): XmlElement[] {
+  /**
+   * Replaces every <include file=...> (relative to the including file) by the included file's sections. At most
+   * MAX_INCLUDES files in all and MAX_INCLUDE_DEPTH levels: 26 levels of a file included twice would otherwise
+   * expand to 2^26 copies.
+   */
+  private expandIncludes(root: XmlElement, seen: Set<string>, count = { files: 0 }): XmlElement[] {
     const out: XmlElement[] = [];
     for (const el of root.children) {
       if (el.name !== 'include') {
@@ -128,15 +136,17 @@ class MjcfCompiler {
       a.done();
       const path = resolve(dirname(el.file), rel);
       if (seen.has(path)) fail(el, `include cycle through "${rel}"`);
+      if (seen.size > MAX_INCLUDE_DEPTH) fail(el, `includes nested deeper than ${MAX_INCLUDE_DEPTH} levels`);
+      if (++count.files > MAX_INCLUDES) fail(el, `more than ${MAX_INCLUDES} included files (counting repeats)`);
       let sub: XmlElement;
       try {
         sub = parseXmlFile(path);
       } catch (e) {
         if (e instanceof ModelFileError) throw e;
-        fail(el, `cannot read included file "${rel}" (${path})`);
+        fail(el, `cannot read included file "${rel}" (${(e as Error).message})`);
       }
       if (sub.name !== 'mujoco') fail(sub, 'an included file must have a <mujoco> root element');
-      out.push(...this.expandIncludes(sub, new Set([...seen, path])));
+      for (const x of this.expandIncludes(sub, new Set([...seen, path]), count)) out.push(x);
     }
     return out;
   }
@@ -372,14 +382,25 @@ class MjcfCompiler {
         joints: [], geoms: [], sites: [],
       });
     }
-    // world elements keep body 0; nested bodies are appended depth-first
-    this.bodyChildren(s, 0, this.classes.get('main')!);
+    // world elements keep body 0; nested bodies are appended depth-first, in document order. An explicit stack,
+    // not recursion: a 20,000-deep chain overflowed the call stack.
+    const pending: { el: XmlElement; parent: number; def: DefaultClass }[] = [];
+    const queue = (children: XmlElement[], parent: number, def: DefaultClass): void => {
+      for (let k = children.length - 1; k >= 0; k--) pending.push({ el: children[k]!, parent, def });
+    };
+    const main = this.classes.get('main')!;
+    queue(this.bodyChildren(s, 0, main), 0, main);
+    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+      const { index, def } = this.readBody(next.el, next.parent, next.def);
+      queue(this.bodyChildren(next.el, index, def), index, def);
+    }
   }
 
-  private bodyChildren(el: XmlElement, bodyIndex: number, def: DefaultClass): void {
+  /** Reads a body's joints, geoms, sites and inertial; returns its child bodies for the caller to read next. */
+  private bodyChildren(el: XmlElement, bodyIndex: number, def: DefaultClass): XmlElement[] {
     const body = this.bodies[bodyIndex]!;
     const isWorld = bodyIndex === 0;
-    // MuJoCo numbers a body's own elements before its children: collect child bodies and recurse last
+    // MuJoCo numbers a body's own elements before its children: collect child bodies, read after
     const childBodies: XmlElement[] = [];
     for (const c of el.children) {
       const a = new Attrs(c);
@@ -446,10 +467,10 @@ class MjcfCompiler {
       }
       a.done();
     }
-    for (const c of childBodies) this.readBody(c, bodyIndex, def);
+    return childBodies;
   }
 
-  private readBody(el: XmlElement, parent: number, inherited: DefaultClass): void {
+  private readBody(el: XmlElement, parent: number, inherited: DefaultClass): { index: number; def: DefaultClass } {
     const a = new Attrs(el);
     const childclass = a.str('childclass');
     let def = inherited;
@@ -473,7 +494,7 @@ class MjcfCompiler {
       ipos: [NaN, 0, 0], iquat: [1, 0, 0, 0], ialt: null, mass: 0, inertia: [0, 0, 0], fullinertia: null,
       joints: [], geoms: [], sites: [],
     });
-    this.bodyChildren(el, index, def);
+    return { index, def };
   }
 
   // ------------------------------------------------------------------ compile

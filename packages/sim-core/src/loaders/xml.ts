@@ -2,7 +2,7 @@
  * A small XML element tree with source positions, for the model loaders. Built on saxes so that every
  * element remembers the file and line it came from: loader errors must point at them.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { SaxesParser } from 'saxes';
 
 export interface XmlElement {
@@ -26,15 +26,39 @@ export function fail(el: XmlElement, why: string): never {
   throw new ModelFileError(el.file, el.line, `<${el.name}>`, why);
 }
 
-/** Reads and parses `file`; malformed XML throws a ModelFileError at the offending line. */
-export function parseXmlFile(file: string): XmlElement {
-  let text: string;
+/** Largest model file read (the biggest MuJoCo Menagerie XML is under 1 MB). */
+export const MAX_MODEL_FILE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Reads a model file: regular files only (a FIFO would block, /dev/zero would never end) up to
+ * MAX_MODEL_FILE_BYTES. The open does not block on a FIFO (O_NONBLOCK) and the type is checked on the opened
+ * descriptor, so nothing can swap the file in between.
+ */
+export function readModelFile(file: string): string {
+  let fd: number;
   try {
-    text = readFileSync(file, 'utf8');
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (e) {
     throw new Error(`${file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }
-  return parseXml(text, file);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new Error(`${file}: cannot read: not a regular file (${st.isDirectory() ? 'a directory' : st.isFIFO() ? 'a FIFO' : 'a device or socket'})`);
+    if (st.size > MAX_MODEL_FILE_BYTES) throw new Error(`${file}: cannot read: ${st.size} bytes, over the ${MAX_MODEL_FILE_BYTES / 1048576} MiB limit for a model file`);
+    // One byte more than the stated size tells a file that grows while it is read from one that does not.
+    const buf = Buffer.alloc(st.size + 1);
+    let n = 0;
+    for (let r = 1; r > 0 && n < buf.length; n += r) r = readSync(fd, buf, n, buf.length - n, null);
+    if (n > st.size) throw new Error(`${file}: cannot read: the file grew while it was read`);
+    return buf.toString('utf8', 0, n);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Reads and parses `file`; malformed XML throws a ModelFileError at the offending line. */
+export function parseXmlFile(file: string): XmlElement {
+  return parseXml(readModelFile(file), file);
 }
 
 export function parseXml(text: string, file: string): XmlElement {
