@@ -79,3 +79,41 @@ describe('gsprof query', () => {
     expect(readdirSync(tmp).filter((n) => n.startsWith('gsprof-trace-'))).toEqual([]);
   });
 });
+
+describe('gsprof convert and diff guards', () => {
+  it('convert refuses to overwrite its input, also through a link, and leaves it intact', async () => {
+    const { readFileSync, symlinkSync } = await import('node:fs');
+    const before = readFileSync(trace);
+    const link = join(dir, 'link.json');
+    symlinkSync(trace, link);
+    for (const out of [trace, link]) {
+      const r = await gsprof(['convert', trace, out]);
+      expect(r.code, out).toBe(2);
+      expect(r.stderr, out).toMatch(/is the input trace; convert writes a new file and never overwrites its input/);
+      expect(readFileSync(trace).equals(before), out).toBe(true);
+    }
+  });
+
+  it('diff --iteration compares one ProfilerStep and refuses a step a trace lacks', async () => {
+    const steps = join(dir, 'steps.json');
+    const ev = (name: string, ts: number, dur: number): object => ({ ph: 'X', name, cat: name.startsWith('Profiler') ? 'user_annotation' : 'cpu_op', pid: 1, tid: 1, ts, dur });
+    writeFileSync(steps, JSON.stringify({ traceEvents: [
+      ev('ProfilerStep#1', 0, 100), ev('aten::add', 10, 5),
+      ev('ProfilerStep#2', 200, 100), ev('aten::mul', 210, 5), ev('aten::mul', 230, 5),
+    ] }));
+    const other = join(dir, 'steps2.json');
+    writeFileSync(other, JSON.stringify({ traceEvents: [
+      ev('ProfilerStep#1', 0, 100), ev('aten::add', 10, 7),
+      ev('ProfilerStep#2', 200, 100), ev('aten::mul', 210, 5),
+    ] }));
+    const all = JSON.parse((await gsprof(['diff', steps, other, '--json'])).stdout) as { ops: { rows: Array<{ name: string }> } };
+    expect(all.ops.rows.map((r) => r.name)).toContain('aten::mul');
+    const one = JSON.parse((await gsprof(['diff', steps, other, '--iteration', '1', '--json'])).stdout) as { ops: { rows: Array<{ name: string; controlCount: number; testCount: number; diffDurNs: number }> } };
+    expect(one.ops.rows.map((r) => r.name)).not.toContain('aten::mul');
+    expect(one.ops.rows.find((r) => r.name === 'aten::add')).toMatchObject({ controlCount: 1, testCount: 1, diffDurNs: 2000 });
+    const missing = await gsprof(['diff', steps, other, '--iteration', '7']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(missing.stderr).toMatch(/has no ProfilerStep#7 \(--iteration\)/);
+  });
+});
