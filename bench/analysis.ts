@@ -152,10 +152,11 @@ async function writePerfetto(path: string, events: number): Promise<number> {
 // ---------------------------------------------------------------------------------------------------------
 // Child: import one file and report
 
-async function importOne(path: string, onDisk: boolean | undefined, memoryLimit: string | undefined): Promise<void> {
+async function importOne(path: string, memoryLimit: string | undefined): Promise<void> {
   const t0 = performance.now();
   const c0 = process.cpuUsage();
-  const db = await openTrace(path, { onDisk, memoryLimit });
+  // Every import writes a database file (then reopened read-only); --on-disk is kept for older command lines.
+  const db = await openTrace(path, { memoryLimit });
   const importS = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(c0);
   // DuckDB's own threads are included: cpuUsage covers the whole process.
@@ -177,7 +178,7 @@ async function main(): Promise<void> {
     gb: { type: 'boolean', default: false }, dir: { type: 'string' }, 'import-one': { type: 'string' },
     'on-disk': { type: 'boolean' }, 'memory-limit': { type: 'string' },
   } });
-  if (values['import-one']) { await importOne(values['import-one'], values['on-disk'], values['memory-limit']); return; }
+  if (values['import-one']) { await importOne(values['import-one'], values['memory-limit']); return; }
   const dir = values.dir ?? join(tmpdir(), 'gsprof-bench-analysis');
   mkdirSync(dir, { recursive: true });
   const jobs: { events: number; format: string }[] = [];

@@ -17,12 +17,13 @@ export default class Diff extends GsprofCommand {
   };
   static override flags = {
     limit: Flags.integer({ description: 'rows to show', min: 1, default: 30 }),
+    iteration: Flags.integer({ description: 'compare only ProfilerStep#K of both traces (HTA TraceDiff\'s control_iteration/test_iteration): CPU ops starting inside it, kernels launched from inside it', min: 0 }),
   };
 
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(Diff);
     const { diffReport } = await import('../views/diff.js');
-    const view = await diffReport(args.control, args.test, { color: this.color, limit: flags.limit });
+    const view = await diffReport(args.control, args.test, { color: this.color, limit: flags.limit, iteration: flags.iteration });
     this.print(view.text);
     return view.data;
   }

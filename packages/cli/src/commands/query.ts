@@ -4,7 +4,7 @@ import { GsprofCommand } from '../base.js';
 export default class Query extends GsprofCommand {
   static override summary = 'Run read-only SQL over a trace\'s tables (Perfetto\'s names: slice, track, thread, counter, args, flow, ...).';
   static override description = [
-    'The trace is imported into an in-memory DuckDB database whose tables are named and shaped like Perfetto trace processor\'s: slice(id, ts, dur, track_id, category, name, depth, parent_id, arg_set_id), track, thread_track, process_track, thread, process, counter, counter_track, args, flow. Times are ns. Only reading statements are accepted.',
+    'The trace is imported into a temporary DuckDB database (removed on exit) whose tables are named and shaped like Perfetto trace processor\'s: slice(id, ts, dur, track_id, category, name, depth, parent_id, arg_set_id), track, thread_track, process_track, thread, process, counter, counter_track, args, flow. Times are ns. The database is opened read-only: only reading statements are accepted. Duplicate result column names are kept apart (`a`, `a_1`). csv and json rows are written as they are produced; the table format reads the whole result to size its columns.',
   ].join('\n\n');
   static override examples = [
     '<%= config.bin %> query out/run.pftrace "select name, count(*) n, sum(dur) total from slice group by name order by total desc"',
@@ -18,14 +18,23 @@ export default class Query extends GsprofCommand {
   };
   static override flags = {
     format: Flags.string({ description: 'output format', options: ['table', 'csv', 'json'], default: 'table' }),
+    timeout: Flags.integer({ description: 'seconds before the query is stopped (0: no limit)', min: 0, default: 60 }),
+    'memory-limit': Flags.string({ description: 'DuckDB memory limit; past it DuckDB spills to disk or fails the query', default: '1GB' }),
   };
 
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(Query);
     const { queryReport } = await import('../views/query.js');
     const format = this.jsonEnabled() ? 'json' : (flags.format as 'table' | 'csv' | 'json');
-    const view = await queryReport(args.trace, args.sql, { color: this.color, format });
-    if (!this.jsonEnabled()) this.print(view.text);
-    return view.data;
+    const write = (text: string): Promise<void> => new Promise((resolve, reject) => {
+      process.stdout.write(text, (err) => (err ? reject(err) : resolve()));
+    });
+    await queryReport(args.trace, args.sql, { color: this.color, format, timeoutS: flags.timeout, memoryLimit: flags['memory-limit'], write });
+    return undefined;
+  }
+
+  /** The result was already written as it streamed; only errors go through oclif's JSON output. */
+  protected override logJson(json: unknown): void {
+    if (json !== undefined) super.logJson(json);
   }
 }

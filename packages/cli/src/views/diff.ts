@@ -1,5 +1,6 @@
 /** `gsprof diff`: HTA TraceDiff, GPU kernels then CPU ops, sorted by the size of the change. */
-import type { DiffRow, DiffSide } from '@gsprof/profiler';
+import type { DiffRow, DiffSide, TraceDb } from '@gsprof/profiler';
+import { CliError } from '../errors.js';
 import { duration, thousands } from '../render/format.js';
 import { renderTable } from '../render/table.js';
 import { resolveTrace, withTrace } from './open-trace.js';
@@ -20,10 +21,21 @@ function side(title: string, s: DiffSide, options: { color: boolean; limit: numb
   })}${more}`;
 }
 
-export async function diffReport(control: string, test: string, options: { color: boolean; limit: number }): Promise<View> {
+export async function diffReport(control: string, test: string, options: { color: boolean; limit: number; iteration?: number }): Promise<View> {
   control = resolveTrace(control);
   test = resolveTrace(test);
   const { diff } = await import('@gsprof/profiler');
-  const result = await withTrace(control, (c) => withTrace(test, (t) => diff(c, t)));
+  const { iteration } = options;
+  // A step that is not in a trace would compare nothing and print "no differences": refuse it instead.
+  const hasStep = async (db: TraceDb, path: string): Promise<void> => {
+    if (iteration === undefined) return;
+    const [r] = await db.rows<{ n: number }>(`SELECT count(*) AS n FROM slice WHERE name = 'ProfilerStep#${iteration}'`);
+    if (!r || r.n === 0) throw new CliError(path, `has no ProfilerStep#${iteration} (--iteration)`);
+  };
+  const result = await withTrace(control, (c) => withTrace(test, async (t) => {
+    await hasStep(c, control);
+    await hasStep(t, test);
+    return diff(c, t, { iteration });
+  }));
   return { text: `Control: ${control}\nTest: ${test}\n${side('GPU kernels', result.kernels, options)}\n\n${side('CPU ops', result.ops, options)}`, data: { control, test, ...result } };
 }

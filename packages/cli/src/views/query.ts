@@ -1,9 +1,24 @@
-/** `gsprof query`: one read-only SQL statement over the trace's Perfetto-named tables. */
+/**
+ * `gsprof query`: one read-only SQL statement over the trace's Perfetto-named tables. csv and json are written
+ * chunk by chunk as DuckDB produces them (bounded memory whatever the result size); the table needs every row
+ * to size its columns, so it reads the result whole.
+ */
+import type { QueryStream } from '@gsprof/profiler';
 import { CliError } from '../errors.js';
 import { renderCsv, renderTable } from '../render/table.js';
 import { toJson } from '../render/json.js';
 import { resolveTrace } from './open-trace.js';
-import type { View } from './summary.js';
+
+export interface QueryReportOptions {
+  color: boolean;
+  format: 'table' | 'csv' | 'json';
+  /** Seconds before the query is interrupted (0: none). */
+  timeoutS: number;
+  /** DuckDB memory limit, e.g. '1GB'. */
+  memoryLimit: string;
+  /** Where the output goes, piece by piece. */
+  write: (text: string) => Promise<void>;
+}
 
 function cell(v: unknown): string {
   if (v === null || v === undefined) return 'NULL';
@@ -11,21 +26,53 @@ function cell(v: unknown): string {
   return String(v);
 }
 
-export async function queryReport(trace: string, sql: string, options: { color: boolean; format: 'table' | 'csv' | 'json' }): Promise<View> {
+/** Indents a pretty-printed JSON value by `pad` spaces after its first line. */
+function indented(v: unknown, pad: string): string {
+  return toJson(v).split('\n').join(`\n${pad}`);
+}
+
+export async function queryReport(trace: string, sql: string, options: QueryReportOptions): Promise<{ rows: number }> {
   trace = resolveTrace(trace);
-  const { queryTrace, ReadOnlyQueryError } = await import('@gsprof/profiler');
-  let result;
+  const { openTrace, ReadOnlyQueryError } = await import('@gsprof/profiler');
+  const db = await openTrace(trace, { memoryLimit: options.memoryLimit });
   try {
-    result = await queryTrace(trace, sql);
-  } catch (err) {
-    if (err instanceof ReadOnlyQueryError) throw new CliError('query', err.message);
-    throw err;
+    let stream: QueryStream;
+    try {
+      stream = await db.queryStream(sql, { timeoutMs: options.timeoutS * 1000 });
+    } catch (err) {
+      if (err instanceof ReadOnlyQueryError) throw new CliError('query', err.message);
+      throw err;
+    }
+    const { columns, batches } = stream;
+    let n = 0;
+    if (options.format === 'table') {
+      const matrix: string[][] = [];
+      for await (const b of batches) for (const r of b) matrix.push(r.map(cell));
+      n = matrix.length;
+      await options.write(`Trace: ${trace}\n${renderTable(columns, matrix, { color: options.color, maxColWidth: 80 })}\n(${n} row${n === 1 ? '' : 's'})\n`);
+    } else if (options.format === 'csv') {
+      await options.write(`${renderCsv(columns, [])}\n`);
+      for await (const b of batches) {
+        n += b.length;
+        await options.write(`${renderCsv([], b.map((r) => r.map((v) => (v !== null && typeof v === 'object' ? JSON.stringify(v) : v)))).slice(1)}\n`);
+      }
+    } else {
+      // The same document `--json` always printed ({columns, rows: [{column: value}]}), written row by row.
+      await options.write(`{\n  "trace": ${JSON.stringify(trace)},\n  "columns": ${indented(columns, '  ')},\n  "rows": [`);
+      for await (const b of batches) {
+        let text = '';
+        for (const r of b) {
+          const row: Record<string, unknown> = {};
+          columns.forEach((c, i) => { Object.defineProperty(row, c, { value: r[i], enumerable: true, writable: true, configurable: true }); });
+          text += `${n === 0 ? '' : ','}\n    ${indented(row, '    ')}`;
+          n++;
+        }
+        await options.write(text);
+      }
+      await options.write(`${n === 0 ? '' : '\n  '}]\n}\n`);
+    }
+    return { rows: n };
+  } finally {
+    await db.close();
   }
-  const data = { trace, columns: result.columns, rows: result.rows };
-  const matrix = result.rows.map((r) => result.columns.map((c) => r[c]));
-  let text: string;
-  if (options.format === 'json') text = toJson(data);
-  else if (options.format === 'csv') text = renderCsv(result.columns, matrix.map((r) => r.map((v) => (v !== null && typeof v === 'object' ? JSON.stringify(v) : v))));
-  else text = `Trace: ${trace}\n${renderTable(result.columns, matrix.map((r) => r.map(cell)), { color: options.color, maxColWidth: 80 })}\n(${result.rows.length} row${result.rows.length === 1 ? '' : 's'})`;
-  return { text, data };
 }

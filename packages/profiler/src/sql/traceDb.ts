@@ -1,10 +1,16 @@
 /**
  * A trace opened for SQL: an embedded DuckDB holding Perfetto-named tables (slice, track, thread, process,
- * counter, args, flow, metadata). User SQL is read-only: one SELECT-like statement, and the database has no
- * file access once the import is done.
+ * counter, args, flow, metadata). User SQL is read-only by construction: the import writes a database file,
+ * which is then reopened by DuckDB in READ_ONLY access mode with external access off and the configuration
+ * locked, and each user query runs on a connection of its own (so even a temporary table it creates dies with
+ * it and never shadows the tables the analyses read).
  */
-import { DuckDBInstance, StatementType, type DuckDBConnection } from '@duckdb/node-api';
-import { stat, rm, mkdtemp } from 'node:fs/promises';
+import {
+  DuckDBInstance, JSDuckDBValueConverter, StatementType,
+  type DuckDBConnection, type DuckDBDataChunk, type DuckDBExtractedStatements, type DuckDBPreparedStatement, type DuckDBResult,
+} from '@duckdb/node-api';
+import { readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { stat, rm, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { importTraceInto, type ImportOptions } from '../import/importTrace.js';
@@ -14,8 +20,23 @@ export type SqlValue = string | number | boolean | null | SqlValue[] | { [k: str
 export type SqlRow = Record<string, SqlValue>;
 
 export interface QueryResult {
+  /** Result column names, unique: a repeated or empty name gets a suffix (`a`, `a_1`; `column2`), as DuckDB names them in CREATE TABLE AS. */
   columns: string[];
+  /** Rows keyed by `columns`. */
   rows: SqlRow[];
+}
+
+/** A query result read chunk by chunk (bounded memory whatever its size). */
+export interface QueryStream {
+  /** Unique column names, as in QueryResult. */
+  columns: string[];
+  /** Rows in order, a chunk (about 2048 rows) at a time, each row's values in column order. */
+  batches: AsyncIterable<SqlValue[][]>;
+}
+
+export interface QueryOptions {
+  /** Interrupt the query after this many ms (default 60 000; 0 for none). */
+  timeoutMs?: number;
 }
 
 /** A user query failed: bad SQL, an unknown table, a runtime error. One line. */
@@ -31,14 +52,74 @@ export class ReadOnlyQueryError extends TraceQueryError {
 export interface OpenTraceOptions extends ImportOptions {
   /** DuckDB memory limit (default '1GB'); past it DuckDB spills to disk. */
   memoryLimit?: string;
-  /** Keep the tables in a temporary database file instead of memory (default: when the trace is > 256 MB). */
-  onDisk?: boolean;
   threads?: number;
 }
 
 const READ_ONLY_MESSAGE = 'only read-only queries are allowed (SELECT, WITH, EXPLAIN, FROM, VALUES, ...)';
+export const DEFAULT_QUERY_TIMEOUT_MS = 60_000;
 const READ_ONLY_START = /^\s*(\(|select\b|with\b|explain\b|from\b|values\b|table\b|describe\b|summarize\b|show\b)/i;
 const READ_ONLY_TYPES = new Set<number>([StatementType.SELECT, StatementType.EXPLAIN]);
+
+const TEMP_PREFIX = 'gsprof-trace-';
+/** Temporary database folders of this process, removed on every exit path (close, exit, SIGINT/SIGTERM/SIGHUP). */
+const liveTempDirs = new Set<string>();
+const EXIT_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+let cleanupInstalled = false;
+
+function removeLiveTempDirs(): void {
+  for (const dir of liveTempDirs) rmSync(dir, { recursive: true, force: true });
+  liveTempDirs.clear();
+}
+
+/** On a signal nobody else handles: remove the folders, then die of the same signal (exit status unchanged). */
+function onSignal(sig: NodeJS.Signals): void {
+  removeLiveTempDirs();
+  for (const s of EXIT_SIGNALS) process.removeListener(s, onSignal);
+  process.kill(process.pid, sig);
+}
+
+function installCleanup(): void {
+  if (cleanupInstalled) return;
+  cleanupInstalled = true;
+  process.on('exit', removeLiveTempDirs);
+  // Only where no one else handles the signal: a program that does (gsprof record) keeps its own behaviour, and
+  // the next start removes what a killed run left.
+  for (const s of EXIT_SIGNALS) if (process.listenerCount(s) === 0) process.on(s, onSignal);
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Removes the temporary databases that killed runs left: their owner pid is gone (or, without a pid file, a day old). */
+export function removeStaleTempDatabases(dir = tmpdir()): string[] {
+  const removed: string[] = [];
+  let names: string[];
+  try { names = readdirSync(dir); } catch { return removed; }
+  for (const name of names) {
+    if (!name.startsWith(TEMP_PREFIX)) continue;
+    const path = join(dir, name);
+    if (liveTempDirs.has(path)) continue;
+    let stale: boolean;
+    try {
+      const pid = Number(readFileSync(join(path, 'pid'), 'utf8'));
+      stale = !(Number.isInteger(pid) && pid > 0 && pidAlive(pid));
+    } catch {
+      try { stale = Date.now() - statSync(path).mtimeMs > 24 * 3600 * 1000; } catch { stale = false; }
+    }
+    if (!stale) continue;
+    try {
+      rmSync(path, { recursive: true, force: true });
+      removed.push(path);
+    } catch { /* another user's folder or already gone: not ours to report */ }
+  }
+  return removed;
+}
 
 export class TraceDb {
   private closed = false;
@@ -53,57 +134,125 @@ export class TraceDb {
 
   /** @internal use openTrace */
   static async open(path: string, opts: OpenTraceOptions = {}): Promise<TraceDb> {
-    let size = 0;
-    try { size = (await stat(path)).size; } catch { /* importTraceInto reports the missing file */ }
-    const onDisk = opts.onDisk ?? size > 256 * 1024 * 1024;
-    const tempDir = onDisk ? await mkdtemp(join(tmpdir(), 'gsprof-trace-')) : null;
+    try { await stat(path); } catch { /* importTraceInto reports the missing file */ }
+    removeStaleTempDatabases();
+    const tempDir = await mkdtemp(join(tmpdir(), TEMP_PREFIX));
+    liveTempDirs.add(tempDir);
+    installCleanup();
+    await writeFile(join(tempDir, 'pid'), String(process.pid));
+    const file = join(tempDir, 'trace.duckdb');
     const config: Record<string, string> = {
       memory_limit: opts.memoryLimit ?? '1GB',
       threads: String(opts.threads ?? 2),
       preserve_insertion_order: 'false',
+      temp_directory: join(tempDir, 'spill'),
     };
-    if (tempDir) config.temp_directory = join(tempDir, 'spill');
-    const instance = await DuckDBInstance.create(tempDir ? join(tempDir, 'trace.duckdb') : ':memory:', config);
-    const conn = await instance.connect();
+    let format: TraceFormat;
     try {
-      const format = await importTraceInto(path, conn, opts);
-      await conn.run('SET enable_external_access = false; SET lock_configuration = true;');
+      const writer = await DuckDBInstance.create(file, config);
+      const wconn = await writer.connect();
+      try {
+        format = await importTraceInto(path, wconn, opts);
+        await wconn.run('CHECKPOINT');
+      } finally {
+        wconn.closeSync();
+        writer.closeSync();
+      }
+      // Reopened read-only: no statement, however it is wrapped (EXPLAIN ANALYZE DELETE ...), can change the tables.
+      const instance = await DuckDBInstance.create(file, {
+        ...config, access_mode: 'READ_ONLY', enable_external_access: 'false', lock_configuration: 'true',
+      });
+      const conn = await instance.connect();
       return new TraceDb(path, format, instance, conn, tempDir);
     } catch (err) {
-      conn.closeSync();
-      instance.closeSync();
-      if (tempDir) await rm(tempDir, { recursive: true, force: true });
+      await rm(tempDir, { recursive: true, force: true });
+      liveTempDirs.delete(tempDir);
       throw err;
     }
   }
 
-  /** Runs one read-only statement (SELECT, WITH ... SELECT, EXPLAIN, VALUES, FROM ...). */
-  async query(sql: string): Promise<QueryResult> {
+  /** Runs one read-only statement (SELECT, WITH ... SELECT, EXPLAIN, VALUES, FROM ...) and reads its result whole. */
+  async query(sql: string, opts: QueryOptions = {}): Promise<QueryResult> {
+    const { columns, batches } = await this.queryStream(sql, opts);
+    const rows: SqlRow[] = [];
+    for await (const batch of batches) {
+      for (const values of batch) {
+        const row: SqlRow = {};
+        columns.forEach((c, i) => { Object.defineProperty(row, c, { value: values[i], enumerable: true, writable: true, configurable: true }); });
+        rows.push(row);
+      }
+    }
+    return { columns, rows };
+  }
+
+  /**
+   * Runs one read-only statement and hands its rows back chunk by chunk. Consume `batches` to the end (or break
+   * out of it): that closes the query's connection.
+   */
+  async queryStream(sql: string, opts: QueryOptions = {}): Promise<QueryStream> {
     this.check();
-    let extracted;
+    if (sql.trim() === '' || /^[\s;]*$/.test(sql)) throw new TraceQueryError('empty query: give one SQL statement, e.g. "select count(*) from slice"');
+    const conn = await this.instance.connect();
+    const timeoutMs = opts.timeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+    let timedOut = false;
+    const timer = timeoutMs > 0 ? setTimeout(() => { timedOut = true; conn.interrupt(); }, timeoutMs) : null;
+    timer?.unref();
+    const done = (): void => { if (timer) clearTimeout(timer); conn.closeSync(); };
+    const fail = (err: unknown): never => {
+      if (timedOut) throw new TraceQueryError(`query stopped after its time limit of ${timeoutMs / 1000} s (--timeout to change it)`);
+      const msg = firstLine(err);
+      if (/read-only mode|configuration has been locked/i.test(msg)) throw new ReadOnlyQueryError(`${READ_ONLY_MESSAGE}; ${msg}`);
+      throw new TraceQueryError(msg);
+    };
+    let result: DuckDBResult;
     try {
-      extracted = await this.conn.extractStatements(sql);
+      let extracted: DuckDBExtractedStatements;
+      try {
+        extracted = await conn.extractStatements(sql);
+      } catch (err) {
+        throw new TraceQueryError(firstLine(err));
+      }
+      if (extracted.count !== 1) throw new TraceQueryError(`expected exactly one SQL statement, got ${extracted.count}`);
+      let prepared: DuckDBPreparedStatement;
+      try {
+        prepared = await extracted.prepare(0);
+      } catch (err) {
+        // Statements DuckDB refuses to even plan here (COPY, ATTACH with file access off) are writes too.
+        if (!READ_ONLY_START.test(sql)) throw new ReadOnlyQueryError(READ_ONLY_MESSAGE);
+        return fail(err);
+      }
+      // A friendlier message for the obvious cases; the read-only database is what guarantees nothing changes.
+      if (!READ_ONLY_TYPES.has(prepared.statementType)) {
+        throw new ReadOnlyQueryError(`${READ_ONLY_MESSAGE}; got a ${StatementType[prepared.statementType] ?? 'other'} statement`);
+      }
+      try {
+        result = await prepared.stream();
+      } catch (err) {
+        return fail(err);
+      }
     } catch (err) {
-      throw new TraceQueryError(firstLine(err));
+      done();
+      throw err;
     }
-    if (extracted.count !== 1) throw new TraceQueryError(`expected exactly one SQL statement, got ${extracted.count}`);
-    let prepared;
-    try {
-      prepared = await extracted.prepare(0);
-    } catch (err) {
-      // Statements DuckDB refuses to even plan here (COPY, ATTACH with file access off) are writes too.
-      if (!READ_ONLY_START.test(sql)) throw new ReadOnlyQueryError(READ_ONLY_MESSAGE);
-      throw new TraceQueryError(firstLine(err));
+    const columns = uniqueNames(result.columnNames());
+    const source = result;
+    async function* batches(): AsyncGenerator<SqlValue[][]> {
+      try {
+        for (;;) {
+          let chunk: DuckDBDataChunk | null = null;
+          try {
+            chunk = await source.fetchChunk();
+          } catch (err) {
+            fail(err);
+          }
+          if (!chunk || chunk.rowCount === 0) return;
+          yield chunk.convertRows(JSDuckDBValueConverter).map((r) => r.map(toJson));
+        }
+      } finally {
+        done();
+      }
     }
-    if (!READ_ONLY_TYPES.has(prepared.statementType)) {
-      throw new ReadOnlyQueryError(`${READ_ONLY_MESSAGE}; got a ${StatementType[prepared.statementType] ?? 'other'} statement`);
-    }
-    try {
-      const reader = await prepared.runAndReadAll();
-      return { columns: reader.columnNames(), rows: reader.getRowObjectsJS().map((r) => toJsonRow(r as Record<string, unknown>)) };
-    } catch (err) {
-      throw new TraceQueryError(firstLine(err));
-    }
+    return { columns, batches: batches() };
   }
 
   /** Internal queries of the analyses (trusted SQL). */
@@ -127,12 +276,26 @@ export class TraceDb {
     this.closed = true;
     this.conn.closeSync();
     this.instance.closeSync();
-    if (this.tempDir) await rm(this.tempDir, { recursive: true, force: true });
+    if (this.tempDir) {
+      await rm(this.tempDir, { recursive: true, force: true });
+      liveTempDirs.delete(this.tempDir);
+    }
   }
 
   private check(): void {
     if (this.closed) throw new Error(`trace ${this.path} is closed`);
   }
+}
+
+/** Repeated or empty column names made unique the way DuckDB names them in CREATE TABLE AS (a, a_1, a_1_1). */
+function uniqueNames(names: string[]): string[] {
+  const seen = new Set<string>();
+  return names.map((n, i) => {
+    let name = n === '' ? `column${i}` : n;
+    while (seen.has(name)) name = `${name}_1`;
+    seen.add(name);
+    return name;
+  });
 }
 
 function firstLine(err: unknown): string {
@@ -166,10 +329,10 @@ export async function openTrace(path: string, opts: OpenTraceOptions = {}): Prom
 }
 
 /** Opens, runs one read-only query, and closes. */
-export async function queryTrace(path: string, sql: string, opts: OpenTraceOptions = {}): Promise<QueryResult> {
+export async function queryTrace(path: string, sql: string, opts: OpenTraceOptions & QueryOptions = {}): Promise<QueryResult> {
   const db = await openTrace(path, opts);
   try {
-    return await db.query(sql);
+    return await db.query(sql, opts);
   } finally {
     await db.close();
   }

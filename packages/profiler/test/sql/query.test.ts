@@ -69,6 +69,54 @@ describe('SQL over the trace tables', () => {
     expect(err.message).not.toContain('\n');
   });
 
+  it('keeps duplicate and unnamed result columns apart', async () => {
+    const r = await db.query('select 1 as a, 2 as a, 3 as a_1');
+    expect(r.columns).toEqual(['a', 'a_1', 'a_1_1']);
+    expect(r.rows).toEqual([{ a: 1, a_1: 2, a_1_1: 3 }]);
+    const j = await db.query(`select s.name, p.name from slice s join slice p on s.parent_id = p.id order by s.ts limit 1`);
+    expect(j.columns).toEqual(['name', 'name_1']);
+    expect(j.rows).toEqual([{ name: 'work', name_1: 'step' }]);
+  });
+
+  it('is read-only by construction: wrapped writes change nothing, for library users too', async () => {
+    for (const sql of ['explain analyze delete from slice', 'explain analyze update slice set dur = 0',
+      'explain analyze drop table slice', 'explain analyze insert into slice (id) values (99)']) {
+      const err = await db.query(sql).catch((e: unknown) => e);
+      expect(err, sql).toBeInstanceOf(ReadOnlyQueryError);
+    }
+    // A temporary table lives on the query's own connection and dies with it: it never shadows the trace's tables.
+    await db.query('explain analyze create temp table slice as select 42 as id');
+    expect((await db.query('select count(*) as n, sum(dur) as d from slice')).rows).toEqual([{ n: 3, d: 140000 }]);
+    expect(await db.rows('select count(*) as n from slice')).toEqual([{ n: 3 }]);
+  });
+
+  it('says an empty query is empty, in one line', async () => {
+    for (const sql of ['', '  ', ' ; ']) {
+      await expect(db.query(sql)).rejects.toThrow(/^empty query: give one SQL statement/);
+    }
+  });
+
+  it('stops a query at its time limit', async () => {
+    const t0 = Date.now();
+    const err = await db.query('with recursive r(i) as (select 1 union all select i + 1 from r) select count(*) from r', { timeoutMs: 300 })
+      .catch((e: unknown) => e) as Error;
+    expect(err).toBeInstanceOf(TraceQueryError);
+    expect(err.message).toMatch(/time limit of 0.3 s/);
+    expect(Date.now() - t0).toBeLessThan(20_000);
+    expect((await db.query('select count(*) as n from slice')).rows).toEqual([{ n: 3 }]);
+  });
+
+  it('streams a result chunk by chunk', async () => {
+    const { columns, batches } = await db.queryStream('select range as i from range(5000)');
+    expect(columns).toEqual(['i']);
+    const sizes: number[] = [];
+    let sum = 0;
+    for await (const b of batches) { sizes.push(b.length); for (const r of b) sum += r[0] as number; }
+    expect(sizes.length).toBeGreaterThan(1);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(5000);
+    expect(sum).toBe(4999 * 5000 / 2);
+  });
+
   it('queryTrace opens, queries and closes', async () => {
     expect((await queryTrace(path, 'select count(*) as n from slice')).rows).toEqual([{ n: 3 }]);
   });
