@@ -8,7 +8,13 @@ const dawn = (await import(real)) as Dawn;
 
 export const globals = dawn.globals;
 export const isMac = dawn.isMac;
+// Dawn's instance must outlive every adapter and device made from it, but a program written the way the
+// package's README shows drops its reference after requestAdapter(); if the GC collects the instance while the
+// device still runs, Dawn segfaults or aborts. Kept for the process, as the library's own createGpu() does.
+const keptAlive: unknown[] = [];
 export function create(flags: string[] = []): unknown {
   const wanted = flags.some((f) => f.includes('timestamp_quantization')) ? flags : [...flags, TOGGLE];
-  return dawn.create(wanted);
+  const instance = dawn.create(wanted);
+  keptAlive.push(instance);
+  return instance;
 }
