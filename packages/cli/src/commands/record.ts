@@ -1,3 +1,4 @@
+import { constants as osConstants } from 'node:os';
 import { Flags } from '@oclif/core';
 import { GsprofCommand } from '../base.js';
 import { CliError } from '../errors.js';
@@ -9,7 +10,7 @@ export default class Record extends GsprofCommand {
   static override summary = 'Record a built-in scenario, or any Node WebGPU program, into Perfetto/Chrome traces.';
   static override description = [
     'With --example, builds the scenario with @gsprof/sim-core, prints Genesis-style FPS lines while it steps, and records every kernel (GPU timestamps on the gpu backend, CPU spans on the cpu backend), the steps, the compile spans and the per-env solver timers under a torch.profiler schedule. It ends with the kernel summary and the paths written.',
-    'After `--`, runs that command instead: a Node program that uses WebGPU through the `webgpu` package is loaded with an instrumentation module (`node --import`) that instruments every device it creates. Its steps are its explicit `globalThis.gsprof?.step()` marks if it makes any, else its queue submits. The trace is written when the program exits, or on Ctrl-C.',
+    'After `--`, runs that command instead: a Node program that uses WebGPU through the `webgpu` package is loaded with an instrumentation module (`node --import`) that instruments every device it creates. Its steps are its explicit `globalThis.gsprof?.step()` marks if it makes any, else its queue submits. The trace is written when the program exits or fails, or on Ctrl-C (SIGINT, SIGTERM and SIGHUP are passed on to it); gsprof exits with the program\'s exit code.',
     'With no schedule flag, the first steps (up to 10) warm up and all the others are recorded once. The timers example mirrors Genesis\' timers.py (ANYmal, 128 envs, 500 steps, dt 0.02 x 2 substeps, 1 solver iteration) and plots its three panels at the end, unless --profiling.',
   ].join('\n\n');
   static override examples = [
@@ -81,11 +82,17 @@ export default class Record extends GsprofCommand {
       this.print(`${command.join(' ')}: ${result.steps} steps (${result.stepMode}), ${result.devices} device(s) instrumented`);
       if (result.submitStepsBeforeMark > 0) process.emitWarning(`--steps-from auto counted ${result.submitStepsBeforeMark} queue submit(s) as steps before the program's first gsprof.step() mark (it marks from an imported module); those steps split its first marked step: rerun with --steps-from marks`);
       this.print(report.text);
-      const { childOutcome } = await import('../record/child-outcome.js');
-      const outcome = childOutcome(command.join(' '), result);
-      if (outcome.line) process.stderr.write(`${outcome.line}\n`);
-      if (outcome.exitCode === 2) throw new CliError('record', `${command[0]} wrote no trace (did it create a WebGPU device through the 'webgpu' package and take a step?)`);
-      process.exitCode = outcome.exitCode;
+      // The program's own ending comes first: a crash or a failing exit code is what the user must see, with
+      // gsprof's exit status the program's (128 + signal number when it was killed, as a shell reports it).
+      if (result.signal !== null) {
+        const number = osConstants.signals[result.signal as NodeJS.Signals] ?? 0;
+        throw new CliError(command[0] ?? 'record', `killed by ${result.signal}${result.traces.length === 0 ? ' (no trace written)' : ''}`, 128 + number);
+      }
+      if (result.exitCode !== 0 && result.exitCode !== null) {
+        if (result.traces.length === 0) throw new CliError(command[0] ?? 'record', `exited with code ${result.exitCode} (no trace written)`, result.exitCode);
+        process.exitCode = result.exitCode;
+      }
+      if (result.traces.length === 0) throw new CliError('record', `${command[0]} wrote no trace (did it create a WebGPU device through the 'webgpu' package and take a step?)`);
       return { ...result, ...report.data };
     }
 

@@ -3,7 +3,7 @@
  * Loaded with `node --import` into a program gsprof did not write. Every WebGPU device the program creates
  * through the `webgpu` package is instrumented (timestamp-query requested when the adapter has it); steps are
  * the program's explicit `globalThis.gsprof?.step()` marks if it makes any, else its queue submits; the trace
- * is written when the program ends (also through process.exit) or is interrupted.
+ * is written when the program ends (also through process.exit), throws, or is interrupted (SIGINT, SIGTERM, SIGHUP).
  */
 import { writeFileSync } from 'node:fs';
 import { register } from 'node:module';
@@ -61,6 +61,15 @@ if (config) {
     void finish().finally(() => exit(code ?? process.exitCode));
     return undefined as never;
   }) as typeof process.exit;
-  process.once('SIGINT', () => { void finish().finally(() => exit(130)); });
-  process.once('SIGTERM', () => { void finish().finally(() => exit(143)); });
+  // `on`, not `once`: Ctrl-C reaches the program twice (from the terminal and forwarded by gsprof), and a second
+  // signal must not kill it with the default action while the trace is being written.
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+    process.on(signal, () => { void finish().finally(() => exit(code)); });
+  }
+  // A program that throws (or leaves a rejection unhandled, which Node raises as an uncaught exception) keeps
+  // the steps recorded so far: report the error as Node would, write the trace, exit 1 as Node does.
+  process.on('uncaughtException', (err) => {
+    process.stderr.write(`${err instanceof Error ? (err.stack ?? String(err)) : String(err)}\n`);
+    void finish().finally(() => exit(1));
+  });
 }

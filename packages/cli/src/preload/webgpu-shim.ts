@@ -6,16 +6,15 @@ const real = new URL(import.meta.url).searchParams.get('real');
 if (!real) throw new Error('gsprof webgpu shim: loaded without the real module URL');
 const dawn = (await import(real)) as Dawn;
 
-/** dawn.node destroys an instance when its GPU object is garbage-collected, even with devices still working, and
- * then crashes in ProcessEvents. A program run under gsprof must never crash where it would not alone (and
- * recording keeps more work in flight), so every instance handed out lives as long as the process. */
-const liveInstances: unknown[] = [];
-
 export const globals = dawn.globals;
 export const isMac = dawn.isMac;
+// Dawn's instance must outlive every adapter and device made from it, but a program written the way the
+// package's README shows drops its reference after requestAdapter(); if the GC collects the instance while the
+// device still runs, Dawn segfaults or aborts. Kept for the process, as the library's own createGpu() does.
+const keptAlive: unknown[] = [];
 export function create(flags: string[] = []): unknown {
   const wanted = flags.some((f) => f.includes('timestamp_quantization')) ? flags : [...flags, TOGGLE];
-  const gpu = dawn.create(wanted);
-  liveInstances.push(gpu);
-  return gpu;
+  const instance = dawn.create(wanted);
+  keptAlive.push(instance);
+  return instance;
 }

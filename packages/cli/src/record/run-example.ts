@@ -104,9 +104,21 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
     const onGpu = String(scenario.gs.backend) === 'gpu';
     const timersEachStep = options.envTimers && (!onGpu || options.sync || options.example === 'timers');
     const started = performance.now();
+    // A CPU step (and a GPU step's queueing) runs without returning to the event loop, so a signal handler
+    // (the profiler's Ctrl-C: write what was recorded, exit 130) would wait for the whole loop: yield every
+    // 50 ms, and stop stepping once a signal has been taken.
+    let lastYield = started;
+    let interrupted = false;
+    const onSignal = (): void => { interrupted = true; };
+    process.on('SIGINT', onSignal);
     try {
       await prof.start();
-      for (let step = 0; step < steps; step++) {
+      for (let step = 0; step < steps && !interrupted; step++) {
+        if (performance.now() - lastYield > 50) {
+          await new Promise((resolve) => setImmediate(resolve));
+          lastYield = performance.now();
+          if (interrupted) break;
+        }
         scenario.beforeStep?.(step);
         scenario.scene.step();
         if (timersEachStep && prof.isRecording) {
@@ -126,6 +138,7 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
       await scenario.scene.sync();
       await prof.stop();
     } finally {
+      process.off('SIGINT', onSignal);
       progress.stop();
       sim.setTracer(null);
     }

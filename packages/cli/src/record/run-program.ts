@@ -1,7 +1,7 @@
 /**
  * `gsprof record -- <command...>`: runs a Node program with the instrumentation preload (`node --import`),
- * forwards its output, and reports the traces it wrote. Ctrl-C reaches the program, which writes the trace of
- * the steps recorded so far and exits; gsprof waits for that.
+ * forwards its output, and reports the traces it wrote. SIGINT, SIGTERM and SIGHUP are passed on to the program,
+ * which writes the trace of the steps recorded so far and exits; gsprof waits for that.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -12,7 +12,6 @@ import { CliError } from '../errors.js';
 import { encodeConfig, PRELOAD_ENV, type PreloadConfig } from '../preload/config.js';
 import type { TraceFormat } from './handlers.js';
 import type { ScheduleArgs } from './schedule-flags.js';
-import { snapshotDir, writtenSince } from './written-files.js';
 import { useFreshCache } from './fresh-cache.js';
 
 export interface RecordProgramOptions {
@@ -56,7 +55,6 @@ export async function recordProgram(options: RecordProgramOptions): Promise<Reco
   const work = mkdtempSync(join(tmpdir(), 'gsprof-run-'));
   try {
     mkdirSync(options.outDir, { recursive: true });
-    const before = snapshotDir(options.outDir);
     const resultFile = join(work, 'result.json');
     const config: PreloadConfig = {
       outDir: options.outDir,
@@ -82,15 +80,17 @@ export async function recordProgram(options: RecordProgramOptions): Promise<Reco
       env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} ${importArgs.join(' ')}`.trim();
     }
     const child = spawn(file, args, { stdio: 'inherit', env });
-    // The terminal delivers Ctrl-C to the program too; gsprof waits for it to write its trace.
-    const ignore = (): void => { /* the child handles it */ };
-    process.on('SIGINT', ignore);
+    // Signals to gsprof go to the program (which writes the trace of the steps recorded so far and exits) and
+    // gsprof waits for it: a `kill` of gsprof alone never leaves the program running unrecorded.
+    const forward = (signal: NodeJS.Signals): void => { child.kill(signal); };
+    const forwarded: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+    for (const s of forwarded) process.on(s, forward);
     const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
       child.once('error', (err: NodeJS.ErrnoException) => {
         reject(new CliError(first, err.code === 'ENOENT' ? 'command not found' : err.message));
       });
       child.once('exit', (c, s) => resolve({ code: c, signal: s }));
-    }).finally(() => process.off('SIGINT', ignore));
+    }).finally(() => { for (const s of forwarded) process.off(s, forward); });
     let report: { steps?: number; stepMode?: 'marks' | 'submits'; submitStepsBeforeMark?: number; devices?: number; traces?: string[]; writeError?: string } = {};
     try { report = JSON.parse(readFileSync(resultFile, 'utf8')) as typeof report; } catch { /* the program died before its exit hook */ }
     if (report.writeError) throw new CliError('record', report.writeError);
@@ -102,8 +102,9 @@ export async function recordProgram(options: RecordProgramOptions): Promise<Reco
       stepMode: report.stepMode ?? 'unknown',
       submitStepsBeforeMark: report.submitStepsBeforeMark ?? 0,
       devices: report.devices ?? 0,
-      // The preload reports the files it wrote; if it died first, whatever appeared in the folder.
-      traces: report.traces ?? writtenSince(options.outDir, before),
+      // Only the files the preload reports having written: whatever else appeared in the folder may be another
+      // run's (two records into the same --out).
+      traces: report.traces ?? [],
     };
   } finally {
     rmSync(work, { recursive: true, force: true });
