@@ -11,11 +11,12 @@ import {
   BIND_DIRECT, BIND_ENCLOSING, BIND_NEXT, FLOW_END, FLOW_IN, FLOW_START, FLOW_STEP,
 } from '../sql/schema.js';
 
-interface OpenSlice { id: number; ts: number; name: string | null; category: string | null; argSet: number | null; depth: number; parent: number | null }
+/** A begin or end event (B/E, async b/e and S/F), kept until the end: they are matched in time order. */
+interface Edge { begin: boolean; ts: number; order: number; id: number; name: string | null; category: string | null; args: unknown }
 
 type Json = Record<string, unknown>;
 
-const SUPPORTED = new Set(['B', 'E', 'X', 'i', 'I', 'n', 'C', 's', 't', 'f', 'M']);
+const SUPPORTED = new Set(['B', 'E', 'X', 'i', 'I', 'n', 'C', 's', 't', 'f', 'M', 'b', 'e', 'S', 'F', 'T', 'p']);
 
 export async function importChrome(path: string, chunks: AsyncIterable<Buffer>, sink: TraceSink): Promise<void> {
   const imp = new ChromeImporter(path, sink);
@@ -38,7 +39,11 @@ class ChromeImporter {
   private readonly threadTracks = new Map<string, number>();
   private readonly processTracks = new Map<number, number>();
   private readonly counterTracks = new Map<string, number>();
-  private readonly stacks = new Map<number, OpenSlice[]>();
+  /** Begin/end events per track, matched in time order at the end (as Perfetto sorts before parsing). */
+  private readonly edges = new Map<number, Edge[]>();
+  private readonly asyncTracks = new Map<string, number>();
+  /** Tracks that got slices or flow events while reading (the begin/end events come after them). */
+  private readonly streamed = new Set<number>();
   private globalTrack: number | null = null;
   /** Integer µs of relative time 0; ts are kept as ns relative to it. */
   private originUs: number | null = null;
@@ -68,7 +73,8 @@ class ChromeImporter {
   }
 
   private handle(e: Json, buf: Buffer, start: number, end: number): void {
-    const ph = typeof e.ph === 'string' ? e.ph : '';
+    // Perfetto reads the phase by its first character.
+    const ph = typeof e.ph === 'string' ? e.ph.charAt(0) : '';
     if (!SUPPORTED.has(ph)) {
       this.sink.stat('json_dropped_events');
       this.sink.stat(`json_dropped_phase_${ph.slice(0, 4).replace(/[^A-Za-z]/g, '?') || 'none'}`);
@@ -88,35 +94,31 @@ class ChromeImporter {
         const id = this.sink.newSliceId();
         const dur = this.durOf(e, buf);
         const argSet = this.args(e);
+        this.streamed.add(track);
         this.sink.nestStart(track, id, ts, ts + dur);
         this.v2Flow(e, id, ts, track);
         this.sink.slice(id, ts, dur, track, category, name, argSet, this.sink.depth, this.sink.parent);
         return;
       }
-      case 'B': {
-        const track = this.threadTrack(pid, tid);
-        const id = this.sink.newSliceId();
-        let st = this.stacks.get(track);
-        if (!st) { st = []; this.stacks.set(track, st); }
-        this.sink.nestStart(track, id, ts, Infinity);
-        st.push({ id, ts, name, category, argSet: this.args(e), depth: this.sink.depth, parent: this.sink.parent });
-        this.v2Flow(e, id, ts, track);
+      case 'B': case 'E': case 'b': case 'e': case 'S': case 'F': {
+        const sync = ph === 'B' || ph === 'E';
+        const track = sync ? this.threadTrack(pid, tid) : this.asyncTrack(e, pid, name, category);
+        if (track === null) return;
+        const begin = ph === 'B' || ph === 'b' || ph === 'S';
+        const id = begin ? this.sink.newSliceId() : -1;
+        let list = this.edges.get(track);
+        if (!list) { list = []; this.edges.set(track, list); }
+        list.push({ begin, ts, order: this.events, id, name, category, args: hasArgs(e) ? e.args : undefined });
+        if (begin) this.v2Flow(e, id, ts, track);
         return;
       }
-      case 'E': {
-        const track = this.threadTrack(pid, tid);
-        const open = this.stacks.get(track)?.pop();
-        if (!open) { this.sink.stat('json_end_without_begin'); return; }
-        let argSet = open.argSet;
-        if (hasArgs(e)) { argSet ??= this.sink.newArgSet(); this.sink.argTree(argSet, 'args', e.args); }
-        this.sink.nestEnd(track, open.id, Math.max(ts, open.ts));
-        this.sink.slice(open.id, open.ts, Math.max(0, ts - open.ts), track, open.category, open.name, argSet, open.depth, open.parent);
-        return;
-      }
-      case 'i': case 'I': case 'n': {
+      case 'i': case 'I': case 'n': case 'T': case 'p': {
         const scope = e.s;
-        const track = scope === 'g' ? this.global() : scope === 'p' ? this.processTrack(pid) : this.threadTrack(pid, tid);
+        const track = ph === 'n' || ph === 'T' || ph === 'p' ? this.asyncTrack(e, pid, name, category)
+          : scope === 'g' ? this.global() : scope === 'p' ? this.processTrack(pid) : this.threadTrack(pid, tid);
+        if (track === null) return;
         const id = this.sink.newSliceId();
+        this.streamed.add(track);
         this.sink.nestStart(track, id, ts, ts);
         this.sink.slice(id, ts, 0, track, category, name, this.args(e), this.sink.depth, this.sink.parent);
         if (name === 'gsprof.metadata') {
@@ -151,6 +153,7 @@ class ChromeImporter {
         const key = `j\u0000${category ?? ''}\u0000${name ?? ''}\u0000${String(id)}`;
         const kind = ph === 's' ? FLOW_START : ph === 't' ? FLOW_STEP : FLOW_END;
         const bind = ph === 'f' && e.bp !== 'e' ? BIND_NEXT : BIND_ENCLOSING;
+        this.streamed.add(track);
         this.sink.flowEvent(key, kind, ts, track, bind, null);
         return;
       }
@@ -255,6 +258,25 @@ class ChromeImporter {
     return track;
   }
 
+  /**
+   * The async track of an async event (b/e/n, S/F/T/p): one per process, category and id (`id`, or `id2` local
+   * or global), named by the first event on it, as Perfetto's JSON importer does. Null (counted) without an id.
+   */
+  private asyncTrack(e: Json, pid: unknown, name: string | null, category: string | null): number | null {
+    const id2 = (e.id2 ?? null) as Json | null;
+    const id = e.id ?? id2?.local ?? id2?.global;
+    if (id === undefined || id === null) { this.sink.stat('json_async_without_id'); return null; }
+    const global = e.id === undefined && id2?.global !== undefined;
+    const key = `${global ? '' : String(pid)}\u0000${category ?? ''}\u0000${global ? 'g' : 'l'}${String(id)}`;
+    let track = this.asyncTracks.get(key);
+    if (track === undefined) {
+      const upid = global ? null : this.process(pid);
+      track = this.sink.addTrack({ type: 'async', name, upid, parentId: upid === null ? null : this.processTrack(pid) });
+      this.asyncTracks.set(key, track);
+    }
+    return track;
+  }
+
   private global(): number {
     this.globalTrack ??= this.sink.addTrack({ type: 'global', name: 'Global instants' });
     return this.globalTrack;
@@ -296,13 +318,48 @@ class ChromeImporter {
     }
   }
 
-  finish(): void {
-    for (const [track, st] of this.stacks) {
-      for (const open of st) {
-        this.sink.slice(open.id, open.ts, -1, track, open.category, open.name, open.argSet, open.depth, open.parent);
-        this.sink.stat('json_begin_without_end');
+  /** Matches each track's begin/end events in time order (file order among equal times), as Perfetto does. */
+  private matchEdges(): void {
+    for (const [track, list] of this.edges) {
+      // Slices and flows already streamed on this track were placed without these: redo the track in SQL.
+      if (this.streamed.has(track)) this.sink.nestInSql(track);
+      list.sort((a, b) => a.ts - b.ts || a.order - b.order);
+      const open: Edge[] = [];
+      const slices: { b: Edge; dur: number; endArgs: unknown }[] = [];
+      const byBegin = new Map<Edge, { b: Edge; dur: number; endArgs: unknown }>();
+      for (const ev of list) {
+        if (ev.begin) {
+          const s = { b: ev, dur: -1, endArgs: undefined as unknown };
+          slices.push(s);
+          byBegin.set(ev, s);
+          open.push(ev);
+          continue;
+        }
+        const b = open.pop();
+        if (!b) { this.sink.stat('json_end_without_begin'); continue; }
+        const s = byBegin.get(b)!;
+        s.dur = ev.ts - b.ts;
+        s.endArgs = ev.args;
+      }
+      // slices are in start order; among equal starts the outer (earlier in file) one comes first.
+      for (const s of slices) {
+        const { b } = s;
+        if (s.dur < 0) this.sink.stat('json_begin_without_end');
+        let argSet: number | null = null;
+        if (b.args !== undefined || s.endArgs !== undefined) {
+          argSet = this.sink.newArgSet();
+          if (b.args !== undefined) this.sink.argTree(argSet, 'args', b.args);
+          if (s.endArgs !== undefined) this.sink.argTree(argSet, 'args', s.endArgs);
+        }
+        this.sink.nestStart(track, b.id, b.ts, s.dur < 0 ? Infinity : b.ts + s.dur);
+        this.sink.slice(b.id, b.ts, s.dur, track, b.category, b.name, argSet, this.sink.depth, this.sink.parent);
       }
     }
+    this.edges.clear();
+  }
+
+  finish(): void {
+    this.matchEdges();
     this.sink.metadata('trace_format', 'chrome_json');
     this.sink.metadata('event_count', null, this.events);
   }
