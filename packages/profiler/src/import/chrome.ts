@@ -31,6 +31,9 @@ export async function importChrome(path: string, chunks: AsyncIterable<Buffer>, 
     if (err instanceof JsonScanError) throw new TraceFormatError(path, `line ${err.line} (byte ${err.offset})`, err.message);
     throw err;
   }
+  if (!scanner.hasEventArray) {
+    throw new TraceFormatError(path, 'top level', 'read as JSON: an object without a "traceEvents" array is not a Chrome/Kineto trace');
+  }
   imp.finish();
 }
 
@@ -58,7 +61,7 @@ class ChromeImporter {
     try {
       e = JSON.parse(text) as Json;
     } catch (err) {
-      throw new TraceFormatError(this.path, `line ${line} (byte ${offset})`, `malformed event: ${(err as Error).message}`);
+      throw new TraceFormatError(this.path, `line ${line} (byte ${offset})`, `malformed event: ${tooDeep(err) ?? (err as Error).message}`);
     }
     if (text.includes('"__proto__"') && hasProtoKey(e)) {
       throw new TraceFormatError(this.path, `line ${line} (byte ${offset})`, 'forbidden key "__proto__" in event');
@@ -68,7 +71,7 @@ class ChromeImporter {
       this.handle(e, buf, start, end);
     } catch (err) {
       if (err instanceof TraceFormatError || isBug(err)) throw err;
-      throw new TraceFormatError(this.path, `line ${line} (byte ${offset})`, (err as Error).message.split('\n')[0]!);
+      throw new TraceFormatError(this.path, `line ${line} (byte ${offset})`, tooDeep(err) ?? (err as Error).message.split('\n')[0]!);
     }
   }
 
@@ -370,6 +373,11 @@ export function isBug(err: unknown): boolean {
   return err instanceof TypeError || err instanceof ReferenceError || err instanceof SyntaxError && !/JSON/.test(err.message);
 }
 
+/** The engine's stack overflow on deeply nested JSON, said plainly. */
+function tooDeep(err: unknown): string | null {
+  return err instanceof RangeError && /call stack/i.test(err.message) ? 'event nested too deeply to read' : null;
+}
+
 function hasArgs(e: Json): boolean {
   const a = e.args;
   if (a === undefined || a === null) return false;
@@ -389,6 +397,8 @@ function hasProtoKey(v: unknown, depth = 0): boolean {
 interface TimeTokens { tsStart: number; tsEnd: number; durStart: number; durEnd: number }
 const tokens: TimeTokens = { tsStart: -1, tsEnd: -1, durStart: -1, durEnd: -1 };
 const split = { intUs: 0, fracNs: 0 };
+/** |µs| past which the ns no longer fit in int64 (2^63 ns ≈ 9.22e18 ns = 9.22e15 µs). */
+const MAX_US = 9.2e15;
 
 function isWs(c: number | undefined): boolean { return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09; }
 
@@ -471,6 +481,7 @@ function micros(buf: Buffer, s: number, e: number, parsed: unknown, out: { intUs
         if (i < e) ok = false;
       }
     }
+    if (ok && intAbs > MAX_US) throw new Error(`time ${buf.toString('latin1', s, e)} µs is out of range (at most ±${MAX_US} µs)`);
     if (ok) {
       if (neg && fracNs > 0) { out.intUs = -intAbs - 1; out.fracNs = 1000 - fracNs; }
       else { out.intUs = neg ? -intAbs : intAbs; out.fracNs = fracNs; }
@@ -479,6 +490,8 @@ function micros(buf: Buffer, s: number, e: number, parsed: unknown, out: { intUs
   }
   const v = typeof parsed === 'number' ? parsed : Number(parsed);
   if (!Number.isFinite(v)) throw new Error(`timestamp ${JSON.stringify(parsed)} is not a finite number`);
+  // Trace tables hold int64 ns: past ±9.2e12 µs a time cannot be stored.
+  if (Math.abs(v) > MAX_US) throw new Error(`time ${String(parsed)} µs is out of range (at most ±${MAX_US} µs)`);
   const intUs = Math.floor(v);
   out.intUs = intUs;
   out.fracNs = Math.round((v - intUs) * 1000);

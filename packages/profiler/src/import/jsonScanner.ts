@@ -84,6 +84,8 @@ export class ChromeJsonScanner {
   private base = 0;
   private line = 1;
   private arrayForm = false;
+  /** Whether an event array was found (the array form, or a top-level "traceEvents" array). */
+  hasEventArray = false;
   private readonly extent = new ValueExtent();
   /** Start (in buf) of an unfinished token that must stay in the buffer, or -1. */
   private tokenStart = -1;
@@ -154,7 +156,7 @@ export class ChromeJsonScanner {
       if (c < 0) return;
       switch (this.state) {
         case S.Start:
-          if (c === 0x5b) { this.arrayForm = true; this.state = S.Events; this.pos++; }
+          if (c === 0x5b) { this.arrayForm = true; this.hasEventArray = true; this.state = S.Events; this.pos++; }
           else if (c === 0x7b) { this.state = S.ObjKey; this.pos++; }
           else throw this.error(`expected '{' or '[' at the start of a JSON trace, found ${describe(c)}`);
           break;
@@ -169,7 +171,7 @@ export class ChromeJsonScanner {
           this.state = S.ObjValue;
           break;
         case S.ObjValue:
-          if (this.key === 'traceEvents' && c === 0x5b) { this.pos++; this.state = S.Events; break; }
+          if (this.key === 'traceEvents' && c === 0x5b) { this.pos++; this.hasEventArray = true; this.state = S.Events; break; }
           this.captureParts = [];
           this.captureBytes = 0;
           this.startToken();

@@ -25,6 +25,10 @@ async function readHead(path: string, n: number): Promise<Buffer> {
     throw new TraceFormatError(path, 'open', (err as Error).message.split('\n')[0]!);
   }
   try {
+    // Only regular files: a directory fails on read, and a FIFO or device could block or never end.
+    const st = await fh.stat();
+    if (st.isDirectory()) throw new TraceFormatError(path, 'open', 'is a directory, not a trace file');
+    if (!st.isFile()) throw new TraceFormatError(path, 'open', 'not a regular file');
     const buf = Buffer.alloc(n);
     const { bytesRead } = await fh.read(buf, 0, n, 0);
     return buf.subarray(0, bytesRead);
@@ -61,6 +65,10 @@ function firstMeaningful(buf: Buffer): number | undefined {
   return undefined;
 }
 
+function isJsonScalarStart(b: number): boolean {
+  return b === 0x22 || b === 0x2d || (b >= 0x30 && b <= 0x39) || b === 0x74 || b === 0x66 || b === 0x6e;
+}
+
 export async function openTraceSource(path: string): Promise<TraceSource> {
   const head = await readHead(path, 2);
   const gzipped = head.length === 2 && head[0] === 0x1f && head[1] === 0x8b;
@@ -80,7 +88,13 @@ export async function openTraceSource(path: string): Promise<TraceSource> {
     if (peeked.length === 0 || peeked.every((b) => b.length === 0)) throw new TraceFormatError(path, 'byte 0', 'empty file');
     throw new TraceFormatError(path, 'byte 0', 'only whitespace, no trace data');
   }
-  const format: TraceFormat = first === 0x7b || first === 0x5b ? 'json' : 'proto';
+  // As Perfetto guesses: '{' or '[' is JSON, a packet tag (field 1, length-delimited: 0x0a) is protobuf.
+  if (first !== 0x7b && first !== 0x5b && first !== 0x0a) {
+    const what = isJsonScalarStart(first) ? 'a JSON value that is not an object or array'
+      : `first byte 0x${first.toString(16).padStart(2, '0')}`;
+    throw new TraceFormatError(path, 'byte 0', `not a trace: ${what} (a JSON trace starts with '{' or '[', a Perfetto protobuf trace with 0x0a)`);
+  }
+  const format: TraceFormat = first === 0x0a ? 'proto' : 'json';
   const chunks: AsyncIterable<Buffer> = {
     async *[Symbol.asyncIterator]() {
       for (const p of peeked) yield p;

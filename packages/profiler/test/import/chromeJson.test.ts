@@ -111,7 +111,7 @@ describe('Chrome JSON import', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     const trunc = files.write('trunc.json', '{"traceEvents":[{"ph":"X","name":"a","ts":1,"dur":1}');
     await expect(openTrace(trunc)).rejects.toThrow(/trunc\.json: line 1 .*truncated/);
-    const gz = files.write('bad.json.gz', 'x');
+    const gz = files.write('bad.json.gz', '[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1}]');
     const raw = Buffer.from((await import('node:fs')).readFileSync(gz));
     (await import('node:fs')).writeFileSync(gz, raw.subarray(0, raw.length - 6));
     await expect(openTrace(gz)).rejects.toThrow(/bad\.json\.gz: compressed byte \d+: bad gzip data/);
