@@ -33,7 +33,11 @@ describe('bad input', () => {
   it('broken JSON names the file and where', async () => {
     const f = join(dir, 'bad.json');
     writeFileSync(f, '{"traceEvents": [ {"ph": "X", "ts": 1,, } ]}');
-    expectOneLineError(await gsprof(['summary', f]), /bad\.json/);
+    expectOneLineError(await gsprof(['summary', f, '--strict']), /bad\.json: line 1/);
+    // Lenient by default (as Perfetto): loaded, with one warning line giving the counts.
+    const r = await gsprof(['summary', f]);
+    expect(r.code).toBe(0);
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^gsprof: warning: .*bad\.json: .*json_parser_failure 1 .*--strict/)]);
   });
 
   it('JSON that is not a trace is refused by every data command, saying it was read as JSON (issue 15)', async () => {

@@ -2,12 +2,17 @@
  * The base every gsprof command extends: errors become one line (`gsprof: <what>: <why>`, exit 2, stack only
  * with DEBUG), `--json` errors are `{error: {message, exit}}`, and output knows whether colour is wanted.
  */
-import { Command } from '@oclif/core';
+import { Command, Flags } from '@oclif/core';
 import { CliError, describeError, errorLine } from './errors.js';
 import { colorEnabled } from './render/color.js';
 import { toJson } from './render/json.js';
 
 export type { CliError };
+
+/** `--strict` for the commands that read traces: any flaw in the file is an error instead of a warning. */
+export const strictFlag = Flags.boolean({
+  description: 'refuse a trace with any flaw (exit 2) instead of loading what can be read and warning with the counts',
+});
 
 interface ExitLike {
   code?: string;
@@ -31,6 +36,11 @@ export abstract class GsprofCommand extends Command {
 
   protected override async init(): Promise<void> {
     await super.init();
+    const flags = (this.constructor as { flags?: Record<string, unknown> }).flags;
+    if (flags?.strict === strictFlag && this.argv.includes('--strict')) {
+      const { importSettings } = await import('./views/open-trace.js');
+      importSettings.strict = true;
+    }
     // Library warnings (process.emitWarning, e.g. the profiler's "Incorrect schedule") print as gsprof lines
     // instead of Node's "(node:1234) ProfilerWarning: ..." banner; under --json they stay on stderr too.
     process.removeAllListeners('warning');

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { GsprofCommand } from '../base.js';
+import { GsprofCommand, strictFlag } from '../base.js';
 
 export default class Summary extends GsprofCommand {
   static override summary = 'Kernel table (nsys columns), step and FPS lines, and compile time of a trace.';
@@ -14,6 +14,7 @@ export default class Summary extends GsprofCommand {
   static override enableJsonFlag = true;
   static override args = { trace: Args.string({ description: 'trace file (.pftrace, .json, .json.gz), or a folder (its newest trace)', required: true }) };
   static override flags = {
+    strict: strictFlag,
     limit: Flags.integer({ description: 'rows per table (the rest are folded into "others")', min: 1, default: 25 }),
   };
 

@@ -18,18 +18,28 @@ type Json = Record<string, unknown>;
 
 const SUPPORTED = new Set(['B', 'E', 'X', 'i', 'I', 'n', 'C', 's', 't', 'f', 'M', 'b', 'e', 'S', 'F', 'T', 'p']);
 
-export async function importChrome(path: string, chunks: AsyncIterable<Buffer>, sink: TraceSink): Promise<void> {
-  const imp = new ChromeImporter(path, sink);
+/**
+ * Lenient by default, as Perfetto: an event that does not parse, a `null` element and a last event cut off are
+ * skipped and counted (stats json_parser_failure, json_tokenizer_failure); `strict` makes each an error.
+ */
+export async function importChrome(path: string, chunks: AsyncIterable<Buffer>, sink: TraceSink, strict = false): Promise<void> {
+  const imp = new ChromeImporter(path, sink, strict);
   const scanner = new ChromeJsonScanner({
     event: (buf, start, end, line, offset) => imp.event(buf, start, end, line, offset),
     topLevel: (key, raw, line) => imp.topLevel(key, raw, line),
+    nullEvent: strict ? undefined : () => sink.stat('json_parser_failure'),
   });
+  let inputDone = false;
   try {
     for await (const chunk of chunks) scanner.push(chunk);
+    inputDone = true;
     scanner.end();
   } catch (err) {
-    if (err instanceof JsonScanError) throw new TraceFormatError(path, `line ${err.line} (byte ${err.offset})`, err.message);
-    throw err;
+    if (err instanceof JsonScanError) {
+      // A file cut short: keep every whole event before the cut.
+      if (!strict && inputDone && scanner.hasEventArray && /truncated/.test(err.message)) sink.stat('json_tokenizer_failure');
+      else throw new TraceFormatError(path, `line ${err.line} (byte ${err.offset})`, err.message);
+    } else throw err;
   }
   if (!scanner.hasEventArray) {
     throw new TraceFormatError(path, 'top level', 'read as JSON: an object without a "traceEvents" array is not a Chrome/Kineto trace');
@@ -53,7 +63,7 @@ class ChromeImporter {
   private nextSynthetic = 1 << 30;
   private events = 0;
 
-  constructor(readonly path: string, readonly sink: TraceSink) {}
+  constructor(readonly path: string, readonly sink: TraceSink, readonly strict: boolean) {}
 
   event(buf: Buffer, start: number, end: number, line: number, offset: number): void {
     const text = buf.toString('utf8', start, end);
@@ -61,7 +71,20 @@ class ChromeImporter {
     try {
       e = JSON.parse(text) as Json;
     } catch (err) {
-      throw new TraceFormatError(this.path, `line ${line} (byte ${offset})`, `malformed event: ${tooDeep(err) ?? (err as Error).message}`);
+      const deep = tooDeep(err);
+      if (this.strict || deep !== null) {
+        throw new TraceFormatError(this.path, `line ${line} (byte ${offset})`, `malformed event: ${deep ?? (err as Error).message}`);
+      }
+      // Perfetto's parser accepts trailing commas and raw control characters in strings: so do we (counted);
+      // an event that still does not parse (NaN, say) is skipped and counted.
+      const repaired = repairJson(text);
+      try {
+        e = JSON.parse(repaired) as Json;
+        this.sink.stat('json_repaired_events');
+      } catch {
+        this.sink.stat('json_parser_failure');
+        return;
+      }
     }
     if (text.includes('"__proto__"') && hasProtoKey(e)) {
       throw new TraceFormatError(this.path, `line ${line} (byte ${offset})`, 'forbidden key "__proto__" in event');
@@ -371,6 +394,33 @@ class ChromeImporter {
 /** Errors that mean a bug in the importer rather than bad input: never disguised as a format error. */
 export function isBug(err: unknown): boolean {
   return err instanceof TypeError || err instanceof ReferenceError || err instanceof SyntaxError && !/JSON/.test(err.message);
+}
+
+/** Drops trailing commas before '}' or ']' and escapes raw control characters inside strings. */
+function repairJson(text: string): string {
+  let out = '';
+  let inStr = false;
+  let esc = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    const code = ch.charCodeAt(0);
+    if (inStr) {
+      if (esc) esc = false;
+      else if (ch === '\\') esc = true;
+      else if (ch === '"') inStr = false;
+      else if (code < 0x20) { out += `\\u${code.toString(16).padStart(4, '0')}`; continue; }
+      out += ch;
+      continue;
+    }
+    if (ch === '"') inStr = true;
+    else if (ch === ',') {
+      let j = i + 1;
+      while (j < text.length && /\s/.test(text[j]!)) j++;
+      if (text[j] === '}' || text[j] === ']') continue;
+    }
+    out += ch;
+  }
+  return out;
 }
 
 /** The engine's stack overflow on deeply nested JSON, said plainly. */

@@ -14,6 +14,8 @@ export interface JsonScanHandler {
   event(buf: Buffer, start: number, end: number, line: number, offset: number): void;
   /** A top-level key other than traceEvents with its raw value text, or null when it was too large to keep. */
   topLevel(key: string, raw: string | null, line: number): void;
+  /** A `null` element in traceEvents (Perfetto skips it); without this handler it is an error. */
+  nullEvent?(line: number, offset: number): void;
 }
 
 const enum S { Start, ObjKey, ObjColon, ObjValue, Events, EventsNext, ObjNext, Done }
@@ -183,6 +185,18 @@ export class ChromeJsonScanner {
           break;
         case S.Events:
           if (c === 0x5d) { this.pos++; this.state = this.arrayForm ? S.Done : S.ObjNext; break; }
+          if (c === 0x6e && this.handler.nullEvent) {
+            if (this.pos + 4 > buf.length) {
+              if (atEof) throw this.error('unexpected end of input (truncated JSON)');
+              return; // the rest of the token comes with the next chunk
+            }
+            if (buf.toString('latin1', this.pos, this.pos + 4) === 'null') {
+              this.handler.nullEvent(this.line, this.base + this.pos);
+              this.pos += 4;
+              this.state = S.EventsNext;
+              break;
+            }
+          }
           if (c !== 0x7b) throw this.error(`expected an event object in traceEvents, found ${describe(c)}`);
           this.startToken();
           break;
