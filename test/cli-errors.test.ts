@@ -1,5 +1,5 @@
 /** Bad input: one line `gsprof: <what>: <why>`, exit 2, no stack; `--json` errors are `{error: {message, exit}}`. */
-import { writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, gsprof, tempDir } from './support/cli.js';
@@ -33,7 +33,38 @@ describe('bad input', () => {
   it('broken JSON names the file and where', async () => {
     const f = join(dir, 'bad.json');
     writeFileSync(f, '{"traceEvents": [ {"ph": "X", "ts": 1,, } ]}');
-    expectOneLineError(await gsprof(['summary', f]), /bad\.json/);
+    expectOneLineError(await gsprof(['summary', f, '--strict']), /bad\.json: line 1/);
+    // Lenient by default (as Perfetto): loaded, with one warning line giving the counts.
+    const r = await gsprof(['summary', f]);
+    expect(r.code).toBe(0);
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^gsprof: warning: .*bad\.json: .*json_parser_failure 1 .*--strict/)]);
+  });
+
+  it('JSON that is not a trace is refused by every data command, saying it was read as JSON (issue 15)', async () => {
+    const f = join(dir, 'package.json');
+    writeFileSync(f, JSON.stringify({ name: 'x', version: '1.0.0', dependencies: { a: '1' } }));
+    const good = join(dir, 'good.json');
+    writeFileSync(good, JSON.stringify([{ ph: 'X', name: 'k', cat: 'kernel', pid: 0, tid: 7, ts: 1, dur: 1 }]));
+    expectOneLineError(await gsprof(['summary', f]), /package\.json: .*read as JSON.*not a Chrome\/Kineto trace/);
+    expectOneLineError(await gsprof(['diff', good, f]), /package\.json: .*not a Chrome\/Kineto trace/);
+    const out = join(dir, 'out.pftrace');
+    expectOneLineError(await gsprof(['convert', f, out]), /package\.json: .*not a Chrome\/Kineto trace/);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('a JSON scalar is not read as protobuf; ts 1e300, 1e6-deep nesting and a directory entry get one line each (issue 15)', async () => {
+    const scalar = join(dir, 'scalar.json');
+    writeFileSync(scalar, '42\n');
+    expectOneLineError(await gsprof(['summary', scalar]), /scalar\.json: byte 0: not a trace: a JSON value/);
+    const huge = join(dir, 'huge.json');
+    writeFileSync(huge, '[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":1},\n{"ph":"X","name":"b","pid":1,"tid":1,"ts":1e300,"dur":1}]');
+    expectOneLineError(await gsprof(['summary', huge]), /huge\.json: line 2 \(byte \d+\): time 1e\+300 µs is out of range/);
+    const deep = join(dir, 'deep.json');
+    writeFileSync(deep, `[{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":1,"args":${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}}]`);
+    expectOneLineError(await gsprof(['summary', deep]), /deep\.json: line 1 \(byte 1\): .*nested too deeply/);
+    const folder = join(dir, 'folder');
+    mkdirSync(join(folder, 'x.json'), { recursive: true });
+    expectOneLineError(await gsprof(['summary', folder]), /folder\/x\.json: open: is a directory/);
   });
 
   it('compare: a missing baseline is bad input (exit 2), not a regression', async () => {

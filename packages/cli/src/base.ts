@@ -3,12 +3,17 @@
  * with DEBUG), `--json` errors are `{error: {message, exit}}`, and output knows whether colour is wanted.
  */
 import { logger } from '@gsprof/log';
-import { Command } from '@oclif/core';
+import { Command, Flags } from '@oclif/core';
 import { CliError, describeError, errorLine } from './errors.js';
 import { colorEnabled } from './render/color.js';
 import { toJson } from './render/json.js';
 
 export type { CliError };
+
+/** `--strict` for the commands that read traces: any flaw in the file is an error instead of a warning. */
+export const strictFlag = Flags.boolean({
+  description: 'refuse a trace with any flaw (exit 2) instead of loading what can be read and warning with the counts',
+});
 
 interface ExitLike {
   code?: string;
@@ -32,6 +37,11 @@ export abstract class GsprofCommand extends Command {
 
   protected override async init(): Promise<void> {
     await super.init();
+    const flags = (this.constructor as { flags?: Record<string, unknown> }).flags;
+    if (flags?.strict === strictFlag && this.argv.includes('--strict')) {
+      const { importSettings } = await import('./views/open-trace.js');
+      importSettings.strict = true;
+    }
     // gsprof's packages log through @gsprof/log; warnings other libraries raise through Node's channel join it
     // instead of printing Node's "(node:1234) Warning: ..." banner. Logs go to stderr, so --json stays clean.
     process.removeAllListeners('warning');

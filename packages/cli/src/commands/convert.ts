@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { GsprofCommand } from '../base.js';
+import { GsprofCommand, strictFlag } from '../base.js';
 
 export default class Convert extends GsprofCommand {
   static override summary = 'Convert a trace between Perfetto protobuf (.pftrace) and Chrome JSON (.json, .json.gz).';
@@ -11,6 +11,7 @@ export default class Convert extends GsprofCommand {
     '<%= config.bin %> convert trace.pt.trace.json.gz trace.pftrace',
   ];
   static override enableJsonFlag = true;
+  static override flags = { strict: strictFlag };
   static override args = {
     input: Args.string({ description: 'trace to read', required: true }),
     output: Args.string({ description: 'file to write (.pftrace, .json or .json.gz)', required: true }),

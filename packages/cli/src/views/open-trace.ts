@@ -4,6 +4,17 @@ import { closeSync, existsSync, openSync, readSync, readdirSync, statSync } from
 import { join } from 'node:path';
 import { CliError } from '../errors.js';
 
+/** One stderr line when the lenient import skipped or cut something, with the counts (Perfetto's stat names). */
+async function warnAboutProblems(db: TraceDb, path: string): Promise<void> {
+  const { IMPORT_PROBLEM_STATS } = await import('@gsprof/profiler');
+  const names = IMPORT_PROBLEM_STATS.map((n) => `'stats.${n}'`).join(', ');
+  const rows = await db.rows<{ name: string; n: number }>(
+    `SELECT name, int_value AS n FROM metadata WHERE name IN (${names}) AND int_value > 0 ORDER BY name`);
+  if (rows.length === 0) return;
+  const counts = rows.map((r) => `${r.name.slice('stats.'.length)} ${r.n}`).join(', ');
+  process.stderr.write(`gsprof: warning: ${path}: loaded what could be read; skipped or cut: ${counts} (--strict to refuse such a file)\n`);
+}
+
 const TRACE = /\.(pftrace|json|json\.gz)$/;
 
 /** The baseline format name (`gsprof record --baseline-out`, analysis/baseline.ts); a baseline is .json too. */
@@ -42,11 +53,15 @@ export function resolveTrace(path: string): string {
   return join(path, recent[0]!.f);
 }
 
+/** How traces are imported for this command: `--strict` sets `strict` (see GsprofCommand.init). */
+export const importSettings = { strict: false };
+
 export async function withTrace<T>(given: string, fn: (db: TraceDb) => Promise<T>): Promise<T> {
   const path = resolveTrace(given);
   const { openTrace } = await import('@gsprof/profiler');
-  const db = await openTrace(path);
+  const db = await openTrace(path, { strict: importSettings.strict });
   try {
+    await warnAboutProblems(db, path);
     return await fn(db);
   } finally {
     await db.close();

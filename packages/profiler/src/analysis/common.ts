@@ -1,11 +1,11 @@
 /** SQL fragments shared by the analyses: what counts as a GPU op, a step, a CPU slice. */
-import { GPU_OP_CATEGORY_SQL } from '../sql/schema.js';
+import { GPU_OP_CATEGORIES, GPU_OP_CATEGORY_SQL, KERNEL_CATEGORY_SQL } from '../sql/schema.js';
 import type { TraceDb } from '../sql/traceDb.js';
 
 export { GPU_OP_CATEGORY_SQL };
 
-/** Kernels: category 'kernel' (Kineto; our WebGPU passes and CPU-backend stages). */
-export const KERNEL_WHERE = `category = 'kernel' AND dur >= 0`;
+/** Kernels: category 'kernel' (Kineto; our WebGPU passes and CPU-backend stages), old Kineto's 'Kernel', MTIA's. */
+export const KERNEL_WHERE = `category IN ${KERNEL_CATEGORY_SQL} AND dur >= 0`;
 
 /** ProfilerStep#k host slices (not Kineto's GPU-side copies of the annotation). */
 export const STEP_WHERE = `name LIKE 'ProfilerStep#%' AND coalesce(category, '') <> 'gpu_user_annotation' AND dur >= 0`;
@@ -14,7 +14,7 @@ export const STEP_WHERE = `name LIKE 'ProfilerStep#%' AND coalesce(category, '')
  * Host (CPU) work: every slice that is not a GPU op nor Kineto's GPU-side copy of an annotation. By category,
  * not by track, so that the CPU backend (kernels on the host thread) keeps its other host slices.
  */
-export const HOST_WHERE = `coalesce(category, '') NOT IN ('kernel', 'gpu_memcpy', 'gpu_memset', 'gpu_user_annotation')`;
+export const HOST_WHERE = `coalesce(category, '') NOT IN (${[...GPU_OP_CATEGORIES, 'gpu_user_annotation'].map((c) => `'${c}'`).join(', ')})`;
 
 /** Host API calls: WebGPU encode/submit/map/sync spans, Kineto's CUDA runtime and driver calls and syncs. */
 export const HOST_API_WHERE = `category IN ('cuda_runtime', 'cuda_driver', 'cuda_sync')`;

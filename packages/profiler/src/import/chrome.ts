@@ -11,24 +11,38 @@ import {
   BIND_DIRECT, BIND_ENCLOSING, BIND_NEXT, FLOW_END, FLOW_IN, FLOW_START, FLOW_STEP,
 } from '../sql/schema.js';
 
-interface OpenSlice { id: number; ts: number; name: string | null; category: string | null; argSet: number | null; depth: number; parent: number | null }
+/** A begin or end event (B/E, async b/e and S/F), kept until the end: they are matched in time order. */
+interface Edge { begin: boolean; ts: number; order: number; id: number; name: string | null; category: string | null; args: unknown }
 
 type Json = Record<string, unknown>;
 
-const SUPPORTED = new Set(['B', 'E', 'X', 'i', 'I', 'n', 'C', 's', 't', 'f', 'M']);
+const SUPPORTED = new Set(['B', 'E', 'X', 'i', 'I', 'n', 'C', 's', 't', 'f', 'M', 'b', 'e', 'S', 'F', 'T', 'p']);
 
-export async function importChrome(path: string, chunks: AsyncIterable<Buffer>, sink: TraceSink): Promise<void> {
-  const imp = new ChromeImporter(path, sink);
+/**
+ * Lenient by default, as Perfetto: an event that does not parse, a `null` element and a last event cut off are
+ * skipped and counted (stats json_parser_failure, json_tokenizer_failure); `strict` makes each an error.
+ */
+export async function importChrome(path: string, chunks: AsyncIterable<Buffer>, sink: TraceSink, strict = false): Promise<void> {
+  const imp = new ChromeImporter(path, sink, strict);
   const scanner = new ChromeJsonScanner({
     event: (buf, start, end, line, offset) => imp.event(buf, start, end, line, offset),
     topLevel: (key, raw, line) => imp.topLevel(key, raw, line),
+    nullEvent: strict ? undefined : () => sink.stat('json_parser_failure'),
   });
+  let inputDone = false;
   try {
     for await (const chunk of chunks) scanner.push(chunk);
+    inputDone = true;
     scanner.end();
   } catch (err) {
-    if (err instanceof JsonScanError) throw new TraceFormatError(path, `line ${err.line} (byte ${err.offset})`, err.message);
-    throw err;
+    if (err instanceof JsonScanError) {
+      // A file cut short: keep every whole event before the cut.
+      if (!strict && inputDone && scanner.hasEventArray && /truncated/.test(err.message)) sink.stat('json_tokenizer_failure');
+      else throw new TraceFormatError(path, `line ${err.line} (byte ${err.offset})`, err.message);
+    } else throw err;
+  }
+  if (!scanner.hasEventArray) {
+    throw new TraceFormatError(path, 'top level', 'read as JSON: an object without a "traceEvents" array is not a Chrome/Kineto trace');
   }
   imp.finish();
 }
@@ -38,14 +52,18 @@ class ChromeImporter {
   private readonly threadTracks = new Map<string, number>();
   private readonly processTracks = new Map<number, number>();
   private readonly counterTracks = new Map<string, number>();
-  private readonly stacks = new Map<number, OpenSlice[]>();
+  /** Begin/end events per track, matched in time order at the end (as Perfetto sorts before parsing). */
+  private readonly edges = new Map<number, Edge[]>();
+  private readonly asyncTracks = new Map<string, number>();
+  /** Tracks that got slices or flow events while reading (the begin/end events come after them). */
+  private readonly streamed = new Set<number>();
   private globalTrack: number | null = null;
   /** Integer µs of relative time 0; ts are kept as ns relative to it. */
   private originUs: number | null = null;
   private nextSynthetic = 1 << 30;
   private events = 0;
 
-  constructor(readonly path: string, readonly sink: TraceSink) {}
+  constructor(readonly path: string, readonly sink: TraceSink, readonly strict: boolean) {}
 
   event(buf: Buffer, start: number, end: number, line: number, offset: number): void {
     const text = buf.toString('utf8', start, end);
@@ -53,7 +71,20 @@ class ChromeImporter {
     try {
       e = JSON.parse(text) as Json;
     } catch (err) {
-      throw new TraceFormatError(this.path, `line ${line} (byte ${offset})`, `malformed event: ${(err as Error).message}`);
+      const deep = tooDeep(err);
+      if (this.strict || deep !== null) {
+        throw new TraceFormatError(this.path, `line ${line} (byte ${offset})`, `malformed event: ${deep ?? (err as Error).message}`);
+      }
+      // Perfetto's parser accepts trailing commas and raw control characters in strings: so do we (counted);
+      // an event that still does not parse (NaN, say) is skipped and counted.
+      const repaired = repairJson(text);
+      try {
+        e = JSON.parse(repaired) as Json;
+        this.sink.stat('json_repaired_events');
+      } catch {
+        this.sink.stat('json_parser_failure');
+        return;
+      }
     }
     if (text.includes('"__proto__"') && hasProtoKey(e)) {
       throw new TraceFormatError(this.path, `line ${line} (byte ${offset})`, 'forbidden key "__proto__" in event');
@@ -63,12 +94,13 @@ class ChromeImporter {
       this.handle(e, buf, start, end);
     } catch (err) {
       if (err instanceof TraceFormatError || isBug(err)) throw err;
-      throw new TraceFormatError(this.path, `line ${line} (byte ${offset})`, (err as Error).message.split('\n')[0]!);
+      throw new TraceFormatError(this.path, `line ${line} (byte ${offset})`, tooDeep(err) ?? (err as Error).message.split('\n')[0]!);
     }
   }
 
   private handle(e: Json, buf: Buffer, start: number, end: number): void {
-    const ph = typeof e.ph === 'string' ? e.ph : '';
+    // Perfetto reads the phase by its first character.
+    const ph = typeof e.ph === 'string' ? e.ph.charAt(0) : '';
     if (!SUPPORTED.has(ph)) {
       this.sink.stat('json_dropped_events');
       this.sink.stat(`json_dropped_phase_${ph.slice(0, 4).replace(/[^A-Za-z]/g, '?') || 'none'}`);
@@ -88,35 +120,31 @@ class ChromeImporter {
         const id = this.sink.newSliceId();
         const dur = this.durOf(e, buf);
         const argSet = this.args(e);
+        this.streamed.add(track);
         this.sink.nestStart(track, id, ts, ts + dur);
         this.v2Flow(e, id, ts, track);
         this.sink.slice(id, ts, dur, track, category, name, argSet, this.sink.depth, this.sink.parent);
         return;
       }
-      case 'B': {
-        const track = this.threadTrack(pid, tid);
-        const id = this.sink.newSliceId();
-        let st = this.stacks.get(track);
-        if (!st) { st = []; this.stacks.set(track, st); }
-        this.sink.nestStart(track, id, ts, Infinity);
-        st.push({ id, ts, name, category, argSet: this.args(e), depth: this.sink.depth, parent: this.sink.parent });
-        this.v2Flow(e, id, ts, track);
+      case 'B': case 'E': case 'b': case 'e': case 'S': case 'F': {
+        const sync = ph === 'B' || ph === 'E';
+        const track = sync ? this.threadTrack(pid, tid) : this.asyncTrack(e, pid, name, category);
+        if (track === null) return;
+        const begin = ph === 'B' || ph === 'b' || ph === 'S';
+        const id = begin ? this.sink.newSliceId() : -1;
+        let list = this.edges.get(track);
+        if (!list) { list = []; this.edges.set(track, list); }
+        list.push({ begin, ts, order: this.events, id, name, category, args: hasArgs(e) ? e.args : undefined });
+        if (begin) this.v2Flow(e, id, ts, track);
         return;
       }
-      case 'E': {
-        const track = this.threadTrack(pid, tid);
-        const open = this.stacks.get(track)?.pop();
-        if (!open) { this.sink.stat('json_end_without_begin'); return; }
-        let argSet = open.argSet;
-        if (hasArgs(e)) { argSet ??= this.sink.newArgSet(); this.sink.argTree(argSet, 'args', e.args); }
-        this.sink.nestEnd(track, open.id, Math.max(ts, open.ts));
-        this.sink.slice(open.id, open.ts, Math.max(0, ts - open.ts), track, open.category, open.name, argSet, open.depth, open.parent);
-        return;
-      }
-      case 'i': case 'I': case 'n': {
+      case 'i': case 'I': case 'n': case 'T': case 'p': {
         const scope = e.s;
-        const track = scope === 'g' ? this.global() : scope === 'p' ? this.processTrack(pid) : this.threadTrack(pid, tid);
+        const track = ph === 'n' || ph === 'T' || ph === 'p' ? this.asyncTrack(e, pid, name, category)
+          : scope === 'g' ? this.global() : scope === 'p' ? this.processTrack(pid) : this.threadTrack(pid, tid);
+        if (track === null) return;
         const id = this.sink.newSliceId();
+        this.streamed.add(track);
         this.sink.nestStart(track, id, ts, ts);
         this.sink.slice(id, ts, 0, track, category, name, this.args(e), this.sink.depth, this.sink.parent);
         if (name === 'gsprof.metadata') {
@@ -151,6 +179,7 @@ class ChromeImporter {
         const key = `j\u0000${category ?? ''}\u0000${name ?? ''}\u0000${String(id)}`;
         const kind = ph === 's' ? FLOW_START : ph === 't' ? FLOW_STEP : FLOW_END;
         const bind = ph === 'f' && e.bp !== 'e' ? BIND_NEXT : BIND_ENCLOSING;
+        this.streamed.add(track);
         this.sink.flowEvent(key, kind, ts, track, bind, null);
         return;
       }
@@ -255,6 +284,25 @@ class ChromeImporter {
     return track;
   }
 
+  /**
+   * The async track of an async event (b/e/n, S/F/T/p): one per process, category and id (`id`, or `id2` local
+   * or global), named by the first event on it, as Perfetto's JSON importer does. Null (counted) without an id.
+   */
+  private asyncTrack(e: Json, pid: unknown, name: string | null, category: string | null): number | null {
+    const id2 = (e.id2 ?? null) as Json | null;
+    const id = e.id ?? id2?.local ?? id2?.global;
+    if (id === undefined || id === null) { this.sink.stat('json_async_without_id'); return null; }
+    const global = e.id === undefined && id2?.global !== undefined;
+    const key = `${global ? '' : String(pid)}\u0000${category ?? ''}\u0000${global ? 'g' : 'l'}${String(id)}`;
+    let track = this.asyncTracks.get(key);
+    if (track === undefined) {
+      const upid = global ? null : this.process(pid);
+      track = this.sink.addTrack({ type: 'async', name, upid, parentId: upid === null ? null : this.processTrack(pid) });
+      this.asyncTracks.set(key, track);
+    }
+    return track;
+  }
+
   private global(): number {
     this.globalTrack ??= this.sink.addTrack({ type: 'global', name: 'Global instants' });
     return this.globalTrack;
@@ -296,13 +344,48 @@ class ChromeImporter {
     }
   }
 
-  finish(): void {
-    for (const [track, st] of this.stacks) {
-      for (const open of st) {
-        this.sink.slice(open.id, open.ts, -1, track, open.category, open.name, open.argSet, open.depth, open.parent);
-        this.sink.stat('json_begin_without_end');
+  /** Matches each track's begin/end events in time order (file order among equal times), as Perfetto does. */
+  private matchEdges(): void {
+    for (const [track, list] of this.edges) {
+      // Slices and flows already streamed on this track were placed without these: redo the track in SQL.
+      if (this.streamed.has(track)) this.sink.nestInSql(track);
+      list.sort((a, b) => a.ts - b.ts || a.order - b.order);
+      const open: Edge[] = [];
+      const slices: { b: Edge; dur: number; endArgs: unknown }[] = [];
+      const byBegin = new Map<Edge, { b: Edge; dur: number; endArgs: unknown }>();
+      for (const ev of list) {
+        if (ev.begin) {
+          const s = { b: ev, dur: -1, endArgs: undefined as unknown };
+          slices.push(s);
+          byBegin.set(ev, s);
+          open.push(ev);
+          continue;
+        }
+        const b = open.pop();
+        if (!b) { this.sink.stat('json_end_without_begin'); continue; }
+        const s = byBegin.get(b)!;
+        s.dur = ev.ts - b.ts;
+        s.endArgs = ev.args;
+      }
+      // slices are in start order; among equal starts the outer (earlier in file) one comes first.
+      for (const s of slices) {
+        const { b } = s;
+        if (s.dur < 0) this.sink.stat('json_begin_without_end');
+        let argSet: number | null = null;
+        if (b.args !== undefined || s.endArgs !== undefined) {
+          argSet = this.sink.newArgSet();
+          if (b.args !== undefined) this.sink.argTree(argSet, 'args', b.args);
+          if (s.endArgs !== undefined) this.sink.argTree(argSet, 'args', s.endArgs);
+        }
+        this.sink.nestStart(track, b.id, b.ts, s.dur < 0 ? Infinity : b.ts + s.dur);
+        this.sink.slice(b.id, b.ts, s.dur, track, b.category, b.name, argSet, this.sink.depth, this.sink.parent);
       }
     }
+    this.edges.clear();
+  }
+
+  finish(): void {
+    this.matchEdges();
     this.sink.metadata('trace_format', 'chrome_json');
     this.sink.metadata('event_count', null, this.events);
   }
@@ -311,6 +394,38 @@ class ChromeImporter {
 /** Errors that mean a bug in the importer rather than bad input: never disguised as a format error. */
 export function isBug(err: unknown): boolean {
   return err instanceof TypeError || err instanceof ReferenceError || err instanceof SyntaxError && !/JSON/.test(err.message);
+}
+
+/** Drops trailing commas before '}' or ']' and escapes raw control characters inside strings. */
+function repairJson(text: string): string {
+  let out = '';
+  let inStr = false;
+  let esc = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    const code = ch.charCodeAt(0);
+    if (inStr) {
+      if (esc) esc = false;
+      else if (ch === '\\') esc = true;
+      else if (ch === '"') inStr = false;
+      else if (code < 0x20) { out += `\\u${code.toString(16).padStart(4, '0')}`; continue; }
+      out += ch;
+      continue;
+    }
+    if (ch === '"') inStr = true;
+    else if (ch === ',') {
+      let j = i + 1;
+      while (j < text.length && /\s/.test(text[j]!)) j++;
+      if (text[j] === '}' || text[j] === ']') continue;
+    }
+    out += ch;
+  }
+  return out;
+}
+
+/** The engine's stack overflow on deeply nested JSON, said plainly. */
+function tooDeep(err: unknown): string | null {
+  return err instanceof RangeError && /call stack/i.test(err.message) ? 'event nested too deeply to read' : null;
 }
 
 function hasArgs(e: Json): boolean {
@@ -332,6 +447,8 @@ function hasProtoKey(v: unknown, depth = 0): boolean {
 interface TimeTokens { tsStart: number; tsEnd: number; durStart: number; durEnd: number }
 const tokens: TimeTokens = { tsStart: -1, tsEnd: -1, durStart: -1, durEnd: -1 };
 const split = { intUs: 0, fracNs: 0 };
+/** |µs| past which the ns no longer fit in int64 (2^63 ns ≈ 9.22e18 ns = 9.22e15 µs). */
+const MAX_US = 9.2e15;
 
 function isWs(c: number | undefined): boolean { return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09; }
 
@@ -414,6 +531,7 @@ function micros(buf: Buffer, s: number, e: number, parsed: unknown, out: { intUs
         if (i < e) ok = false;
       }
     }
+    if (ok && intAbs > MAX_US) throw new Error(`time ${buf.toString('latin1', s, e)} µs is out of range (at most ±${MAX_US} µs)`);
     if (ok) {
       if (neg && fracNs > 0) { out.intUs = -intAbs - 1; out.fracNs = 1000 - fracNs; }
       else { out.intUs = neg ? -intAbs : intAbs; out.fracNs = fracNs; }
@@ -422,6 +540,8 @@ function micros(buf: Buffer, s: number, e: number, parsed: unknown, out: { intUs
   }
   const v = typeof parsed === 'number' ? parsed : Number(parsed);
   if (!Number.isFinite(v)) throw new Error(`timestamp ${JSON.stringify(parsed)} is not a finite number`);
+  // Trace tables hold int64 ns: past ±9.2e12 µs a time cannot be stored.
+  if (Math.abs(v) > MAX_US) throw new Error(`time ${String(parsed)} µs is out of range (at most ±${MAX_US} µs)`);
   const intUs = Math.floor(v);
   out.intUs = intUs;
   out.fracNs = Math.round((v - intUs) * 1000);

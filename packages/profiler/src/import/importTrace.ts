@@ -7,9 +7,17 @@ import { TraceSink } from './sink.js';
 import { openTraceSource, type TraceFormat } from './source.js';
 
 export interface ImportOptions {
-  /** Perfetto: load up to the last whole packet of a truncated file instead of failing. */
+  /**
+   * Any flaw in the file is an error (exit 2 from the CLI). Off by default: like Perfetto, what can be loaded is,
+   * and each problem is counted in metadata `stats.<name>` (see IMPORT_PROBLEM_STATS).
+   */
+  strict?: boolean;
+  /** Perfetto: load up to the last whole packet of a truncated file; default: !strict. */
   allowTruncated?: boolean;
 }
+
+/** Stats that count input the lenient import skipped or cut (Perfetto's names where it has them). */
+export const IMPORT_PROBLEM_STATS = ['json_parser_failure', 'json_repaired_events', 'json_tokenizer_failure', 'truncated_bytes', 'gzip_truncated'] as const;
 
 export async function importTraceInto(path: string, conn: DuckDBConnection, opts: ImportOptions = {}): Promise<TraceFormat> {
   return runImport(path, await TraceSink.create(conn), opts);
@@ -24,10 +32,12 @@ export async function validateTrace(path: string, opts: ImportOptions = {}): Pro
 }
 
 async function runImport(path: string, sink: TraceSink, opts: ImportOptions): Promise<TraceFormat> {
-  const source = await openTraceSource(path);
+  const strict = opts.strict ?? false;
+  const source = await openTraceSource(path, strict);
   try {
-    if (source.format === 'json') await importChrome(path, source.chunks, sink);
-    else await importPerfetto(path, source.chunks, sink, { allowTruncated: opts.allowTruncated ?? false });
+    if (source.format === 'json') await importChrome(path, source.chunks, sink, strict);
+    else await importPerfetto(path, source.chunks, sink, { allowTruncated: opts.allowTruncated ?? !strict });
+    if (source.gzipError !== null) sink.stat('gzip_truncated');
     sink.metadata('trace_format', source.format === 'json' ? 'chrome_json' : 'perfetto_proto');
     if (source.gzipped) sink.metadata('gzipped', null, 1);
     await sink.finalize();

@@ -14,6 +14,8 @@ export interface JsonScanHandler {
   event(buf: Buffer, start: number, end: number, line: number, offset: number): void;
   /** A top-level key other than traceEvents with its raw value text, or null when it was too large to keep. */
   topLevel(key: string, raw: string | null, line: number): void;
+  /** A `null` element in traceEvents (Perfetto skips it); without this handler it is an error. */
+  nullEvent?(line: number, offset: number): void;
 }
 
 const enum S { Start, ObjKey, ObjColon, ObjValue, Events, EventsNext, ObjNext, Done }
@@ -84,6 +86,8 @@ export class ChromeJsonScanner {
   private base = 0;
   private line = 1;
   private arrayForm = false;
+  /** Whether an event array was found (the array form, or a top-level "traceEvents" array). */
+  hasEventArray = false;
   private readonly extent = new ValueExtent();
   /** Start (in buf) of an unfinished token that must stay in the buffer, or -1. */
   private tokenStart = -1;
@@ -154,7 +158,7 @@ export class ChromeJsonScanner {
       if (c < 0) return;
       switch (this.state) {
         case S.Start:
-          if (c === 0x5b) { this.arrayForm = true; this.state = S.Events; this.pos++; }
+          if (c === 0x5b) { this.arrayForm = true; this.hasEventArray = true; this.state = S.Events; this.pos++; }
           else if (c === 0x7b) { this.state = S.ObjKey; this.pos++; }
           else throw this.error(`expected '{' or '[' at the start of a JSON trace, found ${describe(c)}`);
           break;
@@ -169,7 +173,7 @@ export class ChromeJsonScanner {
           this.state = S.ObjValue;
           break;
         case S.ObjValue:
-          if (this.key === 'traceEvents' && c === 0x5b) { this.pos++; this.state = S.Events; break; }
+          if (this.key === 'traceEvents' && c === 0x5b) { this.pos++; this.hasEventArray = true; this.state = S.Events; break; }
           this.captureParts = [];
           this.captureBytes = 0;
           this.startToken();
@@ -181,6 +185,18 @@ export class ChromeJsonScanner {
           break;
         case S.Events:
           if (c === 0x5d) { this.pos++; this.state = this.arrayForm ? S.Done : S.ObjNext; break; }
+          if (c === 0x6e && this.handler.nullEvent) {
+            if (this.pos + 4 > buf.length) {
+              if (atEof) throw this.error('unexpected end of input (truncated JSON)');
+              return; // the rest of the token comes with the next chunk
+            }
+            if (buf.toString('latin1', this.pos, this.pos + 4) === 'null') {
+              this.handler.nullEvent(this.line, this.base + this.pos);
+              this.pos += 4;
+              this.state = S.EventsNext;
+              break;
+            }
+          }
           if (c !== 0x7b) throw this.error(`expected an event object in traceEvents, found ${describe(c)}`);
           this.startToken();
           break;

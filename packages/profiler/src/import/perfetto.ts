@@ -4,6 +4,7 @@
  * Field numbers: REFERENCE §4 and Perfetto's trace_packet/track_event protos.
  */
 import { isBug } from './chrome.js';
+import { ClockTracker, type SnapshotClock } from './clocks.js';
 import { TraceFormatError } from './errors.js';
 import { recordGsprofMetadata } from './metadata.js';
 import { ProtoError, ProtoReader } from './protoReader.js';
@@ -19,8 +20,12 @@ interface SeqState {
   annNames: Map<number, string>;
   annStrings: Map<number, string>;
   defaultTrack: Key | null;
+  /** TracePacketDefaults.timestamp_clock_id (0: none, the packet's timestamp is in the trace clock). */
+  defaultClock: number;
   extraCounters: Key[];
   extraDoubleCounters: Key[];
+  /** Running values of incremental counters: per sequence, reset with its incremental state (as Perfetto). */
+  counterValues: Map<Key, number>;
 }
 
 interface TrackReg {
@@ -28,9 +33,8 @@ interface TrackReg {
   isCounter: boolean;
   incremental: boolean;
   multiplier: number;
-  lastValue: number;
-  /** Sequence whose incremental-state reset zeroes an incremental counter. */
-  seq: number;
+  /** Set for a uuid that events used before (or without) its descriptor: a global track until declared. */
+  placeholder: boolean;
   hadEvent: boolean;
   parentUuid: Key | null;
   utid: number | null;
@@ -121,6 +125,7 @@ class PerfettoImporter {
   private readonly asyncTracks = new Map<string, number>();
   private defaultTrack: number | null = null;
   private lastTs = 0;
+  private readonly clocks = new ClockTracker();
   /** Set while writing the args of a 'gsprof.metadata' instant, whose 'json' annotation is our run metadata. */
   private capturingMetadata = false;
 
@@ -130,7 +135,8 @@ class PerfettoImporter {
     let s = this.seqs.get(id);
     if (!s) {
       s = { valid: false, names: new Map(), cats: new Map(), annNames: new Map(), annStrings: new Map(),
-        defaultTrack: null, extraCounters: [], extraDoubleCounters: [] };
+        defaultTrack: null, defaultClock: 0, extraCounters: [], extraDoubleCounters: [],
+        counterValues: new Map() };
       this.seqs.set(id, s);
     }
     return s;
@@ -147,9 +153,13 @@ class PerfettoImporter {
     let event: ProtoReader | null = null;
     let descriptor: ProtoReader | null = null;
     let defaults: ProtoReader | null = null;
+    let clockId = -1;
+    let snapshot: ProtoReader | null = null;
     while (r.next()) {
       switch (r.field) {
         case 8: r.readVarint(); tsLo = r.lo; tsHi = r.hi; break;
+        case 58: clockId = r.varint(); break;
+        case 6: snapshot = r.sub(); break;
         case 10: seqId = r.varint(); break;
         case 12: interned = r.sub(); break;
         case 13: flags = r.varint(); break;
@@ -160,28 +170,37 @@ class PerfettoImporter {
         default: r.skip();
       }
     }
+    // Perfetto's order: state reset, then this packet's defaults (which already apply to its own timestamp).
+    const seq = this.seq(seqId);
+    if (cleared || (flags & 1)) this.clearIncrementalState(seq);
+    if (defaults) this.defaults(seq, defaults);
+    if (snapshot) { this.clockSnapshot(snapshot, seqId); return; }
     let ts = this.lastTs;
     if (tsLo >= 0) {
-      ts = this.sink.relParts(tsHi, tsLo);
+      const clock = clockId >= 0 ? clockId : seq.defaultClock;
+      if (clock === 0 || this.clocks.isTraceClock(clock, seqId)) ts = this.sink.relParts(tsHi, tsLo);
+      else {
+        if (clock >= 64 && clock <= 127 && seqId === 0) { this.sink.stat('clock_sync_failure'); return; }
+        const abs = this.clocks.toTrace(clock, seqId, (BigInt(tsHi >>> 0) << 32n) | BigInt(tsLo >>> 0));
+        if (abs === null) { this.sink.stat('clock_sync_failure'); return; }
+        ts = this.sink.rel(abs);
+      }
       this.lastTs = ts;
     }
-    const seq = this.seq(seqId);
-    if (cleared || (flags & 1)) this.clearIncrementalState(seqId, seq);
     if ((flags & 2) && !seq.valid) {
       this.sink.stat('tokenizer_skipped_packets');
       return;
     }
     if (interned) this.interned(seq, interned);
-    if (defaults) this.defaults(seq, defaults);
-    if (descriptor) this.trackDescriptor(descriptor, seqId);
+    if (descriptor) this.trackDescriptor(descriptor);
     if (event) this.trackEvent(seq, event, ts);
   }
 
-  private clearIncrementalState(seqId: number, seq: SeqState): void {
+  private clearIncrementalState(seq: SeqState): void {
     seq.valid = true;
     seq.names.clear(); seq.cats.clear(); seq.annNames.clear(); seq.annStrings.clear();
-    seq.defaultTrack = null; seq.extraCounters = []; seq.extraDoubleCounters = [];
-    for (const t of this.tracks.values()) if (t.incremental && t.seq === seqId) t.lastValue = 0;
+    seq.defaultTrack = null; seq.defaultClock = 0; seq.extraCounters = []; seq.extraDoubleCounters = [];
+    seq.counterValues.clear();
   }
 
   private interned(seq: SeqState, r: ProtoReader): void {
@@ -202,7 +221,10 @@ class PerfettoImporter {
   }
 
   private defaults(seq: SeqState, r: ProtoReader): void {
+    // New defaults replace the old ones whole (Perfetto keeps only the latest TracePacketDefaults).
+    seq.defaultTrack = null; seq.defaultClock = 0; seq.extraCounters = []; seq.extraDoubleCounters = [];
     while (r.next()) {
+      if (r.field === 58) { seq.defaultClock = r.varint(); continue; }
       if (r.field !== 11 || r.wire !== 2) { r.skip(); continue; }
       const d = r.sub();
       const extra: Key[] = [];
@@ -218,7 +240,27 @@ class PerfettoImporter {
     }
   }
 
-  private trackDescriptor(r: ProtoReader, seqId: number): void {
+  private clockSnapshot(r: ProtoReader, seqId: number): void {
+    const clocks: SnapshotClock[] = [];
+    let primary: number | null = null;
+    while (r.next()) {
+      if (r.field === 2) { primary = r.varint(); continue; }
+      if (r.field !== 1 || r.wire !== 2) { r.skip(); continue; }
+      const c = r.sub();
+      const clock: SnapshotClock = { id: 0, ts: 0n, incremental: false, multiplier: 1n };
+      while (c.next()) {
+        if (c.field === 1) clock.id = c.varint();
+        else if (c.field === 2) { c.readVarint(); clock.ts = (BigInt(c.hi >>> 0) << 32n) | BigInt(c.lo >>> 0); }
+        else if (c.field === 3) clock.incremental = c.varint() !== 0;
+        else if (c.field === 4) { const m = c.varint(); clock.multiplier = BigInt(m > 0 ? m : 1); }
+        else c.skip();
+      }
+      clocks.push(clock);
+    }
+    if (this.clocks.snapshot(clocks, primary, seqId) !== null) this.sink.stat('invalid_clock_snapshots');
+  }
+
+  private trackDescriptor(r: ProtoReader): void {
     let uuid: Key | null = null;
     let name: string | null = null;
     let parent: Key | null = null;
@@ -228,7 +270,8 @@ class PerfettoImporter {
     while (r.next()) {
       switch (r.field) {
         case 1: r.readVarint(); uuid = r.key(); break;
-        case 2: name = r.string(); break;
+        // name, static_name and atrace_name are one oneof: the last one present wins.
+        case 2: case 10: case 13: name = r.string(); break;
         case 5: r.readVarint(); parent = r.key(); break;
         case 3: {
           const p = r.sub();
@@ -268,7 +311,7 @@ class PerfettoImporter {
     }
     if (uuid === null) { this.sink.stat('track_descriptor_without_uuid'); return; }
     const existing = this.tracks.get(uuid);
-    if (existing) {
+    if (existing && !existing.placeholder) {
       // A re-emitted descriptor renames the track only until its first event (Perfetto's default merging).
       const newName = name ?? thread?.name ?? proc?.name ?? null;
       if (!existing.hadEvent && newName !== null) this.sink.updateTrack(existing.trackId, { name: newName });
@@ -277,39 +320,53 @@ class PerfettoImporter {
       return;
     }
     const parentReg = parent !== null ? this.tracks.get(parent) : undefined;
-    let reg: TrackReg;
+    let info: Parameters<TraceSink['addTrack']>[0];
+    let utid: number | null = null;
+    let upid: number | null = null;
     if (proc) {
-      const upid = this.sink.addProcess(proc.pid, proc.name);
+      // A thread descriptor may have come first and created this pid's process: that is the same process.
+      upid = this.pidToUpid.get(proc.pid) ?? null;
+      if (upid === null) { upid = this.sink.addProcess(proc.pid, proc.name); this.pidToUpid.set(proc.pid, upid); }
+      else if (proc.name !== null) this.sink.setProcessName(upid, proc.name);
       this.processUuids.set(uuid, upid);
-      this.pidToUpid.set(proc.pid, upid);
-      const trackId = this.sink.addTrack({ type: 'process', name: name ?? proc.name ?? null, upid });
-      reg = this.reg(trackId, seqId, parent, null, upid);
+      info = { type: 'process', name: name ?? proc.name ?? null, upid };
     } else if (thread) {
-      let upid = this.pidToUpid.get(thread.pid);
-      if (upid === undefined) { upid = this.sink.addProcess(thread.pid); this.pidToUpid.set(thread.pid, upid); }
-      const utid = this.sink.addThread(thread.tid, upid, thread.name);
+      upid = this.pidToUpid.get(thread.pid) ?? null;
+      if (upid === null) { upid = this.sink.addProcess(thread.pid); this.pidToUpid.set(thread.pid, upid); }
+      utid = this.sink.addThread(thread.tid, upid, thread.name);
       this.threadUuids.set(uuid, utid);
       // A thread track is known by its thread's name; only unnamed custom tracks take their first event's.
-      const trackId = this.sink.addTrack({ type: 'thread', name: name ?? thread.name ?? null, utid, upid });
-      reg = this.reg(trackId, seqId, parent, utid, upid);
-    } else if (counter) {
-      const trackId = this.sink.addTrack({ type: 'counter', name, unit: counter.unit,
-        parentId: parentReg?.trackId ?? null, utid: parentReg?.utid ?? null, upid: parentReg?.upid ?? null });
-      reg = this.reg(trackId, seqId, parent, parentReg?.utid ?? null, parentReg?.upid ?? null);
+      info = { type: 'thread', name: name ?? thread.name ?? null, utid, upid };
+    } else {
+      utid = parentReg?.utid ?? null;
+      upid = parentReg?.upid ?? null;
+      const type = counter ? 'counter' : parentReg ? 'async' : 'global';
+      info = { type, name, unit: counter?.unit ?? null, parentId: parentReg?.trackId ?? null, utid, upid };
+    }
+    let reg: TrackReg;
+    if (existing) {
+      // Events came before the descriptor: the placeholder track becomes the declared one, keeping its events.
+      if (existing.hadEvent && info.name === null) delete info.name;
+      this.sink.updateTrack(existing.trackId, info);
+      reg = existing;
+      reg.placeholder = false;
+      reg.parentUuid = parent;
+      reg.utid = utid;
+      reg.upid = upid;
+    } else {
+      reg = this.reg(this.sink.addTrack(info), parent, utid, upid);
+      this.tracks.set(uuid, reg);
+    }
+    if (counter) {
+      if (existing?.hadEvent) this.sink.stat('counter_descriptor_after_slice_events');
       reg.isCounter = true;
       reg.incremental = counter.incremental;
       reg.multiplier = counter.multiplier;
-    } else {
-      const type = parentReg ? 'async' : 'global';
-      const trackId = this.sink.addTrack({ type, name, parentId: parentReg?.trackId ?? null,
-        utid: parentReg?.utid ?? null, upid: parentReg?.upid ?? null });
-      reg = this.reg(trackId, seqId, parent, parentReg?.utid ?? null, parentReg?.upid ?? null);
     }
-    this.tracks.set(uuid, reg);
   }
 
-  private reg(trackId: number, seq: number, parentUuid: Key | null, utid: number | null, upid: number | null): TrackReg {
-    return { trackId, isCounter: false, incremental: false, multiplier: 1, lastValue: 0, seq, hadEvent: false,
+  private reg(trackId: number, parentUuid: Key | null, utid: number | null, upid: number | null): TrackReg {
+    return { trackId, isCounter: false, incremental: false, multiplier: 1, placeholder: false, hadEvent: false,
       parentUuid, utid, upid };
   }
 
@@ -365,15 +422,20 @@ class PerfettoImporter {
     const uuid = hasTrackField ? trackUuid : seq.defaultTrack;
     if (uuid !== null && uuid !== 0) {
       reg = this.tracks.get(uuid);
-      if (!reg) { this.sink.stat('track_event_unknown_track'); return; }
+      if (!reg) {
+        // Perfetto keeps events on a uuid with no descriptor (yet): a global track named by its first event.
+        reg = this.reg(this.sink.addTrack({ type: 'global' }), null, null, null);
+        reg.placeholder = true;
+        this.tracks.set(uuid, reg);
+      }
       trackId = reg.trackId;
     } else {
       trackId = this.fallbackTrack();
     }
 
     // Extra counter values ride along with any event type.
-    this.extraCounters(extraUuids ?? seq.extraCounters, extraValues, ts);
-    this.extraCounters(extraDoubleUuids ?? seq.extraDoubleCounters, extraDoubleValues, ts);
+    this.extraCounters(seq, extraUuids ?? seq.extraCounters, extraValues, ts);
+    this.extraCounters(seq, extraDoubleUuids ?? seq.extraDoubleCounters, extraDoubleValues, ts);
 
     if (type === 0 && legacy) {
       const ph = String.fromCharCode(legacy.phase);
@@ -403,7 +465,7 @@ class PerfettoImporter {
     if (type === 4) {
       if (!reg?.isCounter) { this.sink.stat('counter_event_on_non_counter_track'); return; }
       const raw = doubleValue ?? intValue ?? 0;
-      this.counterValue(reg, raw, ts);
+      this.counterValue(seq, uuid!, reg, raw, ts);
       return;
     }
     if (reg?.isCounter) { this.sink.stat('slice_event_on_counter_track'); return; }
@@ -488,18 +550,18 @@ class PerfettoImporter {
     for (const f of terminating) this.sink.flowEvent(`p${f}`, FLOW_END, ts, trackId, BIND_DIRECT, sliceId);
   }
 
-  private extraCounters(uuids: Key[], values: number[], ts: number): void {
+  private extraCounters(seq: SeqState, uuids: Key[], values: number[], ts: number): void {
     for (let i = 0; i < values.length; i++) {
       const u = uuids[i];
       const reg = u === undefined ? undefined : this.tracks.get(u);
       if (!reg?.isCounter) { this.sink.stat('extra_counter_without_track'); continue; }
-      this.counterValue(reg, values[i]!, ts);
+      this.counterValue(seq, u!, reg, values[i]!, ts);
     }
   }
 
-  private counterValue(reg: TrackReg, raw: number, ts: number): void {
+  private counterValue(seq: SeqState, uuid: Key, reg: TrackReg, raw: number, ts: number): void {
     let v = raw * reg.multiplier;
-    if (reg.incremental) { reg.lastValue += v; v = reg.lastValue; }
+    if (reg.incremental) { v += seq.counterValues.get(uuid) ?? 0; seq.counterValues.set(uuid, v); }
     reg.hadEvent = true;
     this.sink.counter(ts, reg.trackId, v);
   }
@@ -581,7 +643,11 @@ class PerfettoImporter {
       if (reg.parentUuid === null) continue;
       const parent = this.tracks.get(reg.parentUuid);
       const t = this.sink.track(reg.trackId);
-      if (parent && t && t.parentId === null) this.sink.updateTrack(reg.trackId, { parentId: parent.trackId });
+      if (!parent || !t || t.parentId !== null) continue;
+      // The parent was declared after the child: the child belongs to the parent's thread/process all the same.
+      const patch: Parameters<TraceSink['updateTrack']>[1] = { parentId: parent.trackId, utid: t.utid ?? parent.utid, upid: t.upid ?? parent.upid };
+      if (t.type === 'global') patch.type = 'async';
+      this.sink.updateTrack(reg.trackId, patch);
     }
   }
 }

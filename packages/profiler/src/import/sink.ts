@@ -214,6 +214,9 @@ export class TraceSink {
     return st;
   }
 
+  /** Has a track's nesting and flow binding done in SQL (an importer emits its slices out of time order). */
+  nestInSql(trackId: number): void { this.markUnordered(trackId, this.nestState(trackId)); }
+
   private markUnordered(trackId: number, st: NestState): void {
     if (st.unordered) return;
     st.unordered = true;

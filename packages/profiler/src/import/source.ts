@@ -13,6 +13,8 @@ export interface TraceSource {
   format: TraceFormat;
   gzipped: boolean;
   chunks: AsyncIterable<Buffer>;
+  /** Set when the gzip stream ended in error and `strict` was off: the data before it was delivered. */
+  gzipError: string | null;
 }
 
 const CHUNK = 1 << 20;
@@ -25,6 +27,10 @@ async function readHead(path: string, n: number): Promise<Buffer> {
     throw new TraceFormatError(path, 'open', (err as Error).message.split('\n')[0]!);
   }
   try {
+    // Only regular files: a directory fails on read, and a FIFO or device could block or never end.
+    const st = await fh.stat();
+    if (st.isDirectory()) throw new TraceFormatError(path, 'open', 'is a directory, not a trace file');
+    if (!st.isFile()) throw new TraceFormatError(path, 'open', 'not a regular file');
     const buf = Buffer.alloc(n);
     const { bytesRead } = await fh.read(buf, 0, n, 0);
     return buf.subarray(0, bytesRead);
@@ -33,7 +39,7 @@ async function readHead(path: string, n: number): Promise<Buffer> {
   }
 }
 
-async function* fileChunks(path: string, gzipped: boolean): AsyncGenerator<Buffer> {
+async function* fileChunks(path: string, gzipped: boolean, strict: boolean, onGzipError: (msg: string) => void): AsyncGenerator<Buffer> {
   const file = createReadStream(path, { highWaterMark: CHUNK });
   if (!gzipped) {
     for await (const c of file) yield c as Buffer;
@@ -46,8 +52,10 @@ async function* fileChunks(path: string, gzipped: boolean): AsyncGenerator<Buffe
     for await (const c of gunzip) yield c as Buffer;
   } catch (err) {
     file.destroy();
-    throw new TraceFormatError(path, `compressed byte ${gunzip.bytesWritten}`,
-      `bad gzip data: ${(err as Error).message.split('\n')[0]}`);
+    const msg = `bad gzip data: ${(err as Error).message.split('\n')[0]}`;
+    // Perfetto loads what decompressed before a truncated or corrupt gzip stream.
+    if (!strict) { onGzipError(msg); return; }
+    throw new TraceFormatError(path, `compressed byte ${gunzip.bytesWritten}`, msg);
   }
 }
 
@@ -61,10 +69,15 @@ function firstMeaningful(buf: Buffer): number | undefined {
   return undefined;
 }
 
-export async function openTraceSource(path: string): Promise<TraceSource> {
+function isJsonScalarStart(b: number): boolean {
+  return b === 0x22 || b === 0x2d || (b >= 0x30 && b <= 0x39) || b === 0x74 || b === 0x66 || b === 0x6e;
+}
+
+export async function openTraceSource(path: string, strict = false): Promise<TraceSource> {
   const head = await readHead(path, 2);
   const gzipped = head.length === 2 && head[0] === 0x1f && head[1] === 0x8b;
-  const it = fileChunks(path, gzipped)[Symbol.asyncIterator]();
+  const gz: { error: string | null } = { error: null };
+  const it = fileChunks(path, gzipped, strict, (msg) => { gz.error = msg; })[Symbol.asyncIterator]();
   // Peek until the first meaningful byte decides the format; a protobuf trace starts with tag 0x0a (packet).
   const peeked: Buffer[] = [];
   let first: number | undefined;
@@ -77,10 +90,19 @@ export async function openTraceSource(path: string): Promise<TraceSource> {
     if (peeked.reduce((n, b) => n + b.length, 0) > CHUNK) break;
   }
   if (first === undefined) {
+    if (gz.error !== null) throw new TraceFormatError(path, 'byte 0', `${gz.error}, nothing decompressed`);
     if (peeked.length === 0 || peeked.every((b) => b.length === 0)) throw new TraceFormatError(path, 'byte 0', 'empty file');
     throw new TraceFormatError(path, 'byte 0', 'only whitespace, no trace data');
   }
-  const format: TraceFormat = first === 0x7b || first === 0x5b ? 'json' : 'proto';
+  // As Perfetto guesses: '{' or '[' is JSON, a packet tag (field 1, length-delimited: 0x0a) is protobuf.
+  // 0x0a is also a newline: a protobuf trace is recognised by its very first byte.
+  const proto = first !== 0x7b && first !== 0x5b && peeked.find((p) => p.length > 0)?.[0] === 0x0a;
+  if (first !== 0x7b && first !== 0x5b && !proto) {
+    const what = isJsonScalarStart(first) ? 'a JSON value that is not an object or array'
+      : `first byte 0x${first.toString(16).padStart(2, '0')}`;
+    throw new TraceFormatError(path, 'byte 0', `not a trace: ${what} (a JSON trace starts with '{' or '[', a Perfetto protobuf trace with 0x0a)`);
+  }
+  const format: TraceFormat = proto ? 'proto' : 'json';
   const chunks: AsyncIterable<Buffer> = {
     async *[Symbol.asyncIterator]() {
       for (const p of peeked) yield p;
@@ -91,5 +113,5 @@ export async function openTraceSource(path: string): Promise<TraceSource> {
       }
     },
   };
-  return { format, gzipped, chunks };
+  return { format, gzipped, chunks, get gzipError() { return gz.error; } };
 }

@@ -29,9 +29,12 @@ export const BIND_ENCLOSING = 0;
 export const BIND_NEXT = 1;
 export const BIND_DIRECT = 2;
 
-/** Categories of work that runs on a GPU queue/stream (Kineto's names; our WebGPU passes use 'kernel'). */
-export const GPU_OP_CATEGORIES = ['kernel', 'gpu_memcpy', 'gpu_memset'] as const;
-export const GPU_OP_CATEGORY_SQL = `('kernel','gpu_memcpy','gpu_memset')`;
+/** Kernels on a GPU/accelerator: Kineto's 'kernel' (also our WebGPU passes), old Kineto's 'Kernel', MTIA's device events. */
+export const KERNEL_CATEGORIES = ['kernel', 'Kernel', 'mtia_ccp_events'] as const;
+/** Categories of work that runs on a GPU queue/stream: kernels and copies/fills (old Kineto: 'Memcpy', 'Memset'). */
+export const GPU_OP_CATEGORIES = [...KERNEL_CATEGORIES, 'gpu_memcpy', 'gpu_memset', 'Memcpy', 'Memset'] as const;
+export const KERNEL_CATEGORY_SQL = `(${KERNEL_CATEGORIES.map((c) => `'${c}'`).join(',')})`;
+export const GPU_OP_CATEGORY_SQL = `(${GPU_OP_CATEGORIES.map((c) => `'${c}'`).join(',')})`;
 /** CPU-side calls that launch GPU work: CUDA/HIP runtime and driver calls, and our queue.submit. */
 export const LAUNCH_CATEGORY_SQL = `('cuda_runtime','cuda_driver')`;
 

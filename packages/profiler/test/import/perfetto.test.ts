@@ -92,12 +92,12 @@ describe('Perfetto protobuf import', () => {
       [[SEQ, 1], [TS, 5], [EVENT, [[9, 3], [11, 1], [23, 'x']]]],
     ]);
     const cut = files.write('cut.pftrace', good.subarray(0, good.length - 3));
-    const err = await openTrace(cut).catch((e: unknown) => e);
+    const err = await openTrace(cut, { strict: true }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TraceFormatError);
     expect((err as Error).message).toMatch(/cut\.pftrace: byte \d+: truncated/);
     expect((err as Error).message).not.toContain('\n');
-    // Perfetto's behaviour on request: keep everything up to the last whole packet.
-    const db = await openTrace(cut, { allowTruncated: true });
+    // Perfetto's behaviour, the default: keep everything up to the last whole packet.
+    const db = await openTrace(cut);
     try {
       expect((await db.query('select count(*) as n from track')).rows[0]!.n).toBe(1);
       expect(Number(await db.metadata('stats.truncated_bytes'))).toBeGreaterThan(0);

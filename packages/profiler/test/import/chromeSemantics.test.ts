@@ -1,0 +1,90 @@
+/**
+ * The JSON importer against Perfetto's JSON importer semantics: begin/end matched in time order, phases read by
+ * their first character, async events as slices on async tracks, and the kernel categories of old Kineto and
+ * MTIA. Expected values were checked by hand against trace_processor_shell on the same JSON.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { kernelSummary, openTrace } from '../../src/index.js';
+import { tempFiles } from './support/tmp.js';
+
+const files = tempFiles();
+afterAll(() => files.cleanup());
+
+async function rows(name: string, events: unknown[], sql: string): Promise<unknown[]> {
+  const db = await openTrace(files.write(name, JSON.stringify(events)));
+  try {
+    return (await db.query(sql)).rows;
+  } finally {
+    await db.close();
+  }
+}
+
+const SLICES = `select s.ts, s.dur, s.name, s.depth, t.name as track, t.type from slice s join track t on t.id = s.track_id
+  order by s.ts, s.depth`;
+
+describe('Chrome JSON import, Perfetto semantics', () => {
+  it('matches B/E in time order: an E written before its B still closes it', async () => {
+    expect(await rows('ebb.json', [
+      { ph: 'E', pid: 1, tid: 1, ts: 20 },
+      { ph: 'B', name: 'a', pid: 1, tid: 1, ts: 10, args: { from: 'begin' } },
+      { ph: 'B', name: 'b', pid: 1, tid: 1, ts: 12 },
+      { ph: 'E', pid: 1, tid: 1, ts: 15, args: { from: 'end' } },
+      { ph: 'X', name: 'x', pid: 1, tid: 1, ts: 13, dur: 1 },
+    ], SLICES)).toEqual([
+      { ts: 10_000, dur: 10_000, name: 'a', depth: 0, track: null, type: 'thread' },
+      { ts: 12_000, dur: 3_000, name: 'b', depth: 1, track: null, type: 'thread' },
+      { ts: 13_000, dur: 1_000, name: 'x', depth: 2, track: null, type: 'thread' },
+    ]);
+  });
+
+  it('keeps the args of both ends of a B/E pair', async () => {
+    expect(await rows('args.json', [
+      { ph: 'B', name: 'a', pid: 1, tid: 1, ts: 10, args: { from: 'begin' } },
+      { ph: 'E', pid: 1, tid: 1, ts: 15, args: { to: 'end' } },
+    ], `select key, string_value from args order by key`)).toEqual([
+      { key: 'args.from', string_value: 'begin' },
+      { key: 'args.to', string_value: 'end' },
+    ]);
+  });
+
+  it('reads the phase by its first character', async () => {
+    expect(await rows('ph.json', [{ ph: 'Xq', name: 'x', pid: 1, tid: 1, ts: 30, dur: 2 }], SLICES))
+      .toEqual([{ ts: 30_000, dur: 2_000, name: 'x', depth: 0, track: null, type: 'thread' }]);
+  });
+
+  it('async b/e/n and S/F events are slices on an async track per id, named by its first event', async () => {
+    expect(await rows('async.json', [
+      { ph: 'b', name: 'outer', cat: 'c', id: '0x1', pid: 1, tid: 1, ts: 40 },
+      { ph: 'b', name: 'inner', cat: 'c', id: '0x1', pid: 1, tid: 2, ts: 42 },
+      { ph: 'n', name: 'mark', cat: 'c', id: '0x1', pid: 1, tid: 1, ts: 43 },
+      { ph: 'e', name: 'inner', cat: 'c', id: '0x1', pid: 1, tid: 1, ts: 45 },
+      { ph: 'e', name: 'outer', cat: 'c', id: '0x1', pid: 1, tid: 1, ts: 50 },
+      { ph: 'b', name: 'other id', cat: 'c', id: '0x2', pid: 1, tid: 1, ts: 44 },
+      { ph: 'e', name: 'other id', cat: 'c', id: '0x2', pid: 1, tid: 1, ts: 47 },
+      { ph: 'S', name: 's', cat: 'c', id: 7, pid: 1, tid: 1, ts: 60 },
+      { ph: 'F', name: 's', cat: 'c', id: 7, pid: 1, tid: 1, ts: 70 },
+    ], SLICES)).toEqual([
+      { ts: 40_000, dur: 10_000, name: 'outer', depth: 0, track: 'outer', type: 'async' },
+      { ts: 42_000, dur: 3_000, name: 'inner', depth: 1, track: 'outer', type: 'async' },
+      { ts: 43_000, dur: 0, name: 'mark', depth: 2, track: 'outer', type: 'async' },
+      { ts: 44_000, dur: 3_000, name: 'other id', depth: 0, track: 'other id', type: 'async' },
+      { ts: 60_000, dur: 10_000, name: 's', depth: 0, track: 's', type: 'async' },
+    ]);
+  });
+
+  it('old Kineto\'s Kernel category and MTIA\'s device events count as kernels', async () => {
+    const path = files.write('kernels.json', JSON.stringify({ traceEvents: [
+      { ph: 'X', name: 'old_kernel', cat: 'Kernel', pid: 0, tid: 7, ts: 10, dur: 4 },
+      { ph: 'X', name: 'mtia_kernel', cat: 'mtia_ccp_events', pid: 1, tid: 3, ts: 20, dur: 6 },
+      { ph: 'X', name: 'host_op', cat: 'Operator', pid: 2, tid: 2, ts: 5, dur: 30 },
+    ] }));
+    const db = await openTrace(path);
+    try {
+      const summary = await kernelSummary(db);
+      const names = summary.tracks.flatMap((t) => t.kernels.map((k) => [k.name, k.totalTimeNs]));
+      expect(names.sort()).toEqual([['mtia_kernel', 6000], ['old_kernel', 4000]]);
+    } finally {
+      await db.close();
+    }
+  });
+});
