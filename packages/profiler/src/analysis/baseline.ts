@@ -4,7 +4,7 @@
  */
 import { open, readFile, rename, writeFile } from 'node:fs/promises';
 import type { TraceDb } from '../sql/traceDb.js';
-import { KERNEL_WHERE, STEP_WHERE, nEnvsOf, num } from './common.js';
+import { STEP_WHERE, nEnvsOf, num, stageSourceOf } from './common.js';
 
 export const BASELINE_FORMAT = 'gsprof-baseline';
 /** 2: a list of runs (each a fresh process), with the configuration that makes runs comparable. */
@@ -75,13 +75,15 @@ export function mergeBaselines(list: Baseline[]): Baseline {
 export async function baselineFromTrace(db: TraceDb, config: RunConfig = {}): Promise<Baseline> {
   const steps = (await db.rows<{ dur: number }>(`SELECT dur FROM slice WHERE ${STEP_WHERE} ORDER BY ts, id`)).map((r) => num(r.dur));
   const kernels: Record<string, number[]> = Object.create(null) as Record<string, number[]>;
+  // GPU kernels, or a CPU-backend run's cpu_op stages: either is the work compare explains a step time by.
+  const stageWhere = (await stageSourceOf(db)).where;
   if (steps.length > 0) {
     // Each kernel belongs to the step during which it was launched (or, with no launch link, started).
     const rows = await db.rows<{ name: string; step: number; total: number }>(`
       WITH st AS (SELECT row_number() OVER (ORDER BY ts, id) - 1 AS step, ts, ts + dur AS e FROM slice WHERE ${STEP_WHERE}),
       k AS (SELECT k.name, k.dur, coalesce(l.ts, k.ts) AS at FROM slice k
             LEFT JOIN gpu_launch gl ON gl.gpu_slice_id = k.id LEFT JOIN slice l ON l.id = gl.launch_slice_id
-            WHERE k.${KERNEL_WHERE.replace(/ AND dur/, ' AND k.dur')})
+            WHERE k.${stageWhere.replace(/ AND dur/, ' AND k.dur')})
       SELECT k.name, st.step, sum(k.dur) AS total FROM k JOIN st ON k.at >= st.ts AND k.at < st.e
       GROUP BY k.name, st.step ORDER BY k.name, st.step`);
     for (const r of rows) {
@@ -89,7 +91,7 @@ export async function baselineFromTrace(db: TraceDb, config: RunConfig = {}): Pr
       arr[num(r.step)] = num(r.total);
     }
   } else {
-    const rows = await db.rows<{ name: string; dur: number }>(`SELECT name, dur FROM slice WHERE ${KERNEL_WHERE} ORDER BY ts, id`);
+    const rows = await db.rows<{ name: string; dur: number }>(`SELECT name, dur FROM slice WHERE ${stageWhere} ORDER BY ts, id`);
     for (const r of rows) (kernels[r.name] ??= []).push(num(r.dur));
   }
   const counts: Record<string, number[]> = Object.create(null) as Record<string, number[]>;
