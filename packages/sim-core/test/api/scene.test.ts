@@ -128,6 +128,8 @@ describe('tracer spans', () => {
       threaded.step();
       expect(spans.filter((s) => s.cat === 'kernel')).toEqual([]);
       expect(spans.filter((s) => s.cat === 'cpu_op').map((s) => s.name)).toContain('integrate');
+      // The main thread's wait for the workers is its own span, last in the step, not CPU work.
+      expect(spans[spans.length - 1]).toEqual({ name: 'wait for workers', cat: 'wait', depth: 1 });
       expect(depth).toBe(0);
       await threaded.destroy();
     } finally {
