@@ -6,7 +6,7 @@
 export type SpanArgs = Record<string, string | number | boolean>;
 
 export interface SimTracer {
-  /** Opens a CPU span on the calling thread. Categories: 'kernel', 'step', 'compile', 'encode', 'submit', 'readback'. */
+  /** Opens a CPU span on the calling thread. Categories: 'cpu_op' (CPU-backend stages), 'wait' (a thread waiting for others), 'step', 'compile', 'encode', 'submit', 'readback'. */
   begin(name: string, category: string, args?: SpanArgs): void;
   /** Closes the innermost open span. */
   end(): void;

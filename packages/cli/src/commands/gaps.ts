@@ -5,6 +5,7 @@ export default class Gaps extends GsprofCommand {
   static override summary = 'Where the GPU sat idle: host wait, kernel wait and other, the top gaps, and a verdict.';
   static override description = [
     'Over each GPU queue or stream: busy and idle time, idle split the way Holistic Trace Analysis does (host wait: the next launch began after the previous kernel ended, i.e. the CPU was late; kernel wait: gaps under 30 µs; other), launch delay (GPU start - end of the submit), the longest gaps with the CPU work that overlapped them, and a verdict: GPU-bound, CPU-bound or mixed.',
+    'A CPU-only trace (the cpu backend: its stages are cpu_op spans on host threads, no GPU ops) has no GPU timeline to split: the verdict is `no GPU work` and it reports host utilisation instead, the share of the steps\' wall time covered by stage spans on some thread, overall, per step (mean, median, lowest) and per thread.',
   ].join('\n\n');
   static override examples = [
     '<%= config.bin %> gaps out/run.pftrace',

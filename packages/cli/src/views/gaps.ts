@@ -1,5 +1,5 @@
 /** `gsprof gaps`: GPU idle time per queue (HTA's host wait / kernel wait / other), launch delay, the longest
- * gaps with the CPU work that overlapped them, and the verdict. */
+ * gaps with the CPU work that overlapped them, and the verdict; for a CPU-only trace, host utilisation. */
 import type { GapsResult } from '@gsprof/profiler';
 import { duration, percent, thousands } from '../render/format.js';
 import { renderTable } from '../render/table.js';
@@ -10,6 +10,14 @@ export function renderGaps(g: GapsResult, options: { color: boolean }): string {
   const out: string[] = [];
   const o = g.overall;
   out.push(`Verdict: ${g.verdict} (${g.reason})`);
+  const u = g.hostUtilisation;
+  if (u) {
+    out.push(`Host utilisation: CPU stage spans cover ${percent(u.coveredNs / u.wallNs)} of ${thousands(u.steps)} steps' wall time (${duration(u.coveredNs)} of ${duration(u.wallNs)}); per step mean ${percent(u.meanShare)}, median ${percent(u.medianShare)}, lowest ${percent(u.minShare)}`);
+    out.push('');
+    out.push(renderTable(['Thread', 'Covered', 'Share of step time'],
+      u.threads.map((t) => [t.trackName, duration(t.coveredNs), percent(t.share)]),
+      { color: options.color, align: ['left', 'right', 'right'] }));
+  }
   if (o.spanNs === 0) return out.join('\n');
   out.push(`GPU span ${duration(o.spanNs)}: busy ${duration(o.busyNs)}, idle ${duration(o.idleNs)} (${percent(o.idleFraction)}); of the idle time host wait ${duration(o.hostWaitNs)}, kernel wait ${duration(o.kernelWaitNs)}, other ${duration(o.otherNs)}`);
   const alignment = clockAlignmentLine(g.clockAlignment);

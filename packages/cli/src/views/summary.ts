@@ -1,4 +1,5 @@
-/** `gsprof summary`: the nsys-style kernel table per GPU track, then steps, FPS and compile time. */
+/** `gsprof summary`: the nsys-style kernel table per GPU track (CPU stages per thread for a CPU-backend trace),
+ * then steps, FPS and compile time. */
 import type { KernelRow, KernelSummary } from '@gsprof/profiler';
 import { duration, thousands } from '../render/format.js';
 import { renderTable } from '../render/table.js';
@@ -38,9 +39,13 @@ export function fpsSentence(fps: number, nEnvs: number | null): string {
 
 export function renderSummary(s: KernelSummary, options: { color: boolean; limit?: number; nameWidth?: number }): string {
   const out: string[] = [];
+  const cpu = s.kind === 'cpu stages';
   if (s.tracks.length === 0) out.push('No kernels in this trace.');
+  // A CPU-backend trace has no GPU kernels: its table is the CPU stages, on the threads that ran them.
+  if (cpu && s.tracks.length > 0) out.push('CPU stages (no GPU work in this trace):');
   for (const track of s.tracks) {
-    out.push(`${track.trackName}: ${thousands(track.kernels.reduce((a, k) => a + k.instances, 0))} kernels, ${duration(track.totalTimeNs)} total; Time (%) of this track (--report kernels: across all)`);
+    const what = cpu ? 'CPU stage spans' : 'kernels';
+    out.push(`${track.trackName}: ${thousands(track.kernels.reduce((a, k) => a + k.instances, 0))} ${what}, ${duration(track.totalTimeNs)} total; Time (%) of this track (--report kernels: across all)`);
     const rows = foldRows(track.kernels, options.limit ?? 25).map(kernelCells);
     // Full names, as nsys prints them, unless --name-width asks for a cut.
     const width = options.nameWidth;
@@ -58,7 +63,8 @@ export function renderSummary(s: KernelSummary, options: { color: boolean; limit
     // On the GPU the spans cover shader-module and pipeline creation; a driver that compiles at the first
     // dispatch (Mesa) bills that to the first step, which can dwarf them: say both.
     const first = s.build?.firstStepSeconds;
-    const firstStep = first === null || first === undefined ? '' : `; first step ${duration(first * 1e9)}, outside the spans (a GPU driver that compiles at first dispatch bills it there)`;
+    const driver = cpu ? '' : ' (a GPU driver that compiles at first dispatch bills it there)';
+    const firstStep = first === null || first === undefined ? '' : `; first step ${duration(first * 1e9)}, outside the spans${driver}`;
     out.push(`Compile: ${duration(s.compileNs)} in ${s.compileCount} compile span(s)${firstStep}`);
   } else if (s.build) {
     const first = s.build.firstStepSeconds === null ? '' : `, first step ${duration(s.build.firstStepSeconds * 1e9)}`;

@@ -5,7 +5,7 @@
 import { open, readFile } from 'node:fs/promises';
 import { writeFileAtomic } from '../export/file-sink.js';
 import type { TraceDb } from '../sql/traceDb.js';
-import { KERNEL_WHERE, STEP_WHERE, nEnvsOf, num } from './common.js';
+import { STEP_WHERE, nEnvsOf, num, stageSourceOf } from './common.js';
 import { completedStepTimes } from './step-times.js';
 
 export const BASELINE_FORMAT = 'gsprof-baseline';
@@ -78,13 +78,15 @@ export async function baselineFromTrace(db: TraceDb, config: RunConfig = {}): Pr
   // Completed work, not the host's queueing rate (see step-times.ts).
   const steps = (await completedStepTimes(db)).durations;
   const kernels: Record<string, number[]> = Object.create(null) as Record<string, number[]>;
+  // GPU kernels, or a CPU-backend run's cpu_op stages: either is the work compare explains a step time by.
+  const stageWhere = (await stageSourceOf(db)).where;
   if (steps.length > 0) {
     // Each kernel belongs to the step during which it was launched (or, with no launch link, started).
     const rows = await db.rows<{ name: string; step: number; total: number }>(`
       WITH st AS (SELECT row_number() OVER (ORDER BY ts, id) - 1 AS step, ts, ts + dur AS e FROM slice WHERE ${STEP_WHERE}),
       k AS (SELECT k.name, k.dur, coalesce(l.ts, k.ts) AS at FROM slice k
             LEFT JOIN gpu_launch gl ON gl.gpu_slice_id = k.id LEFT JOIN slice l ON l.id = gl.launch_slice_id
-            WHERE k.${KERNEL_WHERE.replace(/ AND dur/, ' AND k.dur')})
+            WHERE k.${stageWhere.replace(/ AND dur/, ' AND k.dur')})
       SELECT k.name, st.step, sum(k.dur) AS total FROM k JOIN st ON k.at >= st.ts AND k.at < st.e
       GROUP BY k.name, st.step ORDER BY k.name, st.step`);
     for (const r of rows) {
@@ -92,7 +94,7 @@ export async function baselineFromTrace(db: TraceDb, config: RunConfig = {}): Pr
       arr[num(r.step)] = num(r.total);
     }
   } else {
-    const rows = await db.rows<{ name: string; dur: number }>(`SELECT name, dur FROM slice WHERE ${KERNEL_WHERE} ORDER BY ts, id`);
+    const rows = await db.rows<{ name: string; dur: number }>(`SELECT name, dur FROM slice WHERE ${stageWhere} ORDER BY ts, id`);
     for (const r of rows) (kernels[r.name] ??= []).push(num(r.dur));
   }
   const counts: Record<string, number[]> = Object.create(null) as Record<string, number[]>;

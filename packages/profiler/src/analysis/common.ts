@@ -4,8 +4,28 @@ import type { TraceDb } from '../sql/traceDb.js';
 
 export { GPU_OP_CATEGORY_SQL };
 
-/** Kernels: category 'kernel' (Kineto; our WebGPU passes and CPU-backend stages), old Kineto's 'Kernel', MTIA's. */
+/** Kernels: category 'kernel' (Kineto; our WebGPU passes), old Kineto's 'Kernel', MTIA's. GPU work only. */
 export const KERNEL_WHERE = `category IN ${KERNEL_CATEGORY_SQL} AND dur >= 0`;
+
+/** CPU ops: category 'cpu_op' (Kineto; the CPU backend's stages, on the thread that ran them). */
+export const CPU_OP_WHERE = `category = 'cpu_op' AND dur >= 0`;
+
+/**
+ * What a trace's stage table holds: its GPU kernels, or, in a trace with none (a CPU-backend run), the CPU
+ * stages it recorded as cpu_op slices. Analyses that summarise "the work per step" ask this once per trace so
+ * a CPU-only run is summarised, and labelled, as CPU work.
+ */
+export interface StageSource {
+  kind: 'gpu kernels' | 'cpu stages';
+  where: string;
+}
+
+export async function stageSourceOf(db: TraceDb): Promise<StageSource> {
+  const [r] = await db.rows<Record<string, unknown>>(`SELECT count(*) AS n FROM slice WHERE ${KERNEL_WHERE}`);
+  if (num(r?.n ?? 0) > 0) return { kind: 'gpu kernels', where: KERNEL_WHERE };
+  const [c] = await db.rows<Record<string, unknown>>(`SELECT count(*) AS n FROM slice WHERE ${CPU_OP_WHERE}`);
+  return num(c?.n ?? 0) > 0 ? { kind: 'cpu stages', where: CPU_OP_WHERE } : { kind: 'gpu kernels', where: KERNEL_WHERE };
+}
 
 /** ProfilerStep#k host slices (not Kineto's GPU-side copies of the annotation). */
 export const STEP_WHERE = `name LIKE 'ProfilerStep#%' AND coalesce(category, '') <> 'gpu_user_annotation' AND dur >= 0`;

@@ -5,9 +5,11 @@
  *   kernel wait when shorter than 30 µs (launch overhead between back-to-back ops),
  *   other       otherwise.
  * Launch delay = GPU start - end of the CPU launch call, clipped at 0.
+ * A trace with no GPU ops but CPU stages (cpu_op, the CPU backend) has no GPU timeline to split: its verdict
+ * says so, and host utilisation (the share of each step's wall time covered by CPU stage spans) replaces it.
  */
 import type { TraceDb } from '../sql/traceDb.js';
-import { GPU_OP_CATEGORY_SQL, HOST_WHERE, TRACK_NAME_SQL, clockAlignmentOf, num, type ClockAlignmentInfo } from './common.js';
+import { CPU_OP_WHERE, GPU_OP_CATEGORY_SQL, HOST_WHERE, STEP_WHERE, TRACK_NAME_SQL, clockAlignmentOf, num, type ClockAlignmentInfo } from './common.js';
 
 export interface GapsOptions {
   /** Gaps shorter than this (ns) with no host wait are kernel wait. Default 30 µs. */
@@ -66,6 +68,28 @@ export interface IdleInterval {
 
 export type GapVerdict = 'GPU-bound' | 'CPU-bound' | 'mixed' | 'no GPU work';
 
+/** Per thread: the share of the steps' wall time its CPU stage spans cover. */
+export interface ThreadUtilisation {
+  trackId: number;
+  trackName: string;
+  coveredNs: number;
+  /** coveredNs / the steps' total wall time. */
+  share: number;
+}
+
+/** How much of each step's wall time the CPU stages (cpu_op spans, on any thread) cover. */
+export interface HostUtilisation {
+  steps: number;
+  /** Sum of the steps' wall time, and of the time inside them covered by a CPU stage span on some thread. */
+  wallNs: number;
+  coveredNs: number;
+  /** Per step covered / wall: mean, median and the lowest step. */
+  meanShare: number;
+  medianShare: number;
+  minShare: number;
+  threads: ThreadUtilisation[];
+}
+
 export interface GapsResult {
   queues: QueueIdle[];
   launchDelay: LaunchDelayStats[];
@@ -90,6 +114,8 @@ export interface GapsResult {
    * gap began, a comparison across the two clocks, so an alignment error above the gaps' length decides it.
    * medianGapNs is idle-time weighted: half of the idle time is in gaps at least this long. */
   hostWaitSplit: { reliable: boolean | null; medianGapNs: number; note: string };
+  /** A CPU-only trace (no GPU ops, CPU stages recorded): its host utilisation; null otherwise or with no steps. */
+  hostUtilisation: HostUtilisation | null;
 }
 
 /** Islands of busy time per track, then the gaps between them with their classification. */
@@ -208,12 +234,52 @@ export async function gaps(db: TraceDb, opts: GapsOptions = {}): Promise<GapsRes
   const clockAlignment = await clockAlignmentOf(db);
   const hostWaitSplit = splitReliability(clockAlignment, num(gapStats?.n ?? 0) > 0 ? num(gapStats?.med) : NaN);
   let { verdict, reason } = judged;
+  let hostUtilisation: HostUtilisation | null = null;
+  if (spanNs === 0) {
+    const [c] = await db.rows<Record<string, unknown>>(`SELECT count(*) AS n FROM slice WHERE ${CPU_OP_WHERE}`);
+    if (num(c?.n ?? 0) > 0) {
+      reason = 'no GPU timeline: this is a CPU-only trace; its stages are cpu_op spans on host threads';
+      hostUtilisation = await hostUtilisationOf(db);
+    }
+  }
   if (hostWaitSplit.reliable === false && (verdict === 'CPU-bound' || verdict === 'mixed')) {
     // CPU-bound rests on the host-wait share alone: not a verdict this alignment can support.
     if (verdict === 'CPU-bound') verdict = 'mixed';
     reason = `${reason}; the host-wait split is unreliable (${hostWaitSplit.note})`;
   }
-  return { queues, launchDelay, topIdle, overall, verdict, reason, clockAlignment, hostWaitSplit };
+  return { queues, launchDelay, topIdle, overall, verdict, reason, clockAlignment, hostWaitSplit, hostUtilisation };
+}
+
+/** The union of the cpu_op spans inside each step (clipped to it), per step or per step and thread. */
+function coveredSql(byTrack: boolean): string {
+  const part = byTrack ? 'step, track_id' : 'step';
+  return `
+    st AS (SELECT row_number() OVER (ORDER BY ts, id) AS step, ts AS s0, ts + dur AS s1 FROM slice WHERE ${STEP_WHERE}),
+    c AS (SELECT st.step, o.track_id, o.id, greatest(o.ts, st.s0) AS ts, least(o.ts + o.dur, st.s1) AS e
+          FROM slice o JOIN st ON o.ts < st.s1 AND o.ts + o.dur > st.s0 WHERE o.${CPU_OP_WHERE.replace(/ AND dur/, ' AND o.dur')}),
+    m AS (SELECT *, max(e) OVER (PARTITION BY ${part} ORDER BY ts, id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end FROM c),
+    i AS (SELECT *, sum(CASE WHEN prev_end IS NULL OR ts > prev_end THEN 1 ELSE 0 END) OVER (PARTITION BY ${part} ORDER BY ts, id) AS island FROM m),
+    b AS (SELECT ${part}, island, min(ts) AS s, max(e) AS e FROM i GROUP BY ${part}, island),
+    cov AS (SELECT ${part}, sum(e - s) AS covered FROM b GROUP BY ${part})`;
+}
+
+async function hostUtilisationOf(db: TraceDb): Promise<HostUtilisation | null> {
+  const [r] = await db.rows<Record<string, unknown>>(`
+    WITH ${coveredSql(false)},
+    per AS (SELECT st.step, st.s1 - st.s0 AS wall, coalesce(cov.covered, 0) AS covered FROM st LEFT JOIN cov USING (step) WHERE st.s1 > st.s0)
+    SELECT count(*) AS n, sum(wall) AS wall, sum(covered) AS covered, avg(covered / wall) AS mean,
+           quantile_cont(covered / wall, 0.5) AS med, min(covered / wall) AS mn FROM per`);
+  if (!r || num(r.n) === 0) return null;
+  const wallNs = num(r.wall);
+  const threads = await db.rows<Record<string, unknown>>(`
+    WITH ${coveredSql(true)}, names AS (${TRACK_NAME_SQL})
+    SELECT cov.track_id, names.track_name, sum(cov.covered) AS covered FROM cov LEFT JOIN names USING (track_id)
+    GROUP BY cov.track_id, names.track_name ORDER BY covered DESC, cov.track_id`);
+  return {
+    steps: num(r.n), wallNs, coveredNs: num(r.covered), meanShare: num(r.mean), medianShare: num(r.med), minShare: num(r.mn),
+    threads: threads.map((t) => ({ trackId: num(t.track_id), trackName: String(t.track_name), coveredNs: num(t.covered),
+      share: wallNs > 0 ? num(t.covered) / wallNs : 0 })),
+  };
 }
 
 const micros = (ns: number): string => (ns >= 1e6 ? `${(ns / 1e6).toFixed(2)} ms` : `${(ns / 1e3).toFixed(1)} us`);

@@ -5,7 +5,7 @@
 import type { TraceDb } from '../sql/traceDb.js';
 import { quantile } from './stats.js';
 import { completedStepTimes } from './step-times.js';
-import { KERNEL_WHERE, TRACK_NAME_SQL, clockAlignmentOf, nEnvsOf, num, type ClockAlignmentInfo } from './common.js';
+import { TRACK_NAME_SQL, clockAlignmentOf, nEnvsOf, num, stageSourceOf, type ClockAlignmentInfo, type StageSource } from './common.js';
 
 export interface KernelRow {
   /** Share of this track's kernel time, percent. */
@@ -44,6 +44,8 @@ export interface StepStats {
 }
 
 export interface KernelSummary {
+  /** What the tracks' rows are: GPU kernels, or the CPU stages of a trace with no GPU kernels (CPU backend). */
+  kind: StageSource['kind'];
   tracks: KernelTrackSummary[];
   steps: StepStats | null;
   /** Sum of the outermost 'compile' slices (build phases, shader/pipeline compilation), and their count. */
@@ -60,8 +62,9 @@ export const KERNEL_SUM_COLUMNS = ['Time (%)', 'Total Time (ns)', 'Instances', '
   'Max (ns)', 'StdDev (ns)', 'Name'] as const;
 
 export async function kernelSummary(db: TraceDb): Promise<KernelSummary> {
+  const source = await stageSourceOf(db);
   const rows = await db.rows<Record<string, unknown>>(`
-    WITH k AS (SELECT track_id, name, dur FROM slice WHERE ${KERNEL_WHERE}),
+    WITH k AS (SELECT track_id, name, dur FROM slice WHERE ${source.where}),
     per AS (
       SELECT track_id, name, sum(dur) AS total, count(*) AS n, avg(dur) AS avg, median(dur) AS med,
              min(dur) AS mn, max(dur) AS mx, coalesce(stddev_samp(dur), 0) AS sd
@@ -87,7 +90,7 @@ export async function kernelSummary(db: TraceDb): Promise<KernelSummary> {
       maxNs: num(r.mx), stdDevNs: num(r.sd), name: String(r.name),
     });
   }
-  return { tracks, steps: await stepStats(db), ...(await compileTime(db)), build: await buildTime(db), clockAlignment: await clockAlignmentOf(db) };
+  return { kind: source.kind, tracks, steps: await stepStats(db), ...(await compileTime(db)), build: await buildTime(db), clockAlignment: await clockAlignmentOf(db) };
 }
 
 async function buildTime(db: TraceDb): Promise<KernelSummary['build']> {

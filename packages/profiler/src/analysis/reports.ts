@@ -5,7 +5,7 @@
  * cuda_gpu_kern_sum, cuda_api_sum, cuda_gpu_mem_time_sum and nvtx_sum print.
  */
 import type { TraceDb } from '../sql/traceDb.js';
-import { HOST_API_WHERE, KERNEL_WHERE, MEMOP_WHERE, RANGE_WHERE, STEP_WHERE, num } from './common.js';
+import { HOST_API_WHERE, KERNEL_WHERE, MEMOP_WHERE, RANGE_WHERE, STEP_WHERE, num, stageSourceOf } from './common.js';
 
 export const REPORTS = ['kernels', 'host', 'memops', 'ranges', 'steps'] as const;
 export type ReportName = (typeof REPORTS)[number];
@@ -61,7 +61,12 @@ export interface ReportOptions {
 }
 
 export async function summaryReport(db: TraceDb, report: ReportName, options: ReportOptions = {}): Promise<Report> {
-  const source = SOURCES[report];
+  let source = SOURCES[report];
+  // A trace with no GPU kernels (CPU backend): the kernels report is its CPU stages, titled as such.
+  if (report === 'kernels' && options.where === undefined) {
+    const stages = await stageSourceOf(db);
+    if (stages.kind === 'cpu stages') source = { where: stages.where, title: 'CPU stages: cpu_op on the threads that ran them (no GPU kernels in this trace)' };
+  }
   const where = options.where ?? source.where;
   // ProfilerStep#k are one row, as keyAverages and torch group them; nsys's nvtx_sum has no such spans.
   const nameSql = report === 'steps' ? `'ProfilerStep*'` : 'name';

@@ -137,4 +137,35 @@ describe('gaps', () => {
       await db.close();
     }
   });
+
+  it('a CPU-only trace (cpu_op stages, no GPU ops) has no GPU timeline: the verdict says so and host utilisation is given', async () => {
+    // Two 100 µs steps. Step 0: thread 1 runs [10, 40) and [40, 60), thread 2 runs [50, 90): the union is [10, 90),
+    // 80% of the step. Step 1: thread 1 runs [100, 150) and [190, 230), the last clipped at the step's end to
+    // [190, 200): 60%. Thread 1 covers 50 + 60 = 110 µs of the 200, thread 2 covers 40.
+    const events: Ev[] = [
+      { ph: 'X', cat: 'user_annotation', name: 'ProfilerStep#0', pid: 1, tid: 1, ts: T0, dur: 100 },
+      { ph: 'X', cat: 'user_annotation', name: 'ProfilerStep#1', pid: 1, tid: 1, ts: T0 + 100, dur: 100 },
+      { ph: 'X', cat: 'cpu_op', name: 'kinematics', pid: 1, tid: 1, ts: T0 + 10, dur: 30 },
+      { ph: 'X', cat: 'cpu_op', name: 'solve', pid: 1, tid: 1, ts: T0 + 40, dur: 20 },
+      { ph: 'X', cat: 'cpu_op', name: 'kinematics', pid: 1, tid: 2, ts: T0 + 50, dur: 40 },
+      { ph: 'X', cat: 'cpu_op', name: 'solve', pid: 1, tid: 1, ts: T0 + 100, dur: 50 },
+      { ph: 'X', cat: 'cpu_op', name: 'integrate', pid: 1, tid: 1, ts: T0 + 190, dur: 40 },
+    ];
+    const db = await openTrace(files.write('cpu-only.json', JSON.stringify({ traceEvents: events })));
+    try {
+      const g = await gaps(db);
+      expect(g.verdict).toBe('no GPU work');
+      expect(g.reason).toMatch(/^no GPU timeline: this is a CPU-only trace/);
+      expect(g.queues).toEqual([]);
+      const u = g.hostUtilisation!;
+      expect(u).toMatchObject({ steps: 2, wallNs: 200_000, coveredNs: 140_000 });
+      // Shares are ratios of integers in ns: exact up to float rounding (1e-12 is far above it).
+      const near = (a: number, b: number): boolean => Math.abs(a - b) <= 1e-12;
+      expect(near(u.meanShare, 0.7) && near(u.medianShare, 0.7) && near(u.minShare, 0.6)).toBe(true);
+      expect(u.threads.map((t) => [t.trackName, t.coveredNs])).toEqual([['thread 1', 110_000], ['thread 2', 40_000]]);
+      expect(near(u.threads[0]!.share, 0.55) && near(u.threads[1]!.share, 0.2)).toBe(true);
+    } finally {
+      await db.close();
+    }
+  });
 });

@@ -75,4 +75,34 @@ describe('kernelSummary', () => {
       await db.close();
     }
   });
+
+  it('a trace with no GPU kernels summarises its CPU stages (cpu_op), per thread, and says they are CPU stages', async () => {
+    const ev: Record<string, unknown>[] = [
+      { ph: 'X', cat: 'user_annotation', name: 'ProfilerStep#0', pid: 1, tid: 1, ts: 0, dur: 100 },
+      { ph: 'X', cat: 'cpu_op', name: 'solve', pid: 1, tid: 1, ts: 10, dur: 30 },
+      { ph: 'X', cat: 'cpu_op', name: 'solve', pid: 1, tid: 1, ts: 50, dur: 10 },
+      { ph: 'X', cat: 'cpu_op', name: 'integrate', pid: 1, tid: 1, ts: 60, dur: 20 },
+      { ph: 'X', cat: 'cpu_op', name: 'solve', pid: 1, tid: 2, ts: 10, dur: 5 },
+    ];
+    const db = await openTrace(files.write('cpu.json', JSON.stringify({ traceEvents: ev })));
+    try {
+      const r = await kernelSummary(db);
+      expect(r.kind).toBe('cpu stages');
+      expect(r.tracks.map((t) => [t.trackName, t.totalTimeNs, t.kernels.map((k) => [k.name, k.instances, k.totalTimeNs])])).toEqual([
+        ['thread 1', 60_000, [['solve', 2, 40_000], ['integrate', 1, 20_000]]],
+        ['thread 2', 5_000, [['solve', 1, 5_000]]],
+      ]);
+    } finally {
+      await db.close();
+    }
+    // With GPU kernels present the table is the kernels only: host cpu_op spans are not GPU work.
+    const mixed = await openTrace(files.write('mixed.json', JSON.stringify({ traceEvents: [...ev, { ph: 'X', cat: 'kernel', name: 'k', pid: 0, tid: 7, ts: 20, dur: 4 }] })));
+    try {
+      const r = await kernelSummary(mixed);
+      expect(r.kind).toBe('gpu kernels');
+      expect(r.tracks.flatMap((t) => t.kernels.map((k) => k.name))).toEqual(['k']);
+    } finally {
+      await mixed.close();
+    }
+  });
 });

@@ -9,6 +9,32 @@ const byName = (slices: SliceEvent[], name: string): SliceEvent => {
 };
 
 describe('recordFunction and the structural tracer', () => {
+  it("CPU-backend stages (the tracer's 'cpu_op' spans) are CPU time in keyAverages, on the thread that ran them, no device time", async () => {
+    const clock = new FakeClock();
+    const prof = profile({ activities: ['cpu', 'gpu'], clock });
+    const { tracer } = prof;
+    await prof.start();
+    tracer.begin('step', 'step');
+    tracer.begin('kinematics', 'cpu_op', { nEnvs: 4 });
+    clock.advance(7);
+    tracer.end();
+    tracer.begin('solve', 'cpu_op', { nEnvs: 4 });
+    clock.advance(11);
+    tracer.end();
+    tracer.end();
+    await prof.stop();
+    const slices = prof.trace.slices;
+    expect(slices.some((x) => x.category === 'kernel')).toBe(false);
+    const solve = byName(slices, 'solve');
+    expect(solve.category).toBe('cpu_op');
+    expect(prof.trace.tracks.find((t) => t.id === solve.track)?.kind).toBe('thread');
+    const rows = prof.keyAverages().rows;
+    expect(rows.find((r) => r.key === 'kinematics')).toMatchObject({ count: 1, cpuTimeTotalNs: 7, selfCpuTimeTotalNs: 7, deviceTimeTotalNs: 0, selfDeviceTimeTotalNs: 0 });
+    expect(rows.find((r) => r.key === 'solve')).toMatchObject({ count: 1, cpuTimeTotalNs: 11, selfCpuTimeTotalNs: 11, deviceTimeTotalNs: 0, selfDeviceTimeTotalNs: 0 });
+    // The step span holds them: its self CPU time is what the stages did not cover (none here).
+    expect(rows.find((r) => r.key === 'step')).toMatchObject({ cpuTimeTotalNs: 18, selfCpuTimeTotalNs: 0 });
+  });
+
   it('nested `using` scopes become nested host slices with exact times', async () => {
     const clock = new FakeClock();
     const prof = profile({ activities: ['cpu'], clock });

@@ -3,7 +3,9 @@
  * one thread, env workers (src/cpu/workers) and the main thread claim chunks of envs (chunkEnvs) until all
  * are stepped, so a thread the OS deschedules on a busy machine does not stall the step.
  * Per-kernel spans: with a tracer installed, the main thread first steps a fixed share of the envs
- * ([0, nEnvs/threads)) kernel by kernel under spans, then helps with the remaining chunks untraced.
+ * ([0, nEnvs/threads)) kernel by kernel under spans, then helps with the remaining chunks under one
+ * 'shared envs' span, then waits for the workers under a 'wait for workers' span. The workers' own work is
+ * not in the trace.
  */
 import { availableParallelism, cpus } from 'node:os';
 import { stepCpu } from '../cpu/step.js';
@@ -125,12 +127,23 @@ class CpuSim implements SimInstance {
     try {
       const own = Math.min(n, ownChunks * chunk);
       if (own > 0) for (let s = 0; s < substeps; s++) stepCpu(m, d, 0, own, tracer);
-      for (let e0 = pool.claim(); e0 >= 0; e0 = pool.claim()) {
-        const e1 = Math.min(n, e0 + chunk);
-        for (let s = 0; s < substeps; s++) stepCpu(m, d, e0, e1, null);
+      // Chunks claimed after the fixed share: one 'shared envs' span (every stage of those envs), so the main
+      // thread's step is accounted for; per-stage spans stay on the fixed share, whose size does not vary.
+      let e0 = pool.claim();
+      const helping = tracer !== null && e0 >= 0;
+      if (helping) tracer?.begin('shared envs', 'cpu_op');
+      try {
+        for (; e0 >= 0; e0 = pool.claim()) {
+          const e1 = Math.min(n, e0 + chunk);
+          for (let s = 0; s < substeps; s++) stepCpu(m, d, e0, e1, null);
+        }
+      } finally {
+        if (helping) tracer?.end();
       }
     } finally {
-      pool.wait();
+      // Waiting is not CPU work: its own category, so utilisation (cpu_op coverage) does not count it.
+      tracer?.begin('wait for workers', 'wait');
+      try { pool.wait(); } finally { tracer?.end(); }
     }
   }
 

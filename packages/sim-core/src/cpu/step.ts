@@ -46,12 +46,13 @@ export const CPU_STAGES: readonly CpuStage[] = [
 /** Stages of mj_forward: all but integrate. */
 export const CPU_FORWARD_STAGES: readonly CpuStage[] = CPU_STAGES.filter((s) => s.name !== 'integrate');
 
-/** One timestep (mj_step) of envs [e0, e1); with a tracer, each kernel is one 'kernel' span. */
+/** One timestep (mj_step) of envs [e0, e1); with a tracer, each stage is one 'cpu_op' span on the calling thread
+ *  (CPU work, Kineto's host-op category: 'kernel' would claim it ran on a GPU). */
 export function stepCpu(m: Model, d: Data, e0: number, e1: number, tracer?: SimTracer | null): void {
   if (tracer) {
     const args = { nEnvs: e1 - e0 };
     for (const s of CPU_STAGES) {
-      tracer.begin(s.name, 'kernel', args);
+      tracer.begin(s.name, 'cpu_op', args);
       try { s.run(m, d, e0, e1); } finally { tracer.end(); }
     }
     return;

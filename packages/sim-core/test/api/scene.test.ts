@@ -95,7 +95,7 @@ describe('FPS counter in a scene', () => {
 });
 
 describe('tracer spans', () => {
-  test("'compile' spans around build phases, a 'step' span holding the kernels", async () => {
+  test("'compile' spans around build phases, a 'step' span holding the stages as CPU work ('cpu_op', never 'kernel')", async () => {
     const spans: { name: string; cat: string; depth: number }[] = [];
     let depth = 0;
     gs.setTracer({ begin: (name, cat) => { spans.push({ name, cat, depth }); depth++; }, end: () => { depth--; } });
@@ -109,7 +109,10 @@ describe('tracer spans', () => {
       spans.length = 0;
       scene.step();
       expect(spans[0]).toEqual({ name: 'step', cat: 'step', depth: 0 });
-      const kernels = spans.filter((s) => s.cat === 'kernel');
+      // The CPU backend ran no GPU work: no span may claim the GPU's 'kernel' category.
+      expect(spans.filter((s) => s.cat === 'kernel')).toEqual([]);
+      const kernels = spans.filter((s) => s.cat === 'cpu_op');
+      expect(kernels.length).toBe(12);
       expect(kernels.every((s) => s.depth === 1)).toBe(true);
       expect(kernels.map((s) => s.name)).toContain('solve');
       expect(kernels[kernels.length - 1]!.name).toBe('integrate');
@@ -123,7 +126,10 @@ describe('tracer spans', () => {
       expect(threaded.requireSim().description).toBe('cpu, 2 threads');
       spans.length = 0;
       threaded.step();
-      expect(spans.filter((s) => s.cat === 'kernel').map((s) => s.name)).toContain('integrate');
+      expect(spans.filter((s) => s.cat === 'kernel')).toEqual([]);
+      expect(spans.filter((s) => s.cat === 'cpu_op').map((s) => s.name)).toContain('integrate');
+      // The main thread's wait for the workers is its own span, last in the step, not CPU work.
+      expect(spans[spans.length - 1]).toEqual({ name: 'wait for workers', cat: 'wait', depth: 1 });
       expect(depth).toBe(0);
       await threaded.destroy();
     } finally {
