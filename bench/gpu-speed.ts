@@ -164,11 +164,11 @@ async function main(): Promise<void> {
     (resets > 0 ? `, ${resets} env resets after NaN/blow-up` : ''));
   console.log(`${which}-${settings}@${nEnvs} env-steps/s: ${Math.round(rate)}`);
   if (values.json) {
-    appendFileSync(values.json, JSON.stringify({
+    appendFileSync(values.json, `${JSON.stringify({
       scene: which, settings, nEnvs, steps: done, seconds: elapsed, envStepsPerS: rate, buildS, firstStepS,
       performanceMode, adapter, solver: o.constraintSolver, iterations: o.iterations, tolerance: o.tolerance,
       selfCollision: o.enableSelfCollision, resets,
-    }) + '\n');
+    })}\n`);
   }
 }
 

@@ -208,7 +208,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     })),
   };
   if (flags.json) {
-    process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return;
   }
   console.log(`profiler overhead: ${PASSES} passes/step over ${ENVS} envs (${ITERS} iterations), drain every ${DEPTH} steps, ` +

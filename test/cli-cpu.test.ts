@@ -111,7 +111,7 @@ describe('gsprof record --backend cpu, then the readers', () => {
     expect(csv.code).toBe(0);
     const lines = csv.stdout.trim().split('\n');
     expect(lines[0]).toBe('name,n');
-    expect(lines).toContain('solve,' + lines.find((l) => l.startsWith('solve,'))!.split(',')[1]);
+    expect(lines).toContain(`solve,${lines.find((l) => l.startsWith('solve,'))!.split(',')[1]}`);
     const j = await gsprof(['query', pftrace, sql, '--json']);
     const parsed = JSON.parse(j.stdout) as { columns: string[]; rows: Array<{ name: string; n: number }> };
     expect(parsed.columns).toEqual(['name', 'n']);

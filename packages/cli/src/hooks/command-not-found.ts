@@ -32,7 +32,7 @@ export function closestCommand(typed: string, ids: readonly string[]): string | 
   return best !== undefined && bestDistance <= Math.max(1, Math.ceil(typed.length / 3)) ? best : undefined;
 }
 
-const hook: Hook<'command_not_found'> = async function (opts) {
+const hook: Hook<'command_not_found'> = async (opts) => {
   const ids = opts.config.commands.filter((c) => !c.hidden).map((c) => c.id);
   // With a space as topic separator the id also holds the arguments ('sumary:out'): the command is the first word.
   const typed = opts.id.split(':')[0]!;

@@ -13,7 +13,6 @@ export type StepsFrom = 'auto' | 'marks' | 'submits';
 
 export class StepSource {
   private marked = false;
-  private submitsSinceMark = 0;
   steps = 0;
   /** Auto mode only: steps counted from submits before the first mark arrived (they split one marked step). */
   submitStepsBeforeMark = 0;
@@ -27,14 +26,13 @@ export class StepSource {
     if (this.from === 'submits') return;
     if (!this.marked && this.from === 'auto' && !this.expectMarks) this.submitStepsBeforeMark = this.steps;
     this.marked = true;
-    this.submitsSinceMark = 0;
     this.steps++;
     this.onStep();
   }
 
   /** The program submitted work to a queue. */
   submit(): void {
-    if (this.marked || this.from === 'marks' || (this.from === 'auto' && this.expectMarks)) { this.submitsSinceMark++; return; }
+    if (this.marked || this.from === 'marks' || (this.from === 'auto' && this.expectMarks)) return;
     this.steps++;
     this.onStep();
   }

@@ -125,7 +125,7 @@ export async function writeChromeTraceFile(trace: TraceModel, path: string): Pro
     }
 
     // The hot loop: one X event per slice, written as bytes ({"ph":"X","cat":..,"name":..,"pid":..,"tid":..,"ts":..,"dur":..,"args":{..}}).
-    const whereBytes = where.map((w) => Buffer.from(',' + w));
+    const whereBytes = where.map((w) => Buffer.from(`,${w}`));
     if (layout.order.length > 0 && sep === '\n') { out.text('\n'); sep = ''; }
     for (let k = 0; k < layout.order.length; k++) {
       const i = layout.order[k]!;
@@ -164,7 +164,7 @@ export async function writeChromeTraceFile(trace: TraceModel, path: string): Pro
     for (let k = 0; k < counterOrder.length; k++) {
       const c = trace.counters[counterOrder[k]!]!;
       const track = byId.get(c.track);
-      if (!track || track.kind !== 'counter') throw new Error(`trace: counter sample ${counterOrder[k]} is on ${track ? 'non-counter' : 'unknown'} track ${c.track}`);
+      if (track?.kind !== 'counter') throw new Error(`trace: counter sample ${counterOrder[k]} is on ${track ? 'non-counter' : 'unknown'} track ${c.track}`);
       const value = Number.isFinite(c.value) ? String(c.value) : 'null';
       if (add(`{"ph":"C","name":${quote(track.name)},"pid":${track.pid},"ts":${formatMicros(c.ts)},"args":{"value":${value}}}`)) await flush();
     }

@@ -9,7 +9,7 @@ const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** A JSON string literal; plain names (nearly all of them) skip JSON.stringify. */
 export function quote(s: string): string {
-  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : '"' + s + '"';
+  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
 }
 
 /** Integer ns -> µs with exactly three decimals, exact for any safe integer. */

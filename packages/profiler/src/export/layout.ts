@@ -42,7 +42,7 @@ function checkTime(what: string, i: number, value: number): void {
 // Each pass over the slices is a function of its own: V8 optimizes a loop in the middle of a long function
 // on the fly (OSR) and then throws that code away at the first statement after the loop that never ran
 // before, so one function with three long loops ran much of each export unoptimized.
-export function layoutSlices(trace: TraceModel, byId = tracksById(trace)): SliceLayout {
+export function layoutSlices(trace: TraceModel, _byId = tracksById(trace)): SliceLayout {
   const n = trace.slices.length;
   // Flat copies of the sort keys and track numbers: the sort and the lane pass touch them millions of times.
   // All six arrays share one buffer (32 bytes per slice); every element is written below.

@@ -326,7 +326,7 @@ export class PerfettoStreamWriter {
 
   counter(track: number, ts: number, value: number): void {
     const t = isSmallKey(track) ? this.trackAt[track] : this.tracks.get(track);
-    if (!t || t.kind !== 'counter') throw new Error(`perfetto: counter sample on ${t ? 'non-counter' : 'undeclared'} track ${track}`);
+    if (t?.kind !== 'counter') throw new Error(`perfetto: counter sample on ${t ? 'non-counter' : 'undeclared'} track ${track}`);
     this.time[0] = ts;
     this.absolute(this.time, 0);
     this.event(TYPE_COUNTER, t, 0, 0, undefined, undefined, undefined, value);

@@ -438,7 +438,7 @@ function hasArgs(e: Json): boolean {
 
 function hasProtoKey(v: unknown, depth = 0): boolean {
   if (v === null || typeof v !== 'object' || depth > 64) return false;
-  if (Object.prototype.hasOwnProperty.call(v, '__proto__')) return true;
+  if (Object.hasOwn(v, '__proto__')) return true;
   for (const k of Object.keys(v)) if (hasProtoKey((v as Json)[k], depth + 1)) return true;
   return false;
 }

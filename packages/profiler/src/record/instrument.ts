@@ -1,5 +1,5 @@
 /// <reference types="@webgpu/types" />
-import { DeviceInstrumentation, instrumentDeviceFor } from './instrument-device.js';
+import { type DeviceInstrumentation, instrumentDeviceFor } from './instrument-device.js';
 import type { Profiler } from './profiler.js';
 
 export { DeviceInstrumentation, type DeviceInstrumentationStats } from './instrument-device.js';

@@ -154,8 +154,8 @@ function buildTable(input: KeyAverage[], options: TableOptions): string {
   if (hasDevice) headers.push('Self CUDA', 'Self CUDA %', 'CUDA total', 'CUDA time avg');
   headers.push('# of Calls');
   const widths = [nameWidth, ...headers.slice(1).map(() => 12)];
-  const fmtRow = (cells: string[]): string => cells.map((c, i) => c.padStart(widths[i]!) + '  ').join('');
-  const sep = widths.map((w) => '-'.repeat(w) + '  ').join('');
+  const fmtRow = (cells: string[]): string => cells.map((c, i) => `${c.padStart(widths[i]!)}  `).join('');
+  const sep = widths.map((w) => `${'-'.repeat(w)}  `).join('');
 
   let sumSelfCpu = 0;
   let sumSelfDevice = 0;
@@ -174,7 +174,7 @@ function buildTable(input: KeyAverage[], options: TableOptions): string {
     if (shown === rowLimit) break;
     shown++;
     let name = r.key;
-    if (name.length >= maxName - 3) name = name.slice(0, maxName - 3) + '...';
+    if (name.length >= maxName - 3) name = `${name.slice(0, maxName - 3)}...`;
     const cells = [
       name,
       formatShare(r.selfCpuTimeTotalNs, sumSelfCpu),
@@ -197,5 +197,5 @@ function buildTable(input: KeyAverage[], options: TableOptions): string {
   out.push(sep);
   out.push(`Self CPU time total: ${formatTime(sumSelfCpu)}`);
   if (hasDevice) out.push(`Self CUDA time total: ${formatTime(sumSelfDevice)}`);
-  return out.join('\n') + '\n';
+  return `${out.join('\n')}\n`;
 }

@@ -21,6 +21,7 @@ import { warn } from './warn.js';
 export type ProfilerActivity = 'cpu' | 'gpu';
 export const ProfilerActivity = { CPU: 'cpu', GPU: 'gpu' } as const;
 
+// biome-ignore lint/suspicious/noConfusingVoidType: a handler returns nothing or a promise the profiler awaits, as torch's on_trace_ready
 export type TraceReadyHandler = (prof: Profiler) => void | Promise<unknown>;
 
 export interface ProfileOptions {
@@ -272,13 +273,13 @@ export class Profiler implements Recorder, AsyncDisposable {
 
   beginSpan(name: string, category: string, args?: Args): SpanToken | null {
     const c = this.cycle;
-    if (!c || c.mode !== 'record' || !this.cpuActivity) return null;
+    if (c?.mode !== 'record' || !this.cpuActivity) return null;
     return this.openSpan(c, name, category, args, true);
   }
 
   completeSpan(name: string, category: string, startHostNs: number, endHostNs: number, args?: Args): void {
     const c = this.cycle;
-    if (!c || c.mode !== 'record' || !this.cpuActivity) return;
+    if (c?.mode !== 'record' || !this.cpuActivity) return;
     c.completeSlice(name, category, Math.max(startHostNs, c.baseHostNs), endHostNs, args);
   }
 

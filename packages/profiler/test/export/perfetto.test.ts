@@ -237,7 +237,7 @@ describe('PerfettoStreamWriter', () => {
     w.end(1, 40);
     await w.flush();
     // After flush, the partial file already holds every packet so far and is loadable.
-    const partial = readPackets(readFileSync(path + '.partial'));
+    const partial = readPackets(readFileSync(`${path}.partial`));
     expect(partial.truncated).toBe(false);
     expect(partial.packets).toHaveLength(w.packetsWritten);
     w.slice(1, 'step', 'user_annotation', 50, 10, { step: 1 });

@@ -4,9 +4,9 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hasShared, sharedPath } from '../../../../test/support/shared.js';
-import { openTrace, type TraceDb } from '../../src/index.js';
+import { openTrace, } from '../../src/index.js';
 import { first, parseTextproto, type TextprotoMessage } from './support/textproto.js';
 
 const shared = hasShared();

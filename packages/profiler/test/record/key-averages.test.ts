@@ -16,7 +16,7 @@ function stepTrace(): TraceModel {
   return t;
 }
 
-const SEP = '-----------------  ' + '------------  '.repeat(10);
+const SEP = `-----------------  ${'------------  '.repeat(10)}`;
 
 describe('keyAverages().table()', () => {
   it("prints torch's columns, right-aligned names, self/total CPU and device time credited through the submit", () => {

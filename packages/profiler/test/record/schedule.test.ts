@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { logger } from '@gsprof/log';
-import { ProfilerAction, schedule } from '../../src/record/index.js';
+import { type ProfilerAction, schedule } from '../../src/record/index.js';
 
 const letter: Record<ProfilerAction, string> = { NONE: 'N', WARMUP: 'W', RECORD: 'R', RECORD_AND_SAVE: 'S' };
 const run = (fn: (s: number) => ProfilerAction, steps: number): string => Array.from({ length: steps }, (_, i) => letter[fn(i)]).join(' ');

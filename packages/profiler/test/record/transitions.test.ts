@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { logger } from '@gsprof/log';
 import type { TraceModel } from '../../src/model/trace.js';
-import { FakeClock, profile, ProfilerAction, schedule, type Profiler, type ScheduleFn } from '../../src/record/index.js';
+import { FakeClock, profile, ProfilerAction, schedule, type ScheduleFn } from '../../src/record/index.js';
 
 const { NONE, WARMUP, RECORD, RECORD_AND_SAVE } = ProfilerAction;
 let warnings: string[];
