@@ -10,3 +10,9 @@ export const ACTFRC_XML = `<mujoco><option timestep="0.002" gravity="0 0 0"/><wo
   <motor joint="hinge" gear="2"/><motor joint="slide"/><motor joint="slide" gear="0.5"/>
 </actuator></mujoco>`;
 export const ACTFRC_CTRL = [5, 0.4, 0.2];
+
+/** A box resting and sliding on a plane with friction 0 on both geoms: MuJoCo floors friction at 1e-5. */
+export const FRICTIONLESS_BOX_XML = `<mujoco><option timestep="0.002"/><worldbody>
+  <geom name="floor" type="plane" size="0 0 0.05" friction="0 0 0"/>
+  <body pos="0 0 0.049"><freejoint/><geom type="box" size="0.1 0.08 0.05" mass="1" friction="0 0 0"/></body>
+</worldbody></mujoco>`;
