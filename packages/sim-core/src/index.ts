@@ -12,7 +12,9 @@
  *   franka.controlDofsPosition(gs.tile(gs.tensor([0, 0, 0, -1, 0, 1, 0, 0.02, 0.02]), [20, 1]));
  *   scene.step();
  */
-export { init, destroy, isInitialized, backend, device, precision, performanceMode, seed, GPU_NOT_BUILT } from './api/init.js';
+export {
+  init, destroy, isInitialized, backend, device, precision, performanceMode, seed, GPU_NOT_BUILT, cpu, gpu,
+} from './api/init.js';
 export type { InitOptions } from './api/init.js';
 export { Scene, SimulationError, URDF_DEFAULT_KP, URDF_DEFAULT_KV } from './api/scene.js';
 export type { BuildOptions, ErrorReport } from './api/scene.js';

@@ -6,6 +6,7 @@
  * position. The rotational dofs of a ball or free joint have no coordinate of their own: their "position"
  * is the rotation vector (axis * angle) of the joint's quaternion, and they can only be set all three at once.
  */
+import { rejectUnknownKeys } from './keys.js';
 import type { SimInstance, ValueBlock } from '../backend/backend.js';
 import { DofCtrlMode } from '../data/data.js';
 import { JointType, type Model } from '../model/model.js';
@@ -52,6 +53,20 @@ export class Joint {
 export interface DofsArgs {
   dofsIdx?: IndexInput;
   envsIdx?: IndexInput;
+}
+
+/**
+ * Genesis' positional form `controlDofsPosition(pos, dofsIdx, envsIdx)` or our options object
+ * `{ dofsIdx, envsIdx }`: an index (number, array, typed array, Tensor) as the second argument is dofsIdx.
+ */
+function dofsArgs(args: DofsArgs | IndexInput, envsIdx: IndexInput | undefined): DofsArgs {
+  const isIndex = typeof args === 'number' || args instanceof Tensor || Array.isArray(args) || ArrayBuffer.isView(args);
+  if (isIndex) {
+    const dofsIdx = args as IndexInput;
+    return envsIdx === undefined ? { dofsIdx } : { dofsIdx, envsIdx };
+  }
+  if (envsIdx !== undefined) throw new Error('envsIdx given both positionally and in the options object');
+  return args as DofsArgs;
 }
 
 export interface QsArgs {
@@ -144,6 +159,7 @@ export class Entity {
   // ---- selection helpers
 
   private selectDofs(args: DofsArgs): { envs: Selection; dofs: Selection; global: Int32Array } {
+    rejectUnknownKeys(args, ['dofsIdx', 'envsIdx'], 'dofs arguments', { dofs_idx_local: 'dofsIdx' });
     this.host.requireSim();
     const l = this.requireLayout();
     const envs = parseEnvsIdx(args.envsIdx, this.host.nEnvs);
@@ -177,18 +193,18 @@ export class Entity {
   // ---- control (persistent mode per dof and env)
 
   /** PD control to target positions: kp*(target - q) - kv*qdot, clamped to the dof's force range. */
-  controlDofsPosition(position: ValueInput, args: DofsArgs = {}): void {
-    this.control('dofCtrlPos', DofCtrlMode.Position, position, args);
+  controlDofsPosition(position: ValueInput, args: DofsArgs | IndexInput = {}, envsIdx?: IndexInput): void {
+    this.control('dofCtrlPos', DofCtrlMode.Position, position, dofsArgs(args, envsIdx));
   }
 
   /** Velocity control: kv*(target - qdot), clamped to the dof's force range. */
-  controlDofsVelocity(velocity: ValueInput, args: DofsArgs = {}): void {
-    this.control('dofCtrlVel', DofCtrlMode.Velocity, velocity, args);
+  controlDofsVelocity(velocity: ValueInput, args: DofsArgs | IndexInput = {}, envsIdx?: IndexInput): void {
+    this.control('dofCtrlVel', DofCtrlMode.Velocity, velocity, dofsArgs(args, envsIdx));
   }
 
   /** Direct force (torque for a hinge), clamped to the dof's force range. */
-  controlDofsForce(force: ValueInput, args: DofsArgs = {}): void {
-    this.control('dofCtrlForce', DofCtrlMode.Force, force, args);
+  controlDofsForce(force: ValueInput, args: DofsArgs | IndexInput = {}, envsIdx?: IndexInput): void {
+    this.control('dofCtrlForce', DofCtrlMode.Force, force, dofsArgs(args, envsIdx));
   }
 
   setDofsKp(kp: ValueInput, args: DofsArgs = {}): void {

@@ -5,6 +5,7 @@
 import { backendFactory, type Backend, type BackendKind, type DeviceDescription } from '../backend/backend.js';
 import { CpuBackend } from '../backend/cpu.js';
 import type { Precision } from '../data/data.js';
+import { rejectUnknownKeys } from './keys.js';
 import { isLogLevel, logger, type LogLevel } from './logger.js';
 import { setDefaultFloat } from './tensor.js';
 
@@ -20,6 +21,12 @@ export interface InitOptions {
   /** CPU backend threads: a count or 'auto' (all cores for large batches). Env var GSPROF_CPU_THREADS overrides 'auto'. */
   cpuThreads?: number | 'auto';
 }
+
+const INIT_KEYS = ['backend', 'precision', 'performanceMode', 'seed', 'loggingLevel', 'cpuThreads'] as const;
+
+/** Genesis' backend constants: `gs.init({ backend: gs.gpu })`. */
+export const cpu = 'cpu' as const;
+export const gpu = 'gpu' as const;
 
 export const GPU_NOT_BUILT =
   "WebGPU backend not built yet: gs.init({ backend: 'gpu' }) needs the WebGPU backend; use backend: 'cpu'.";
@@ -55,6 +62,7 @@ function cpuThreadsFrom(opt: number | 'auto' | undefined): number | 'auto' {
 
 export async function init(options: InitOptions = {}): Promise<void> {
   if (active) throw new Error('gsprof already initialized. Call `await gs.destroy()` before initializing again.');
+  rejectUnknownKeys(options, INIT_KEYS, 'gs.init');
   const kind = options.backend ?? 'auto';
   if (kind !== 'cpu' && kind !== 'gpu' && kind !== 'auto') {
     throw new Error(`backend must be 'cpu', 'gpu' or 'auto', got ${JSON.stringify(kind)}`);
@@ -78,13 +86,13 @@ export async function init(options: InitOptions = {}): Promise<void> {
   if (kind === 'cpu') {
     chosen = new CpuBackend(initOptions);
   } else {
-    const gpu = backendFactory('gpu');
-    if (!gpu) {
+    const gpuFactory = backendFactory('gpu');
+    if (!gpuFactory) {
       if (kind === 'gpu') throw new Error(GPU_NOT_BUILT);
       chosen = new CpuBackend(initOptions);
     } else {
       try {
-        chosen = await gpu(initOptions);
+        chosen = await gpuFactory(initOptions);
         if (kind === 'auto' && chosen.device.software) {
           logger.info(`backend 'auto': the only WebGPU adapter is a software one (${chosen.device.name}); using the CPU.`);
           await chosen.destroy();

@@ -18,6 +18,7 @@ import { Entity, type EntityHost, type EntityLayout } from './entity.js';
 import { FPSTracker, hostClock, type Clock } from './fps.js';
 import { parseEnvsIdx, type IndexInput } from './indices.js';
 import { activeBackend, precision as initPrecision, performanceMode as initPerformanceMode } from './init.js';
+import { rejectUnknownKeys } from './keys.js';
 import { logger } from './logger.js';
 import type { Morph } from './morphs.js';
 import {
@@ -197,6 +198,7 @@ export class Scene implements EntityHost {
 
   async build(options: BuildOptions = {}): Promise<void> {
     if (this.sim || this.building) throw new Error('Scene is already built.');
+    rejectUnknownKeys(options, ['nEnvs', 'envSpacing', 'cpuThreads'], 'scene.build');
     const nEnvs = options.nEnvs ?? 0;
     if (!Number.isInteger(nEnvs) || nEnvs < 0) throw new Error(`nEnvs must be a non-negative integer, got ${String(nEnvs)}`);
     if (options.envSpacing !== undefined &&

@@ -54,4 +54,9 @@ export function mixParams(m: Model, g1: number, g2: number, out: PairParams): vo
   out.friction[0] = fri[0]!; out.friction[1] = fri[0]!;
   out.friction[2] = fri[1]!;
   out.friction[3] = fri[2]!; out.friction[4] = fri[2]!;
+  // MuJoCo floors every friction coefficient at mjMINMU: a zero one makes the pyramid rows degenerate (NaN)
+  for (let i = 0; i < 5; i++) out.friction[i] = Math.max(MINMU, out.friction[i]!);
 }
+
+/** mjMINMU: the smallest friction coefficient MuJoCo uses in a contact. */
+const MINMU = 1e-5;

@@ -96,7 +96,7 @@ export const MODEL_REAL_FIELDS = [
   'geomSolmix', 'geomSolref', 'geomSolimp', 'geomSize', 'geomRbound', 'geomPos', 'geomQuat', 'geomFriction',
   'geomMargin', 'geomGap', 'sitePos', 'siteQuat',
   'actuatorCtrlrange', 'actuatorForcerange', 'actuatorGear', 'actuatorGainprm', 'actuatorBiasprm',
-  'eqSolref', 'eqSolimp', 'eqData', 'qpos0', 'qposSpring',
+  'eqSolref', 'eqSolimp', 'eqData', 'qpos0', 'qposSpring', 'jntActfrcrange',
 ] as const;
 
 export const MODEL_INT_FIELDS = [
@@ -105,7 +105,7 @@ export const MODEL_INT_FIELDS = [
   'dofBodyid', 'dofJntid', 'dofParentid', 'geomType', 'geomContype', 'geomConaffinity', 'geomCondim',
   'geomBodyid', 'geomPriority', 'siteBodyid', 'actuatorTrntype', 'actuatorDyntype', 'actuatorGaintype',
   'actuatorBiastype', 'actuatorTrnid', 'actuatorCtrllimited', 'actuatorForcelimited',
-  'eqType', 'eqObj1id', 'eqObj2id', 'eqActive0', 'excludeSignature',
+  'eqType', 'eqObj1id', 'eqObj2id', 'eqActive0', 'excludeSignature', 'jntActfrclimited',
 ] as const;
 
 export interface PackedModel {
@@ -117,7 +117,11 @@ export interface PackedModel {
 /** Packs the model arrays the kernels read into one f32 and one i32 array. */
 export function packModel(m: Model): PackedModel {
   const base = new Map<string, number>();
-  const rec = m as unknown as Record<string, ArrayLike<number>>;
+  // jntActfrclimited / jntActfrcrange are optional in Model: absent means no joint is limited
+  const rec = {
+    jntActfrclimited: new Uint8Array(m.njnt), jntActfrcrange: new Float64Array(2 * m.njnt),
+    ...(m as unknown as Record<string, ArrayLike<number>>),
+  } as Record<string, ArrayLike<number>>;
   let nr = 0;
   for (const f of MODEL_REAL_FIELDS) { base.set(f, nr); nr += rec[f]!.length; }
   let ni = 0;

@@ -4,7 +4,8 @@
  * - MuJoCo actuators: length = gear*q, velocity = gear*qdot; force = gain*ctrl + bias with gain fixed
  *   (or affine) and bias none or affine (b0 + b1*length + b2*velocity); ctrl clipped to ctrlrange when
  *   ctrllimited (all ctrl of an env are zeroed if any is NaN/Inf or beyond 1e10, as MuJoCo); force clipped
- *   to forcerange when forcelimited; qfrc_actuator += gear * force.
+ *   to forcerange when forcelimited; qfrc_actuator += gear * force; then qfrc_actuator at a hinge or slide
+ *   joint clipped to its actuatorfrcrange when actuatorfrclimited.
  * - Genesis' controller (DofCtrlMode in data.ts): a dof in Position, Velocity or Force mode gets that force,
  *   clipped to dofForceRange, and the MuJoCo actuator on it is silenced (its actuatorForce reads 0).
  * - qDeriv, the diagonal of d(qfrc_actuator + qfrc_passive)/d(qvel) that implicitfast and mj_implicit use
@@ -21,6 +22,8 @@ const MODE_NONE: number = DofCtrlMode.None;
 const MODE_FORCE: number = DofCtrlMode.Force;
 const MODE_POSITION: number = DofCtrlMode.Position;
 const BIAS_AFFINE: number = BiasType.Affine;
+/** mjJNT_SLIDE (2) and mjJNT_HINGE (3): the joints with one scalar actuator force to clamp. */
+const JNT_SLIDE = 2;
 
 const MAXVAL = 1e10;
 /** mjGAIN_AFFINE: accepted when a model carries it, though the loaders only produce fixed gains. */
@@ -84,6 +87,21 @@ export function actuation(m: Model, d: Data, e0: number, e1: number): void {
       // MuJoCo's derivative uses the raw ctrl for an affine gain
       const dvel = (affineBias ? b2 : 0) + (affineGain ? g2 * ctrl[U + e]! : 0);
       if (dvel !== 0) qDeriv[V + e] = qDeriv[V + e]! + gear * dvel * gear;
+    }
+  }
+
+  // MuJoCo's joint-level clamp (jnt_actfrclimited / actuatorfrcrange, also URDF <limit effort>) on the
+  // actuator force summed at a hinge or slide joint; before Genesis' controller, which has its own range
+  const actfrcLimited = m.jntActfrclimited, actfrcRange = m.jntActfrcrange;
+  if (actfrcLimited && actfrcRange) {
+    for (let j = 0; j < m.njnt; j++) {
+      if (actfrcLimited[j] === 0 || m.jntType[j]! < JNT_SLIDE) continue;
+      const lo = actfrcRange[2 * j]!, hi = actfrcRange[2 * j + 1]!;
+      const o = m.jntDofadr[j]! * n;
+      for (let e = e0; e < e1; e++) {
+        const f = qfrcActuator[o + e]!;
+        qfrcActuator[o + e] = f < lo ? lo : f > hi ? hi : f;
+      }
     }
   }
 

@@ -466,6 +466,8 @@ fn write_params(c: i32, g1: i32, g2: i32, e: u32, margin: f32) {
     for (var i = 0; i < 5; i++) { dset(D_CONTACT_SOLIMP, 5 * c + i, e, mix * mr(M_GEOM_SOLIMP, 5 * g1 + i) + (1.0 - mix) * mr(M_GEOM_SOLIMP, 5 * g2 + i)); }
     fri = max(m3(M_GEOM_FRICTION, g1), m3(M_GEOM_FRICTION, g2));
   }
+  // MuJoCo's floor mjMINMU = 1e-5 on every friction coefficient (0 makes the pyramid degenerate)
+  fri = max(fri, vec3<f32>(1e-5));
   dset(D_CONTACT_FRICTION, 5 * c, e, fri.x); dset(D_CONTACT_FRICTION, 5 * c + 1, e, fri.x);
   dset(D_CONTACT_FRICTION, 5 * c + 2, e, fri.y);
   dset(D_CONTACT_FRICTION, 5 * c + 3, e, fri.z); dset(D_CONTACT_FRICTION, 5 * c + 4, e, fri.z);

@@ -258,6 +258,12 @@ const actuation: KernelDef = {
     dset(D_ACTUATOR_FORCE, u, e, f);
     dset(D_QFRC_ACTUATOR, d, e, dget(D_QFRC_ACTUATOR, d, e) + gear * f);
   }
+  // MuJoCo's joint-level clamp (actuatorfrcrange, URDF effort) at hinge and slide joints, as the CPU stage
+  for (var j = 0; j < NJNT; j++) {
+    if (mn(M_JNT_ACTFRCLIMITED, j) == 0 || mn(M_JNT_TYPE, j) < 2) { continue; }
+    let d = mn(M_JNT_DOFADR, j);
+    dset(D_QFRC_ACTUATOR, d, e, clamp(dget(D_QFRC_ACTUATOR, d, e), mr(M_JNT_ACTFRCRANGE, 2 * j), mr(M_JNT_ACTFRCRANGE, 2 * j + 1)));
+  }
   for (var d = 0; d < NV; d++) {
     let mode = iget(D_DOF_CTRL_MODE, d, e);
     if (mode == 0) { continue; }

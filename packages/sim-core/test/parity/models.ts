@@ -1,0 +1,18 @@
+/** Small MJCF models written for the issue-13 parity tests, shared by the CPU (vs MuJoCo) and GPU (vs CPU) tests. */
+
+/** A motor (ctrl 5) on a hinge limited to +-0.5 N m, and two motors on a slide limited together to [-1, 0.3]. */
+export const ACTFRC_XML = `<mujoco><option timestep="0.002" gravity="0 0 0"/><worldbody>
+  <body><joint name="hinge" axis="0 0 1" damping="0.1" actuatorfrcrange="-0.5 0.5"/>
+    <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03" mass="1"/></body>
+  <body pos="0 1 0"><joint name="slide" type="slide" axis="1 0 0" actuatorfrcrange="-1 0.3"/>
+    <geom type="box" size="0.1 0.1 0.1" mass="2"/></body>
+</worldbody><actuator>
+  <motor joint="hinge" gear="2"/><motor joint="slide"/><motor joint="slide" gear="0.5"/>
+</actuator></mujoco>`;
+export const ACTFRC_CTRL = [5, 0.4, 0.2];
+
+/** A box resting and sliding on a plane with friction 0 on both geoms: MuJoCo floors friction at 1e-5. */
+export const FRICTIONLESS_BOX_XML = `<mujoco><option timestep="0.002"/><worldbody>
+  <geom name="floor" type="plane" size="0 0 0.05" friction="0 0 0"/>
+  <body pos="0 0 0.049"><freejoint/><geom type="box" size="0.1 0.08 0.05" mass="1" friction="0 0 0"/></body>
+</worldbody></mujoco>`;
