@@ -74,7 +74,7 @@ describe('bad input', () => {
   it('unknown flags, options and commands', async () => {
     expectOneLineError(await gsprof(['record', '--example', 'cartpole']), /--example/);
     expectOneLineError(await gsprof(['summary']), /Missing 1 required arg/);
-    expectOneLineError(await gsprof(['frobnicate']), /^gsprof: frobnicate: unknown command/);
+    expectOneLineError(await gsprof(['frobnicate']), /^gsprof: frobnicate: not a gsprof command; run 'gsprof help' for the commands$/);
     expectOneLineError(await gsprof(['compare', 'a', 'b', '--factor', 'fast']), /--factor: 'fast' must be a number >= 1/);
   });
 
