@@ -27,9 +27,9 @@ describe('gsprof query', () => {
     const table = await gsprof(['query', trace, sql]);
     expect(table.stdout).toMatch(/│ name\s+│ name_1\s+│\n│ inner\s+│ outer\s+│/);
     const json = JSON.parse((await gsprof(['query', trace, sql, '--json'])).stdout) as unknown;
-    expect(json).toEqual({ columns: ['name', 'name_1'], rows: [{ name: 'inner', name_1: 'outer' }] });
+    expect(json).toEqual({ trace, columns: ['name', 'name_1'], rows: [{ name: 'inner', name_1: 'outer' }] });
     const empty = JSON.parse((await gsprof(['query', trace, 'select name from slice where false', '--json'])).stdout) as unknown;
-    expect(empty).toEqual({ columns: ['name'], rows: [] });
+    expect(empty).toEqual({ trace, columns: ['name'], rows: [] });
   });
 
   it('streams every csv row of a result far larger than one chunk', async () => {

@@ -114,9 +114,10 @@ export function checkStateFits(m: Model, nEnvs: number, precision: Precision, op
   const total = perEnv * n + solver;
   if (total <= MAX_STATE_BYTES) return;
   const envs = `${n} env${n === 1 ? '' : 's'} x ${formatBytes(perEnv)}`;
+  const fits = Math.max(0, Math.floor((MAX_STATE_BYTES - solver) / perEnv));
   throw new Error(
     `the simulation would need at least ${formatBytes(total)} (${envs}, plus ${formatBytes(solver)} of solver; nv ${m.nv}, ` +
-    `with dense ${m.nv} x ${m.nv} matrices), over the ${formatBytes(MAX_STATE_BYTES)} limit: use fewer envs or a smaller model`,
+    `with dense ${m.nv} x ${m.nv} matrices), over the ${formatBytes(MAX_STATE_BYTES)} limit: the largest nEnvs that fits is ${fits}`,
   );
 }
 

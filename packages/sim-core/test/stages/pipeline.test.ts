@@ -25,7 +25,7 @@ describe('CPU pipeline', () => {
       end: () => events.push('E'),
     };
     stepCpu(p.model, d, 1, 4, tracer);
-    expect(events).toEqual(CPU_STAGES.flatMap((s) => [`B ${s.name} kernel 3`, 'E']));
+    expect(events).toEqual(CPU_STAGES.flatMap((s) => [`B ${s.name} cpu_op 3`, 'E']));
     expect(d.time[0]).toBe(0); // env 0 was outside [1, 4)
     expect(d.time[1]).toBeCloseTo(p.model.opt.timestep, 15);
   });
