@@ -29,4 +29,12 @@ describe.skipIf(!adapter)('record -- <program>', { timeout: 300_000 }, () => {
   });
 
   // Exit codes and signals passed through: test/cli-record-program.test.ts.
+
+  it('--profile-memory adds the GPU memory counter: the two 16 KiB buffers of the program', async () => {
+    const dir = tempDir();
+    const r = await gsprof(['record', '--warmup', '1', '--active', '5', '--repeat', '1', '--profile-memory', '--out', dir, '--', 'node', 'test/fixtures/plain-webgpu.mjs', '10']);
+    expect(r.code, r.stderr).toBe(0);
+    const q = await gsprof(['query', dir, "select max(c.value) as bytes from counter c join track t on t.id = c.track_id where t.name = 'gpu_memory'", '--format', 'csv']);
+    expect(q.stdout).toBe('bytes\n32768\n');
+  });
 });

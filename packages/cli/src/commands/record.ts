@@ -40,6 +40,7 @@ export default class Record extends GsprofCommand {
     'skip-first': Flags.integer({ description: 'schedule: steps skipped once before the first cycle', min: 0, helpGroup: 'SCHEDULE' }),
     'steps-from': Flags.string({ description: 'with -- <program>: what a step is: its gsprof.step() marks, its queue submits, or auto (marks when its script calls gsprof.step(), else submits until the first mark)', options: ['auto', 'marks', 'submits'], default: 'auto' }),
     sync: Flags.boolean({ description: 'wait for the GPU before every step (aligns timelines; can halve throughput)', default: false }),
+    'profile-memory': Flags.boolean({ description: 'a counter track of live GPU buffer bytes per device (torch\'s profile_memory; WebGPU devices only)', default: false }),
     'fresh-cache': Flags.boolean({ description: 'use a throwaway driver shader cache for this run (cold compile, persistent cache untouched)', default: false }),
     out: Flags.string({ description: 'folder for the traces', default: 'out' }),
     format: Flags.string({ description: 'trace format(s) to write', options: ['perfetto', 'json', 'both'], default: 'both' }),
@@ -74,7 +75,7 @@ export default class Record extends GsprofCommand {
     if (command.length > 0) {
       const { recordProgram } = await import('../record/run-program.js');
       const result = await recordProgram({
-        command, schedule: scheduleFromFlags(scheduleFlags, undefined), sync: flags.sync, outDir: flags.out, format, freshCache: flags['fresh-cache'],
+        command, schedule: scheduleFromFlags(scheduleFlags, undefined), sync: flags.sync, profileMemory: flags['profile-memory'], outDir: flags.out, format, freshCache: flags['fresh-cache'],
         stepsFrom: flags['steps-from'] as 'auto' | 'marks' | 'submits',
       });
       const { reportRecording } = await import('../views/record-report.js');
@@ -118,6 +119,7 @@ export default class Record extends GsprofCommand {
       // prof.step(), so the whole loop is its one recorded step: here, every step in one trace, in ./benchmark.
       schedule: (steps) => (profiling ? { wait: 0, warmup: 0, active: steps, repeat: 1, skipFirst: 0 } : scheduleFromFlags(scheduleFlags, steps)),
       sync: flags.sync,
+      profileMemory: flags['profile-memory'],
       freshCache: flags['fresh-cache'],
       outDir: profiling && flags.out === 'out' ? 'benchmark' : flags.out,
       format: profiling && flags.format === 'both' ? 'json' : format,

@@ -9,6 +9,7 @@ export interface PreloadConfig {
   format: TraceFormat;
   schedule: ScheduleArgs;
   sync: boolean;
+  profileMemory?: boolean;
   /** Where steps come from: explicit gsprof.step() marks, queue submits, or auto (submits until a mark). */
   stepsFrom: 'auto' | 'marks' | 'submits';
   workerName: string;

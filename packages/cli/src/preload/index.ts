@@ -23,6 +23,7 @@ if (config) {
     schedule: schedule(config.schedule),
     onTraceReady: await handlersFor(config.format, config.outDir, config.workerName),
     syncEachStep: config.sync,
+    profileMemory: config.profileMemory ?? false,
     traceName: `gsprof record -- ${process.argv.slice(1).join(' ')}`,
   });
   prof.setRunInfo({ program: process.argv.slice(1).join(' ') });

@@ -19,6 +19,8 @@ export interface RecordExampleOptions extends ScenarioOptions {
   steps?: number;
   schedule: (steps: number) => ScheduleArgs;
   sync: boolean;
+  /** A counter track of live GPU buffer bytes per device (torch's profile_memory). */
+  profileMemory?: boolean;
   freshCache: boolean;
   outDir: string;
   format: TraceFormat;
@@ -86,6 +88,7 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
       schedule: schedule(scheduleArgs),
       onTraceReady: await handlersFor(options.format, options.outDir, workerName),
       syncEachStep: options.sync,
+      profileMemory: options.profileMemory ?? false,
       handleSigint: true,
       traceName: `gsprof record --example ${options.example}`,
     });

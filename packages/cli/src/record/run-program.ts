@@ -18,6 +18,7 @@ export interface RecordProgramOptions {
   command: string[];
   schedule: ScheduleArgs;
   sync: boolean;
+  profileMemory?: boolean;
   stepsFrom: 'auto' | 'marks' | 'submits';
   outDir: string;
   format: TraceFormat;
@@ -61,6 +62,7 @@ export async function recordProgram(options: RecordProgramOptions): Promise<Reco
       format: options.format,
       schedule: options.schedule,
       sync: options.sync,
+      profileMemory: options.profileMemory ?? false,
       stepsFrom: options.stepsFrom,
       workerName: `${hostname()}_${process.pid}`,
       resultFile,
