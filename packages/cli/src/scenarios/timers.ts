@@ -13,6 +13,7 @@
  * dt 0.01 and 1 iteration (docs/profiling.md). With the pose, the armature and 10 iterations no env is reset
  * and ~4 feet stay on the ground.
  */
+import { traceStats } from '@gsprof/profiler';
 import { initSim } from './sim.js';
 import { legDofs, ANYMAL_FILE } from './anymal.js';
 import { disposer, type Scenario, type ScenarioOptions } from './types.js';
@@ -24,17 +25,8 @@ export const TIMERS_DEFAULTS = { nEnvs: 128, steps: 500, dt: 0.02, substeps: 2, 
 export const ANYMAL_STANDING_POSE = [0, 0.4, -0.8, 0, 0.4, -0.8, 0, -0.4, 0.8, 0, -0.4, 0.8] as const;
 export const ANYMAL_STANDING_HEIGHT = 0.56;
 
-/** A small deterministic generator, so mode 1 and 2 runs are reproducible for a given seed. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The profiler's seeded generator, so mode 1 and 2 runs are reproducible for a given seed. */
+export const { mulberry32 } = traceStats;
 
 /** Fills the per-env targets for one step: rows = nEnvs, cols = dofs; base[d] + scale x noise in [0, 1) (as
  * timers.py's torch.rand, not centred). */

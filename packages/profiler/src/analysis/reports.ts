@@ -5,6 +5,7 @@
  * cuda_gpu_kern_sum, cuda_api_sum, cuda_gpu_mem_time_sum and nvtx_sum print.
  */
 import type { TraceDb } from '../sql/traceDb.js';
+import type { KernelRow } from './kernelSummary.js';
 import { HOST_API_WHERE, KERNEL_WHERE, MEMOP_WHERE, RANGE_WHERE, STEP_WHERE, num, stageSourceOf } from './common.js';
 
 export const REPORTS = ['kernels', 'host', 'memops', 'ranges', 'steps'] as const;
@@ -13,19 +14,8 @@ export type ReportName = (typeof REPORTS)[number];
 export const REPORT_SORTS = ['total', 'instances', 'avg', 'med', 'min', 'max', 'name'] as const;
 export type ReportSort = (typeof REPORT_SORTS)[number];
 
-export interface ReportRow {
-  /** Share of the report's total time, percent. */
-  timePercent: number;
-  totalTimeNs: number;
-  instances: number;
-  avgNs: number;
-  medNs: number;
-  minNs: number;
-  maxNs: number;
-  /** Sample standard deviation (n - 1), 0 for a single instance, as nsys prints it. */
-  stdDevNs: number;
-  name: string;
-}
+/** One name's row, in nsys's columns (the kernel summary's row shape). */
+export type ReportRow = KernelRow;
 
 export interface Report {
   report: ReportName;

@@ -1,5 +1,20 @@
 /** Small statistics used by the analyses and the regression check (no dependencies). */
 
+/**
+ * mulberry32: a small seeded generator, uniform in [0, 1). Sampling with it makes sampled statistics (and
+ * scenario noise) the same on every run of the same input.
+ */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 export function mean(xs: readonly number[]): number {
   if (xs.length === 0) return NaN;
   let s = 0;

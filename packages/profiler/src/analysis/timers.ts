@@ -8,6 +8,7 @@
  */
 import type { TraceDb } from '../sql/traceDb.js';
 import { num } from './common.js';
+import { mulberry32 } from './stats.js';
 
 export interface TimerPanels {
   /** Value per env at the last recorded step. */
@@ -49,17 +50,6 @@ export interface TimersOptions {
   pageSize?: number;
 }
 
-/** Deterministic PRNG (mulberry32) so that a sampled p50/p95 is the same on every run of the same trace. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Linear-interpolated quantile (as stats.quantile) of an already sorted array. */
 function sortedQuantile(s: Float64Array, q: number): number {
