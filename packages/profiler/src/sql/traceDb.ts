@@ -10,7 +10,7 @@ import {
   type DuckDBConnection, type DuckDBDataChunk, type DuckDBExtractedStatements, type DuckDBPreparedStatement, type DuckDBResult,
 } from '@duckdb/node-api';
 import { readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { stat, rm, mkdtemp, writeFile } from 'node:fs/promises';
+import { stat, rm, mkdtemp, rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { importTraceInto, type ImportOptions } from '../import/importTrace.js';
@@ -105,11 +105,12 @@ export function removeStaleTempDatabases(dir = tmpdir()): string[] {
     if (!name.startsWith(TEMP_PREFIX)) continue;
     const path = join(dir, name);
     if (liveTempDirs.has(path)) continue;
+    let pid = Number.NaN;
+    try { pid = Number(readFileSync(join(path, 'pid'), 'utf8')); } catch { /* no pid file yet */ }
     let stale: boolean;
-    try {
-      const pid = Number(readFileSync(join(path, 'pid'), 'utf8'));
-      stale = !(Number.isInteger(pid) && pid > 0 && pidAlive(pid));
-    } catch {
+    // A folder another process has just made has no pid (or an empty one) for a moment: only its age can tell.
+    if (Number.isInteger(pid) && pid > 0) stale = !pidAlive(pid);
+    else {
       try { stale = Date.now() - statSync(path).mtimeMs > 24 * 3600 * 1000; } catch { stale = false; }
     }
     if (!stale) continue;
@@ -139,7 +140,8 @@ export class TraceDb {
     const tempDir = await mkdtemp(join(tmpdir(), TEMP_PREFIX));
     liveTempDirs.add(tempDir);
     installCleanup();
-    await writeFile(join(tempDir, 'pid'), String(process.pid));
+    await writeFile(join(tempDir, 'pid.tmp'), String(process.pid));
+    await rename(join(tempDir, 'pid.tmp'), join(tempDir, 'pid'));
     const file = join(tempDir, 'trace.duckdb');
     const config: Record<string, string> = {
       memory_limit: opts.memoryLimit ?? '1GB',
