@@ -3,60 +3,66 @@
  * slowdown? Each compare records both sides afresh (record --runs N, then compare), exactly as the CI job does.
  *
  *   --compares K   compares of unchanged code (default 20): false alarms are the ones that exit 1
- *   --detect K     compares where the current side runs in a cgroup limited to --quota of one core (default 10)
- *   --quota Q      CPU share for the slowed side (default 0.8: ~25% slower when the process had a whole core)
+ *   --detect K     compares against a deliberately slower build (default 10)
+ *   --slow S:R     the slower build runs CPU stage S R times per step instead of once (default kinematics:3);
+ *                  several settings separated by commas are measured one after the other
  *   --runs N       runs per side (default 10, as docs/ci.md)
  *
- * The slowdown is real: the kernel throttles the recording process (cgroup v1 or v2 cpu quota, root only). Where
- * no cgroup can be made the detection part is skipped with the reason. Prints one line per compare and a
- * summary; the machine is shared, so the numbers are those of a busy 2-core machine.
+ * The slower build is a scratch copy of the built packages in which one stage's function repeats its (idempotent)
+ * work: real extra CPU work in the step, so the slowdown holds whatever else the shared machine runs (a cgroup CPU
+ * quota does not: on a busy machine the process never had the share the quota takes away). The slowdown actually
+ * measured is printed with each compare. Prints one line per compare and a summary.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
-const arg = (name: string, fallback: number): number => {
+const arg = (name: string, fallback: string): string => {
   const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+  return i >= 0 ? String(process.argv[i + 1]) : fallback;
 };
-const COMPARES = arg('compares', 20);
-const DETECT = arg('detect', 10);
-const QUOTA = arg('quota', 0.8);
-const RUNS = arg('runs', 10);
+const COMPARES = Number(arg('compares', '20'));
+const DETECT = Number(arg('detect', '10'));
+const SLOW = arg('slow', 'kinematics:3').split(',').map((s) => {
+  const [stage, repeat] = s.split(':');
+  if (!stage || !/^[a-z_]+$/.test(stage) || !(Number(repeat) >= 2)) throw new Error(`--slow ${s}: expected STAGE:REPEAT, e.g. kinematics:3`);
+  return { stage, repeat: Number(repeat) };
+});
+const RUNS = arg('runs', '10');
 const BIN = 'packages/cli/bin/run.js';
-const RECORD = ['record', '--example', 'franka', '--backend', 'cpu', '--n-envs', '8', '--steps', '40', '--warmup', '8', '--active', '32', '--runs', String(RUNS)];
+const RECORD = ['record', '--example', 'franka', '--backend', 'cpu', '--n-envs', '8', '--steps', '500', '--warmup', '300', '--active', '200', '--runs', RUNS];
 
-/** A cpu cgroup limited to QUOTA of one core; returns the file to write a pid into, or the reason there is none. */
-function makeSlowGroup(): { procs: string; dispose(): void } | string {
-  const v1 = '/sys/fs/cgroup/cpu';
-  const v2 = '/sys/fs/cgroup';
-  try {
-    if (existsSync(join(v1, 'cpu.cfs_quota_us'))) {
-      const dir = join(v1, `gsprof-bench-${process.pid}`);
-      mkdirSync(dir);
-      writeFileSync(join(dir, 'cpu.cfs_period_us'), '100000');
-      writeFileSync(join(dir, 'cpu.cfs_quota_us'), String(Math.round(QUOTA * 100000)));
-      return { procs: join(dir, 'cgroup.procs'), dispose: () => rmdirSync(dir) };
-    }
-    if (existsSync(join(v2, 'cgroup.controllers'))) {
-      const dir = join(v2, `gsprof-bench-${process.pid}`);
-      mkdirSync(dir);
-      writeFileSync(join(dir, 'cpu.max'), `${Math.round(QUOTA * 100000)} 100000`);
-      return { procs: join(dir, 'cgroup.procs'), dispose: () => rmdirSync(dir) };
-    }
-    return 'no cpu cgroup controller at /sys/fs/cgroup';
-  } catch (err) {
-    return `cannot make a cpu cgroup (${(err as Error).message}); run as root`;
+/** Only the stages that recompute their outputs from the state are safe to repeat (the trajectory is unchanged). */
+const IDEMPOTENT = new Set(['kinematics', 'com', 'crb', 'rne', 'passive', 'collision']);
+const camel = (stage: string): string => stage.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
+
+/**
+ * A copy of the built packages whose CPU step runs `stage` `repeat` times; node_modules links to the real one
+ * except for the workspace packages, which point at the copy. Returns the copy's CLI entry point.
+ */
+function slowBuild(root: string, stage: string, repeat: number): string {
+  if (!IDEMPOTENT.has(stage)) throw new Error(`--slow ${stage}: repeat one of ${[...IDEMPOTENT].join(', ')}`);
+  const repo = resolve('.');
+  cpSync(join(repo, 'packages'), join(root, 'packages'), { recursive: true, filter: (src) => !/[/\\]test[/\\]/.test(src.slice(repo.length)) });
+  mkdirSync(join(root, 'node_modules', '@gsprof'), { recursive: true });
+  for (const name of readdirSync(join(repo, 'node_modules'))) {
+    if (name === '@gsprof' || name === '.bin') continue;
+    symlinkSync(join(repo, 'node_modules', name), join(root, 'node_modules', name));
   }
+  for (const pkg of readdirSync(join(root, 'packages'))) symlinkSync(join(root, 'packages', pkg), join(root, 'node_modules', '@gsprof', pkg));
+  const file = join(root, 'packages', 'sim-core', 'dist', 'cpu', 'step.js');
+  const fn = camel(stage);
+  const src = readFileSync(file, 'utf8');
+  const from = `import { ${fn} } from '../stages/${stage}.js';`;
+  if (!src.includes(from)) throw new Error(`cannot find the import of ${fn} in the built step.js`);
+  writeFileSync(file, src.replace(from, `import { ${fn} as ${fn}Once } from '../stages/${stage}.js';\nconst ${fn} = (m, d, e0, e1) => { for (let i = 0; i < ${repeat}; i++) ${fn}Once(m, d, e0, e1); };`));
+  return join(root, BIN);
 }
 
-function record(out: string, procs?: string): number {
+function record(out: string, bin = BIN): number {
   const t0 = performance.now();
-  const cmd = procs ? 'sh' : process.execPath;
-  // The shell joins the group, then becomes node: every process of the slowed side (its runs too) is throttled.
-  const args = procs ? ['-c', `echo $$ > ${procs} && exec "$0" "$@"`, process.execPath, BIN, ...RECORD, '--out', out] : [BIN, ...RECORD, '--out', out];
-  const r = spawnSync(cmd, args, { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const r = spawnSync(process.execPath, [bin, ...RECORD, '--out', out], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
   if (r.status !== 0) throw new Error(`record failed: ${r.stderr}`);
   return (performance.now() - t0) / 1000;
 }
@@ -73,7 +79,11 @@ function compare(base: string, cur: string): { code: number; ratio: number; verd
 const work = mkdtempSync(join(tmpdir(), 'gsprof-bench-compare-'));
 let falseAlarms = 0;
 const jobSeconds: number[] = [];
-console.log(`bench:compare: ${COMPARES} compares of unchanged code, ${DETECT} with the current side limited to ${QUOTA} of a core, ${RUNS} runs per side`);
+const slowText = SLOW.map((s) => `${s.stage} x${s.repeat}`).join(', ');
+console.log(`bench:compare: ${COMPARES} compares of unchanged code, ${DETECT} against each slower build (${slowText}), ${RUNS} runs per side`);
+const line = (what: string, c: ReturnType<typeof compare>, extra = ''): string =>
+  `${what}: exit ${c.code}, step time ${((c.ratio - 1) * 100).toFixed(1)}%, ${c.verdict}, p ${c.p === null ? '-' : c.p.toPrecision(2)}${extra}`;
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 try {
   for (let i = 0; i < COMPARES; i++) {
     const base = join(work, `same-${i}-base`);
@@ -83,37 +93,28 @@ try {
     const c = compare(base, cur);
     jobSeconds.push(tb + tc + c.seconds);
     if (c.code === 1) falseAlarms++;
-    console.log(`unchanged ${i + 1}/${COMPARES}: exit ${c.code}, step time ${((c.ratio - 1) * 100).toFixed(1)}%, ${c.verdict}, p ${c.p === null ? '-' : c.p.toPrecision(2)} (job ${(tb + tc + c.seconds).toFixed(0)} s)`);
+    console.log(line(`unchanged ${i + 1}/${COMPARES}`, c, ` (job ${(tb + tc + c.seconds).toFixed(0)} s)`));
   }
-  const group = DETECT > 0 ? makeSlowGroup() : 'not asked';
-  let caught = 0;
-  const ratios: number[] = [];
-  if (typeof group === 'string') {
-    console.log(`detection skipped: ${group}`);
-  } else {
-    try {
-      for (let i = 0; i < DETECT; i++) {
-        const base = join(work, `slow-${i}-base`);
-        const cur = join(work, `slow-${i}-cur`);
-        record(base);
-        record(cur, group.procs);
-        const c = compare(base, cur);
-        ratios.push(c.ratio);
-        if (c.code === 1) caught++;
-        console.log(`slowed ${i + 1}/${DETECT}: exit ${c.code}, step time ${((c.ratio - 1) * 100).toFixed(1)}%, ${c.verdict}, p ${c.p === null ? '-' : c.p.toPrecision(2)}`);
-      }
-    } finally {
-      group.dispose();
+  const detections: string[] = [];
+  for (const { stage, repeat } of DETECT > 0 ? SLOW : []) {
+    const bin = slowBuild(join(work, `build-${stage}-${repeat}`), stage, repeat);
+    let caught = 0;
+    const ratios: number[] = [];
+    for (let i = 0; i < DETECT; i++) {
+      const base = join(work, `slow-${stage}-${repeat}-${i}-base`);
+      const cur = join(work, `slow-${stage}-${repeat}-${i}-cur`);
+      record(base);
+      record(cur, bin);
+      const c = compare(base, cur);
+      ratios.push(c.ratio);
+      if (c.code === 1) caught++;
+      console.log(line(`${stage} x${repeat} ${i + 1}/${DETECT}`, c));
     }
+    detections.push(`detection, ${stage} x${repeat}: ${caught} of ${DETECT} compares exited 1 (measured slowdown: median ${((median(ratios) - 1) * 100).toFixed(1)}%)`);
   }
-  const sorted = [...jobSeconds].sort((a, b) => a - b);
   console.log(`false alarms: ${falseAlarms} of ${COMPARES} unchanged compares exited 1`);
-  if (ratios.length) {
-    const med = [...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)]!;
-    console.log(`detection: ${caught} of ${DETECT} slowed compares exited 1 (measured slowdown: median ${((med - 1) * 100).toFixed(1)}%)`);
-  }
-  if (sorted.length) console.log(`CI job (record both sides + compare): median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} s, max ${sorted[sorted.length - 1]!.toFixed(0)} s`);
+  for (const d of detections) console.log(d);
+  if (jobSeconds.length) console.log(`CI job (record both sides + compare): median ${median(jobSeconds).toFixed(0)} s, max ${jobSeconds.reduce((a, b) => Math.max(a, b)).toFixed(0)} s`);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
-

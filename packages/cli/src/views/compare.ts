@@ -126,6 +126,7 @@ export function notes(r: CompareResult, method: string): string[] {
   ];
   if (r.minRunsNeeded !== null) lines.push(`warning: too few runs to ever reach significance: need >= ${r.minRunsNeeded} runs per side (record with --runs ${r.minRunsNeeded})`);
   if (r.noise) lines.push(`warning: ${r.noise}`);
+  if (r.warmingUp) lines.push(`warning: ${r.warmingUp}`);
   const changed = r.metrics.filter((m) => m.verdict === 'workload changed').map((m) => m.metric);
   if (changed.length) lines.push(`warning: the workload changed (deterministic counters differ): ${changed.join(', ')}`);
   for (const w of r.warnings) lines.push(`warning: ${w}`);

@@ -1,6 +1,6 @@
 /** `gsprof summary`: the nsys-style kernel table per GPU track (CPU stages per thread for a CPU-backend trace),
  * then steps, FPS and compile time. */
-import type { KernelRow, KernelSummary } from '@gsprof/profiler';
+import { traceStats, type KernelRow, type KernelSummary } from '@gsprof/profiler';
 import { duration, thousands } from '../render/format.js';
 import { renderTable } from '../render/table.js';
 import { resolveTrace, withTrace } from './open-trace.js';
@@ -56,6 +56,9 @@ export function renderSummary(s: KernelSummary, options: { color: boolean; limit
     const st = s.steps;
     out.push(`Steps: ${st.count} recorded, mean ${duration(st.meanNs)}, median ${duration(st.medianNs)}, p95 ${duration(st.p95Ns)}, min ${duration(st.minNs)}, max ${duration(st.maxNs)}`);
     out.push(fpsSentence(st.fps, st.nEnvs));
+    if (st.warmupFall !== null && st.warmupFall > traceStats.WARMUP_FALL) {
+      out.push(`note: the steps were still speeding up (the last third's median step time is ${(st.warmupFall * 100).toFixed(0)}% below the first third's): these numbers include warm-up (JIT compilation, caches); record with a longer --warmup for the steady state`);
+    }
   } else {
     out.push('Steps: none recorded (no ProfilerStep#k spans).');
   }

@@ -16,7 +16,7 @@ import { openTrace, type TraceDb } from '../sql/traceDb.js';
 import {
   COMPARABLE_KEYS, baselineFromTrace, looksLikeBaseline, mergeBaselines, readBaseline, type Baseline, type RunConfig, type RunSamples,
 } from './baseline.js';
-import { mannWhitneyMinP, mannWhitneyU, mean, median, quantile, welchTTest } from './stats.js';
+import { WARMUP_FALL, mannWhitneyMinP, mannWhitneyU, mean, median, quantile, warmupFall, welchTTest } from './stats.js';
 
 export type CompareMode = 'asv' | 'percent' | 'ttest';
 export type Verdict = 'improved' | 'worse' | 'not significant' | 'unchanged' | 'too few runs' | 'workload changed';
@@ -78,6 +78,8 @@ export interface CompareResult {
   noise: string | null;
   /** Set when the run counts can never reach p < alpha: how many runs per side are needed. */
   minRunsNeeded: number | null;
+  /** Set when most runs of a side still sped up over their recorded steps: the medians measure warm-up. */
+  warmingUp: string | null;
   /** Configuration differences that do not stop the comparison (machine, versions, ...), as warnings. */
   warnings: string[];
   configDifferences: ConfigDifference[];
@@ -185,6 +187,19 @@ function configDifferences(a: RunConfig, b: RunConfig): { refused: ConfigDiffere
   return { refused, warned };
 }
 
+function warmupNote(sides: ReadonlyArray<readonly [string, Baseline]>): string | null {
+  const parts: string[] = [];
+  for (const [side, b] of sides) {
+    const falls = b.runs.map((r) => warmupFall(r.steps)).filter((f): f is number => f !== null);
+    const warming = falls.filter((f) => f > WARMUP_FALL);
+    if (falls.length > 0 && warming.length * 2 >= falls.length) {
+      parts.push(`${side}: ${warming.length} of ${falls.length} runs, median ${(median(warming) * 100).toFixed(0)}%`);
+    }
+  }
+  return parts.length === 0 ? null
+    : `the runs are still warming up (step time fell by more than ${WARMUP_FALL * 100}% from the first to the last third of the recorded steps; ${parts.join('; ')}): the check measures warm-up (JIT compilation, caches), not the steady state; record with a longer --warmup (docs/ci.md)`;
+}
+
 function percent(ratio: number): string {
   const p = (ratio - 1) * 100;
   return `${p >= 0 ? '+' : ''}${p.toFixed(1)}%`;
@@ -244,12 +259,13 @@ export async function compare(baseline: CompareInput, current: CompareInput, opt
   const loud = noisy.filter(([, s]) => s.n >= 2 && s.spreadPercent > limit);
   const noise = loud.length === 0 ? null
     : `this machine is too noisy for factor ${factor}: the run-to-run spread (IQR) of step time (${loud.map(([side, s]) => `${side} ${s.spreadPercent.toFixed(1)}%`).join(', ')}) is larger than ${limit.toFixed(0)}%; record more runs (--runs) or use a larger --factor`;
+  const warmingUp = warmupNote([['baseline', base], ['current', cur]]);
   const minRunsNeeded = mode === 'asv' && mannWhitneyMinP(decision.baseline.n, decision.current.n) >= alpha ? runsNeeded(alpha) : null;
 
   const bm = new Set([...bk].map((k) => `kernel ${k}`).concat([...bc].map((k) => `count ${k}`)));
   const cm = new Set([...ck].map((k) => `kernel ${k}`).concat([...cc].map((k) => `count ${k}`)));
   return {
-    mode, options: { factor, alpha, failOnKernels }, regression, decision, metrics, explanation, noise, minRunsNeeded,
+    mode, options: { factor, alpha, failOnKernels }, regression, decision, metrics, explanation, noise, minRunsNeeded, warmingUp,
     warnings, configDifferences: [...refused, ...warned],
     onlyInBaseline: [...bm].filter((k) => !cm.has(k)), onlyInCurrent: [...cm].filter((k) => !bm.has(k)), counts,
   };

@@ -3,7 +3,7 @@
  * thread for the CPU backend), plus step statistics and compile time.
  */
 import type { TraceDb } from '../sql/traceDb.js';
-import { quantile } from './stats.js';
+import { quantile, warmupFall } from './stats.js';
 import { completedStepTimes } from './step-times.js';
 import { TRACK_NAME_SQL, clockAlignmentOf, nEnvsOf, num, stageSourceOf, type ClockAlignmentInfo, type StageSource } from './common.js';
 
@@ -41,6 +41,8 @@ export interface StepStats {
   nEnvs: number | null;
   /** fps * nEnvs when the trace records the number of environments. */
   envStepsPerSec: number | null;
+  /** How much faster the last third of the steps ran than the first (stats.warmupFall); null under 9 steps. */
+  warmupFall: number | null;
 }
 
 export interface KernelSummary {
@@ -111,7 +113,7 @@ export async function stepStats(db: TraceDb): Promise<StepStats | null> {
   const fps = total > 0 ? count / (total / 1e9) : 0;
   const nEnvs = await nEnvsOf(db);
   return { count, meanNs: total / count, medianNs: quantile(durations, 0.5), p95Ns: quantile(durations, 0.95), minNs: min, maxNs: max,
-    fps, nEnvs, envStepsPerSec: nEnvs === null ? null : fps * nEnvs };
+    fps, nEnvs, envStepsPerSec: nEnvs === null ? null : fps * nEnvs, warmupFall: warmupFall(durations) };
 }
 
 async function compileTime(db: TraceDb): Promise<{ compileNs: number; compileCount: number }> {

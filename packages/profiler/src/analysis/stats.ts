@@ -34,6 +34,23 @@ export function quantile(xs: readonly number[], q: number): number {
 
 export const median = (xs: readonly number[]): number => quantile(xs, 0.5);
 
+/** A fall of more than this from the first to the last third of a run's steps is warm-up, not run-to-run noise
+ *  (steady-state Franka runs on a busy 2-core machine stay within about 15%). */
+export const WARMUP_FALL = 0.3;
+
+/**
+ * How much faster the last third of a run's steps is than its first third (0.6: the median fell by 60%); null
+ * under 9 steps. A run whose steps still speed up this much is warming up (JIT tiers, caches), and its median
+ * measures the warm-up, not the steady state.
+ */
+export function warmupFall(steps: readonly number[]): number | null {
+  if (steps.length < 9) return null;
+  const third = Math.floor(steps.length / 3);
+  const first = median(steps.slice(0, third));
+  const last = median(steps.slice(steps.length - third));
+  return first > 0 ? 1 - last / first : null;
+}
+
 /** Sample standard deviation (n - 1). */
 export function stddev(xs: readonly number[]): number {
   if (xs.length < 2) return 0;

@@ -91,6 +91,17 @@ describe('compare: runs are the samples', () => {
     expect((await compare(side(12, 10, 1e6), side(13, 10, 1e6))).noise).toBeNull();
   });
 
+  it('says when the runs are still warming up (steps 10x slower at the start, as a cold JIT makes them)', async () => {
+    const warm = side(17, 10, 1e6);
+    // The first 20 of 40 steps fall from 10x to 1x: the run median measures the warm-up.
+    const cold: Baseline = { ...warm, runs: warm.runs.map((r) => ({ ...r, steps: r.steps.map((x, k) => x * (1 + Math.max(0, 9 * (1 - k / 20)))) })) };
+    const res = await compare(cold, warm);
+    expect(res.warmingUp).toMatch(/^the runs are still warming up .*baseline: 10 of 10 runs, median \d+%\): the check measures warm-up/);
+    expect(res.warmingUp).not.toMatch(/current:/);
+    // Steady runs with 50% step-to-step noise are not taken for warm-up.
+    expect((await compare(side(18, 10, 1e6, { stepRel: 0.5 }), side(19, 10, 1e6, { stepRel: 0.5 }))).warmingUp).toBeNull();
+  });
+
   it('refuses runs of different workloads, warns about other differences', async () => {
     const other = side(14, 8, 1e6, { config: { ...CONFIG, nEnvs: 128, backend: 'gpu' } });
     await expect(compare(side(15, 8, 1e6), other)).rejects.toThrow(/different workloads: backend cpu vs gpu; nEnvs 64 vs 128 \(--allow-config-change/);

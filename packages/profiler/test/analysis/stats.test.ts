@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { traceStats } from '../../src/index.js';
 
-const { mannWhitneyExactP, mannWhitneyMinP, mannWhitneyU, incompleteBeta, welchTTest } = traceStats;
+const { mannWhitneyExactP, mannWhitneyMinP, mannWhitneyU, incompleteBeta, welchTTest, warmupFall } = traceStats;
 
 describe('exact Mann-Whitney U', () => {
   it.each([
@@ -53,5 +53,16 @@ describe('incomplete beta and Welch', () => {
     expect(r.df).toBeCloseTo(8, 12);
     // Two-sided p for |t| = 3 with 8 df: 0.0170716812 (scipy: 2 * t.sf(3, 8)).
     expect(Math.abs(r.p - 0.0170716812)).toBeLessThan(1e-10);
+  });
+});
+
+describe('warmupFall', () => {
+  it('is the fall of the median from the first to the last third of the steps', () => {
+    // Thirds of 9: [4,4,4] -> median 4; [3,3,3]; [1,1,1] -> median 1: fell by 75%.
+    expect(warmupFall([4, 4, 4, 3, 3, 3, 1, 1, 1])).toBe(0.75);
+    expect(warmupFall([1, 1, 1, 1, 1, 1, 1, 1, 2])).toBe(0);
+    // Getting slower is a negative fall, not warm-up.
+    expect(warmupFall([1, 1, 1, 1, 1, 1, 2, 2, 2])).toBe(-1);
+    expect(warmupFall([5, 4, 3, 2, 1, 1, 1, 1])).toBeNull();
   });
 });
