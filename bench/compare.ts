@@ -4,7 +4,7 @@
  *
  *   --compares K   compares of unchanged code (default 20): false alarms are the ones that exit 1
  *   --detect K     compares against a deliberately slower build (default 10)
- *   --slow S:R     the slower build runs CPU stage S R times per step instead of once (default kinematics:3);
+ *   --slow S:R     the slower build runs CPU stage S R times per step instead of once (default rne:3, about +25% step time);
  *                  several settings separated by commas are measured one after the other
  *   --runs N       runs per side (default 10, as docs/ci.md)
  *
@@ -24,9 +24,9 @@ const arg = (name: string, fallback: string): string => {
 };
 const COMPARES = Number(arg('compares', '20'));
 const DETECT = Number(arg('detect', '10'));
-const SLOW = arg('slow', 'kinematics:3').split(',').map((s) => {
+const SLOW = arg('slow', 'rne:3').split(',').map((s) => {
   const [stage, repeat] = s.split(':');
-  if (!stage || !/^[a-z_]+$/.test(stage) || !(Number(repeat) >= 2)) throw new Error(`--slow ${s}: expected STAGE:REPEAT, e.g. kinematics:3`);
+  if (!stage || !/^[a-z_]+$/.test(stage) || !(Number(repeat) >= 2)) throw new Error(`--slow ${s}: expected STAGE:REPEAT, e.g. rne:3`);
   return { stage, repeat: Number(repeat) };
 });
 const RUNS = arg('runs', '10');
