@@ -5,7 +5,7 @@ import { CliError } from '../errors.js';
 export default class Compare extends GsprofCommand {
   static override summary = 'Regression check: exit 0 no regression, 1 regression, 2 bad input.';
   static override description = [
-    'Compares two sets of runs. Each side is a baseline JSON written by `gsprof record --runs N --baseline-out`, a trace (one run), or a folder of them (all of them runs of that side). A run (one process) is the sample: each run gives its median step time. Step time decides: it regresses when the median over runs is slower by more than --factor AND a two-sided Mann-Whitney U test over the run medians gives p < 0.002 (asv\'s rule; exact p for up to 20 runs). With fewer than 7 runs per side no outcome can reach that p, and the output says so. Kernels and counters explain the change; --fail-on-kernels makes kernels decide too. --method ttest uses Welch\'s t-test; --method percent the factor alone.',
+    'Compares two sets of runs. Each side is a baseline JSON written by `gsprof record --runs N --baseline-out`, a trace (one run), or a folder of them (all of them runs of that side). A run (one process) is the sample: each run gives its fastest step time (--statistic; interference on a shared machine only adds time, so the least disturbed step agrees far better between runs than the median). Step time decides: it regresses when the median over runs is slower by more than --factor AND a two-sided Mann-Whitney U test over the run values gives p < 0.002 (asv\'s rule; exact p for up to 20 runs). With fewer than 7 runs per side no outcome can reach that p, and the output says so. Kernels and counters explain the change; --fail-on-kernels makes kernels decide too. --method ttest uses Welch\'s t-test; --method percent the factor alone.',
     'Runs of different scenes, backends, nEnvs, precisions or adapters are refused (exit 2) unless --allow-config-change; other differences (machine, versions) are printed as warnings. Each side\'s run-to-run spread is printed; when it is larger than the factor, the machine is too noisy for that factor and the output says so.',
     'With GITHUB_STEP_SUMMARY set (GitHub Actions), the markdown table is appended to that file.',
   ].join('\n\n');
@@ -26,6 +26,7 @@ export default class Compare extends GsprofCommand {
     'fail-on': Flags.string({ description: 'what makes the exit code 1', options: ['worse', 'never'], default: 'worse' }),
     format: Flags.string({ description: 'output format', options: ['table', 'markdown', 'json', 'junit'], default: 'table' }),
     'fail-on-kernels': Flags.boolean({ description: 'kernels decide too (default: only step time fails the check; kernels explain it)', default: false }),
+    statistic: Flags.string({ description: 'what each run contributes: the minimum, the 10th percentile or the median of its step (and kernel) times (median: also catches a change that slows only some steps)', options: ['min', 'p10', 'median'], default: 'min' }),
     'allow-config-change': Flags.boolean({ description: 'compare runs of different scenes, backends, nEnvs, precisions or adapters', default: false }),
   };
 
@@ -37,7 +38,7 @@ export default class Compare extends GsprofCommand {
     const format = this.jsonEnabled() ? 'json' : (flags.format as 'table' | 'markdown' | 'json' | 'junit');
     const view = await compareReport(args.baseline, args.current, {
       factor, method: flags.method as 'mannwhitney' | 'ttest' | 'percent', format, color: this.color,
-      failOnKernels: flags['fail-on-kernels'], allowConfigChange: flags['allow-config-change'],
+      failOnKernels: flags['fail-on-kernels'], allowConfigChange: flags['allow-config-change'], statistic: flags.statistic as 'min' | 'p10' | 'median',
     });
     if (process.env.GITHUB_STEP_SUMMARY) {
       const { appendFileSync } = await import('node:fs');

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { availableParallelism, cpus, hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import type { Baseline, CompareResult, MetricComparison, RunConfig, Verdict } from '@gsprof/profiler';
+import type { Baseline, CompareResult, MetricComparison, RunConfig, RunStatistic, Verdict } from '@gsprof/profiler';
 import { CliError } from '../errors.js';
 import { duration, thousands } from '../render/format.js';
 import { paint } from '../render/color.js';
@@ -99,7 +99,10 @@ export function sortedMetrics(r: CompareResult): MetricComparison[] {
   return [...r.metrics].sort((a, b) => Number(b.decisive) - Number(a.decisive) || ORDER[a.verdict] - ORDER[b.verdict] || b.worsePercent - a.worsePercent || a.metric.localeCompare(b.metric));
 }
 
-const HEAD = ['', 'Metric', 'Baseline (median)', 'Current (median)', 'Change', 'Runs', 'IQR', 'p', 'Verdict'];
+/** What each run contributes, in words: "p10" -> "per-run p10". */
+const perRun = (r: CompareResult): string => (r.options.statistic === 'median' ? 'per-run medians' : `per-run ${r.options.statistic}s`);
+
+const head = (r: CompareResult): string[] => ['', `Metric (${perRun(r)})`, 'Baseline (median)', 'Current (median)', 'Change', 'Runs', 'IQR', 'p', 'Verdict'];
 
 function rows(r: CompareResult, color: boolean): string[][] {
   return sortedMetrics(r).map((m) => {
@@ -112,8 +115,8 @@ function rows(r: CompareResult, color: boolean): string[][] {
 
 export function ruleText(r: CompareResult, method: string): string {
   const o = r.options;
-  const rule = r.mode === 'asv' ? `factor ${plain(o.factor)} and Mann-Whitney U p < ${plain(o.alpha)} over per-run medians`
-    : r.mode === 'ttest' ? `factor ${plain(o.factor)} and Welch t-test p < ${plain(o.alpha)} over per-run medians` : `threshold ${plain((o.factor - 1) * 100)}%`;
+  const rule = r.mode === 'asv' ? `factor ${plain(o.factor)} and Mann-Whitney U p < ${plain(o.alpha)} over ${perRun(r)}`
+    : r.mode === 'ttest' ? `factor ${plain(o.factor)} and Welch t-test p < ${plain(o.alpha)} over ${perRun(r)}` : `threshold ${plain((o.factor - 1) * 100)}%`;
   return `${method}: ${rule}${o.failOnKernels ? '; kernels decide too' : ''}`;
 }
 
@@ -122,7 +125,7 @@ export function notes(r: CompareResult, method: string): string[] {
   const d = r.decision;
   const lines = [
     `${r.regression ? 'REGRESSION' : 'No regression'}: ${r.explanation} (step time ${value(d, d.baseline.median)} -> ${value(d, d.current.median)}, ${d.verdict}; ${ruleText(r, method)})`,
-    `Run-to-run spread of step time (IQR / median): baseline ${d.baseline.spreadPercent.toFixed(1)}% over ${d.baseline.n} run(s), current ${d.current.spreadPercent.toFixed(1)}% over ${d.current.n} run(s)`,
+    `Run-to-run spread of step time (IQR / median of the ${perRun(r)}): baseline ${d.baseline.spreadPercent.toFixed(1)}% over ${d.baseline.n} run(s), current ${d.current.spreadPercent.toFixed(1)}% over ${d.current.n} run(s)`,
   ];
   if (r.minRunsNeeded !== null) lines.push(`warning: too few runs to ever reach significance: need >= ${r.minRunsNeeded} runs per side (record with --runs ${r.minRunsNeeded})`);
   if (r.noise) lines.push(`warning: ${r.noise}`);
@@ -137,7 +140,7 @@ export function notes(r: CompareResult, method: string): string[] {
 
 export function renderMarkdown(r: CompareResult, method: string): string {
   return [`### gsprof compare: ${r.regression ? 'regression' : 'no regression'}`, '',
-    renderMarkdownTable(HEAD.slice(1), rows(r, false).map((row) => row.slice(1)), ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'left']),
+    renderMarkdownTable(head(r).slice(1), rows(r, false).map((row) => row.slice(1)), ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'left']),
     '', ...notes(r, method).map((l) => `- ${l}`)].join('\n');
 }
 
@@ -165,14 +168,18 @@ export function renderJunit(r: CompareResult, method: string): string {
   ].join('\n');
 }
 
-export interface CompareViewOptions { factor: number; method: CompareMethod; format: CompareFormat; color: boolean; failOnKernels: boolean; allowConfigChange: boolean }
+export interface CompareViewOptions {
+  factor: number; method: CompareMethod; format: CompareFormat; color: boolean; failOnKernels: boolean; allowConfigChange: boolean; statistic: RunStatistic;
+}
 
 export async function compareReport(baselineArg: string, currentArg: string, options: CompareViewOptions): Promise<CompareView> {
   const baseline = await runInputs(baselineArg);
   const current = await runInputs(currentArg);
   const { compare } = await import('@gsprof/profiler');
   const mode = options.method === 'mannwhitney' ? 'asv' : options.method;
-  const result = await compare(baseline, current, { mode, factor: options.factor, failOnKernels: options.failOnKernels, allowConfigChange: options.allowConfigChange });
+  const result = await compare(baseline, current, {
+    mode, factor: options.factor, failOnKernels: options.failOnKernels, allowConfigChange: options.allowConfigChange, statistic: options.statistic,
+  });
   const markdown = renderMarkdown(result, options.method);
   const files = { baselineFiles: baseline, currentFiles: current };
   let text: string;
@@ -182,7 +189,7 @@ export async function compareReport(baselineArg: string, currentArg: string, opt
     case 'junit': text = renderJunit(result, options.method); break;
     default:
       text = [`Baseline: ${baselineArg} (${baseline.length} file(s))`, `Current: ${currentArg} (${current.length} file(s))`,
-        renderTable(HEAD, rows(result, options.color), { color: options.color, align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'left'], maxColWidth: 48 }),
+        renderTable(head(result), rows(result, options.color), { color: options.color, align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'left'], maxColWidth: 48 }),
         ...notes(result, options.method)].join('\n');
   }
   return { text, markdown, data: { ...files, ...result }, regressed: result.regression };

@@ -2,13 +2,13 @@
  * Regression check between two sets of runs. A run (one process) is the unit of sampling: the steps of one run
  * share its process, caches, CPU frequency and neighbours, so they are not independent samples, and a test over
  * them finds "significant" differences between any two runs of the same code. As asv, pyperf and Bencher do,
- * each side's samples are per-run statistics: the median step time of each run.
+ * each side's samples are per-run statistics: by default the fastest of each run's steps (RunStatistic).
  *
  * One metric decides by default: step time (env-steps/s is its inverse). Kernels and counters explain the
  * change; `failOnKernels` makes kernels decisive too. Counters that are the same in every run of a side
  * (solver iterations, constraint counts) and differ between the sides mean the workload changed.
  *
- * Rule (asv): worse when the median of the run medians is worse by more than `factor` (1.1) AND a two-sided
+ * Rule (asv): worse when the median of the run values is worse by more than `factor` (1.1) AND a two-sided
  * Mann-Whitney U test gives p < alpha (0.002), exact for small samples. When the run counts are too small for
  * any outcome to reach p < alpha, the verdict says so instead of deciding on nothing.
  */
@@ -19,6 +19,14 @@ import {
 import { WARMUP_FALL, mannWhitneyMinP, mannWhitneyU, mean, median, quantile, warmupFall, welchTTest } from './stats.js';
 
 export type CompareMode = 'asv' | 'percent' | 'ttest';
+/**
+ * What one run contributes as its sample: the minimum of its step times (default), their 10th percentile, or their
+ * median. Interference from a shared machine (other processes, steal time) only ever adds time, to some steps more
+ * than others; the fastest step is the one least disturbed, so runs agree far better (on a busy 2-core VM: 1-2%
+ * run-to-run spread against 20-50% for the median; docs/ci.md), as BenchmarkTools.jl argues for its minimum
+ * estimator. The median still catches a change that slows only some of the steps.
+ */
+export type RunStatistic = 'min' | 'p10' | 'median';
 export type Verdict = 'improved' | 'worse' | 'not significant' | 'unchanged' | 'too few runs' | 'workload changed';
 
 export interface CompareOptions {
@@ -31,6 +39,8 @@ export interface CompareOptions {
   failOnKernels?: boolean;
   /** Compare runs of different scenes, backends, nEnvs, precisions or adapters anyway. */
   allowConfigChange?: boolean;
+  /** Each run's sample from its step (and kernel) times (default 'min'). */
+  statistic?: RunStatistic;
 }
 
 export interface SampleSummary {
@@ -67,7 +77,7 @@ export interface ConfigDifference { key: string; baseline: unknown; current: unk
 
 export interface CompareResult {
   mode: CompareMode;
-  options: { factor: number; alpha: number; failOnKernels: boolean };
+  options: { factor: number; alpha: number; failOnKernels: boolean; statistic: RunStatistic };
   regression: boolean;
   /** The step-time comparison that decides by default. */
   decision: MetricComparison;
@@ -163,13 +173,20 @@ function compareMetric(metric: string, kind: MetricComparison['kind'], unit: str
   return { metric, kind, unit, decisive, baseline: b, current: c, ratio, worsePercent, ...j };
 }
 
-/** Per run: the median step time, each kernel's median per-step time, each counter's mean. */
-function runStats(run: RunSamples): { step: number; kernels: Map<string, number>; counts: Map<string, number> } {
+const STATISTIC: Record<RunStatistic, (xs: readonly number[]) => number> = {
+  p10: (xs) => quantile(xs, 0.1),
+  median,
+  min: (xs) => xs.reduce((a, b) => Math.min(a, b), Number.POSITIVE_INFINITY),
+};
+
+/** Per run: the statistic of its step times and of each kernel's per-step times, each counter's mean. */
+function runStats(run: RunSamples, statistic: RunStatistic): { step: number; kernels: Map<string, number>; counts: Map<string, number> } {
+  const of = STATISTIC[statistic];
   const kernels = new Map<string, number>();
-  for (const [name, xs] of Object.entries(run.kernels)) if (xs.length) kernels.set(name, median(xs));
+  for (const [name, xs] of Object.entries(run.kernels)) if (xs.length) kernels.set(name, of(xs));
   const counts = new Map<string, number>();
   for (const [name, xs] of Object.entries(run.counts)) if (xs.length) counts.set(name, mean(xs));
-  return { step: median(run.steps), kernels, counts };
+  return { step: of(run.steps), kernels, counts };
 }
 
 function configDifferences(a: RunConfig, b: RunConfig): { refused: ConfigDifference[]; warned: ConfigDifference[] } {
@@ -210,6 +227,8 @@ export async function compare(baseline: CompareInput, current: CompareInput, opt
   const factor = opts.factor ?? 1.1;
   const alpha = opts.alpha ?? (mode === 'ttest' ? 0.01 : 0.002);
   const failOnKernels = opts.failOnKernels ?? false;
+  const statistic = opts.statistic ?? 'min';
+  if (!(statistic in STATISTIC)) throw new CompareInputError(`unknown statistic '${String(statistic)}': expected min, p10 or median`);
   const base = await runsOf(baseline);
   const cur = await runsOf(current);
   for (const [side, b] of [['baseline', base], ['current', cur]] as const) {
@@ -222,8 +241,8 @@ export async function compare(baseline: CompareInput, current: CompareInput, opt
   }
   const warnings = [...(opts.allowConfigChange ? refused : []), ...warned].map((d) => `${d.key} differs: ${String(d.baseline)} (baseline) vs ${String(d.current)} (current)`);
 
-  const bs = base.runs.map(runStats);
-  const cs = cur.runs.map(runStats);
+  const bs = base.runs.map((r) => runStats(r, statistic));
+  const cs = cur.runs.map((r) => runStats(r, statistic));
   const decision = compareMetric('step time', 'step', 'ns', true, bs.map((r) => r.step), cs.map((r) => r.step), mode, factor, alpha);
   const metrics: MetricComparison[] = [decision];
 
@@ -265,7 +284,7 @@ export async function compare(baseline: CompareInput, current: CompareInput, opt
   const bm = new Set([...bk].map((k) => `kernel ${k}`).concat([...bc].map((k) => `count ${k}`)));
   const cm = new Set([...ck].map((k) => `kernel ${k}`).concat([...cc].map((k) => `count ${k}`)));
   return {
-    mode, options: { factor, alpha, failOnKernels }, regression, decision, metrics, explanation, noise, minRunsNeeded, warmingUp,
+    mode, options: { factor, alpha, failOnKernels, statistic }, regression, decision, metrics, explanation, noise, minRunsNeeded, warmingUp,
     warnings, configDifferences: [...refused, ...warned],
     onlyInBaseline: [...bm].filter((k) => !cm.has(k)), onlyInCurrent: [...cm].filter((k) => !bm.has(k)), counts,
   };

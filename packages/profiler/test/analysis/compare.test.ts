@@ -28,7 +28,8 @@ function side(seed: number, runs: number, stepNs: number, opts: { runRel?: numbe
     format: 'gsprof-baseline', version: 2, createdAt: '', config: opts.config ?? CONFIG,
     runs: Array.from({ length: runs }, () => {
       const level = stepNs * (1 + (opts.runRel ?? 0.02) * noisy(r, 1, 1, 1)[0]! - (opts.runRel ?? 0.02));
-      const steps = noisy(r, 40, level, opts.stepRel ?? 0.2);
+      // Interference only adds time: each step is the run's level plus a non-negative delay.
+      const steps = noisy(r, 40, 1, 1).map((x) => level * (1 + (opts.stepRel ?? 0.2) * Math.abs(x - 1)));
       const solve = noisy(r, 40, opts.solveNs ?? level * 0.4, 0.05);
       return { steps, kernels: { solve, integrate: noisy(r, 40, level * 0.1, 0.05) }, counts: { 'solver iterations': Array(40).fill(opts.iterations ?? 10) } };
     }),
@@ -100,6 +101,27 @@ describe('compare: runs are the samples', () => {
     expect(res.warmingUp).not.toMatch(/current:/);
     // Steady runs with 50% step-to-step noise are not taken for warm-up.
     expect((await compare(side(18, 10, 1e6, { stepRel: 0.5 }), side(19, 10, 1e6, { stepRel: 0.5 }))).warmingUp).toBeNull();
+  });
+
+  it('each run contributes its fastest step by default: a neighbour slowing most steps of some runs hides nothing', async () => {
+    // In runs 0-4 of each side a neighbour takes the core for 70% of the steps, doubling them.
+    const disturbed = (b: Baseline): Baseline => ({
+      ...b, runs: b.runs.map((run, k) => (k >= 5 ? run : { ...run, steps: run.steps.map((x, i) => (i % 10 < 7 ? 2 * x : x)) })),
+    });
+    const base = disturbed(side(20, 10, 1e6, { stepRel: 0.05 }));
+    const slower = disturbed(side(21, 10, 1.2e6, { stepRel: 0.05 }));
+    const byMin = await compare(base, slower);
+    expect(byMin.options.statistic).toBe('min');
+    expect(byMin.decision.verdict).toBe('worse');
+    expect(byMin.decision.baseline.spreadPercent).toBeLessThan(10);
+    const byMedian = await compare(base, slower, { statistic: 'median' });
+    expect(byMedian.decision.verdict).toBe('not significant');
+    expect(byMedian.noise).toMatch(/too noisy/);
+    // A change that slows every other step by 50%: only the median sees it.
+    const everyOther = (b: Baseline): Baseline => ({ ...b, runs: b.runs.map((run) => ({ ...run, steps: run.steps.map((x, i) => (i % 2 ? 1.5 * x : x)) })) });
+    const quiet = side(22, 10, 1e6, { stepRel: 0.05 });
+    expect((await compare(quiet, everyOther(side(23, 10, 1e6, { stepRel: 0.05 })))).decision.verdict).toBe('unchanged');
+    expect((await compare(quiet, everyOther(side(23, 10, 1e6, { stepRel: 0.05 })), { statistic: 'median' })).decision.verdict).toBe('worse');
   });
 
   it('refuses runs of different workloads, warns about other differences', async () => {
