@@ -14,9 +14,9 @@ function metric(name: string, verdict: MetricComparison['verdict'], ratio: numbe
 
 const step = metric('step time', 'worse', 1.2, true);
 const result: CompareResult = {
-  mode: 'asv', options: { factor: 1.1, alpha: 0.002, failOnKernels: false }, regression: true, decision: step,
+  mode: 'asv', options: { factor: 1.1, alpha: 0.002, failOnKernels: false, statistic: 'median' }, regression: true, decision: step,
   metrics: [metric('kernel crb', 'unchanged', 1.01), metric('kernel <solve>&', 'worse', 1.5), step],
-  explanation: 'step time +20.0%: <solve>& +50.0%', noise: null, minRunsNeeded: null, warnings: ['machine differs: a (baseline) vs b (current)'],
+  explanation: 'step time +20.0%: <solve>& +50.0%', noise: null, minRunsNeeded: null, warmingUp: null, warnings: ['machine differs: a (baseline) vs b (current)'],
   configDifferences: [], onlyInBaseline: [], onlyInCurrent: [],
   counts: { worse: 2, improved: 0, 'not significant': 0, unchanged: 1, 'too few runs': 0, 'workload changed': 0 },
 };
@@ -34,12 +34,17 @@ describe('compare views', () => {
     expect(xml).toContain('<property name="note" value="warning: machine differs: a (baseline) vs b (current)"/>');
   });
   it('markdown and notes state the verdict, the explanation, the rule, the spread and the warnings', () => {
-    expect(renderMarkdown(result, 'mannwhitney')).toMatch(/^### gsprof compare: regression\n\n\| Metric \|/);
+    expect(renderMarkdown(result, 'mannwhitney')).toMatch(/^### gsprof compare: regression\n\n\| Metric \(per-run medians\) \|/);
     expect(notes(result, 'mannwhitney')).toEqual([
       'REGRESSION: step time +20.0%: <solve>& +50.0% (step time 100ns -> 120ns, worse; mannwhitney: factor 1.1 and Mann-Whitney U p < 0.002 over per-run medians)',
-      'Run-to-run spread of step time (IQR / median): baseline 4.0% over 10 run(s), current 4.0% over 10 run(s)',
+      'Run-to-run spread of step time (IQR / median of the per-run medians): baseline 4.0% over 10 run(s), current 4.0% over 10 run(s)',
       'warning: machine differs: a (baseline) vs b (current)',
     ]);
+  });
+  it('the table and the rule name the per-run statistic the test used', () => {
+    const mins: CompareResult = { ...result, options: { ...result.options, statistic: 'min' } };
+    expect(renderMarkdown(mins, 'mannwhitney')).toMatch(/\| Metric \(per-run mins\) \|/);
+    expect(ruleText(mins, 'mannwhitney')).toContain('over per-run mins');
   });
   it('rule text prints numbers as written: threshold 10%, not 10.000000000000009%', () => {
     expect(ruleText({ ...result, mode: 'percent' }, 'percent')).toBe('percent: threshold 10%');
