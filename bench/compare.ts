@@ -31,7 +31,7 @@ const SLOW = arg('slow', 'rne:3').split(',').map((s) => {
 });
 const RUNS = arg('runs', '10');
 const BIN = 'packages/cli/bin/run.js';
-const RECORD = ['record', '--example', 'franka', '--backend', 'cpu', '--n-envs', '8', '--steps', '500', '--warmup', '300', '--active', '200', '--runs', RUNS];
+const RECORD = ['record', '--example', 'franka', '--backend', 'cpu', '--n-envs', '8', '--steps', '2300', '--warmup', '300', '--active', '2000', '--runs', RUNS];
 
 /** Only the stages that recompute their outputs from the state are safe to repeat (the trajectory is unchanged). */
 const IDEMPOTENT = new Set(['kinematics', 'com', 'crb', 'rne', 'passive', 'collision']);

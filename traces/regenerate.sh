@@ -20,7 +20,7 @@ mkdir -p traces/baselines
 for backend in cpu gpu; do
   tmp=$(mktemp -d)
   opts=(--example franka --backend "$backend" --n-envs "$N_ENVS" --seed 0 --no-fps)
-  ci=(--steps 500 --warmup 300 --active 200 --runs "$RUNS")
+  ci=(--steps 2300 --warmup 300 --active 2000 --runs "$RUNS")
   if ! gsprof record "${opts[@]}" --steps "$STEPS" --warmup 8 --active $((STEPS - 8)) --out "$tmp/t" >"$tmp/log" 2>&1 ||
      ! gsprof record "${opts[@]}" "${ci[@]}" --out "$tmp/a" --baseline-out "traces/baselines/franka-$backend.json" >>"$tmp/log" 2>&1 ||
      ! gsprof record "${opts[@]}" "${ci[@]}" --out "$tmp/b" --baseline-out "traces/baselines/franka-$backend-rerun.json" >>"$tmp/log" 2>&1; then
