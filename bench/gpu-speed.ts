@@ -51,26 +51,31 @@ export function addRobot(scene: gs.Scene, which: SpeedScene): () => void {
   };
 }
 
+/** The command line; a separate function so that its inferred type names `parsed` below. */
+function parseOptions() {
+  return parseArgs({
+    options: {
+      scene: { type: 'string', default: 'franka' },
+      settings: { type: 'string', default: 'fast' },
+      'n-envs': { type: 'string', default: '30000' },
+      steps: { type: 'string', default: '1000' },
+      'max-seconds': { type: 'string', default: '40' },
+      'budget-seconds': { type: 'string' },
+      backend: { type: 'string', default: 'gpu' },
+      'no-performance-mode': { type: 'boolean', default: false },
+      json: { type: 'string' },
+    },
+  });
+}
+
 async function main(): Promise<void> {
   const fail = (msg: string): never => {
     console.error(`gpu-speed: ${msg}`);
     process.exit(2);
   };
-  let parsed;
+  let parsed: ReturnType<typeof parseOptions> | undefined;
   try {
-    parsed = parseArgs({
-      options: {
-        scene: { type: 'string', default: 'franka' },
-        settings: { type: 'string', default: 'fast' },
-        'n-envs': { type: 'string', default: '30000' },
-        steps: { type: 'string', default: '1000' },
-        'max-seconds': { type: 'string', default: '40' },
-        'budget-seconds': { type: 'string' },
-        backend: { type: 'string', default: 'gpu' },
-        'no-performance-mode': { type: 'boolean', default: false },
-        json: { type: 'string' },
-      },
-    });
+    parsed = parseOptions();
   } catch (err) {
     fail((err as Error).message);
   }

@@ -4,7 +4,7 @@
  */
 import type { ResolvedOptions } from '@gsprof/sim-core';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: mujoco-js ships no typings; its module is an untyped Emscripten object
 export type Mj = any;
 
 /** Sets MuJoCo's `opt` to exactly what sim-core resolved: step, solver, line search, tolerances, integrator, cone. */

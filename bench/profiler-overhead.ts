@@ -190,7 +190,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   const rows = MODES.map((mode) => {
     const s = samples.get(mode)!;
     const stepsPerS = median(s.map((x) => (STEPS * 1000) / x.wallMs));
-    const bestStepsPerS = Math.max(...s.map((x) => (STEPS * 1000) / x.wallMs));
+    const bestStepsPerS = s.map((x) => (STEPS * 1000) / x.wallMs).reduce((m, x) => Math.max(m, x), -Infinity);
     const cpuMsPerStep = median(s.map((x) => x.cpuMs / STEPS));
     // Per-call times: the 10th percentile over every step of every round, which preemption on a loaded
     // machine inflates far less than a mean.

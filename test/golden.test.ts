@@ -14,10 +14,10 @@ const TRACES = join(REPO_ROOT, 'traces');
 const GOLDEN = join(TRACES, 'golden');
 
 /** Timing-independent form of a command's output. */
-export function normalise(text: string): string {
+function normalise(text: string): string {
   const out: string[] = [];
   let rows: string[] = [];
-  const flush = (): void => { out.push(...rows.sort()); rows = []; };
+  const flush = (): void => { for (const r of rows.sort()) out.push(r); rows = []; };
   for (const raw of text.split('\n')) {
     if (/^[┌├└]/.test(raw)) continue;
     let line = raw

@@ -42,7 +42,7 @@ for (let i = 0; i < steps; i++) scene.step();
 const q3 = await franka.getDofsPosition({ envsIdx });
 console.log(`getDofsPosition({ envsIdx: [1, 5, 7] }): shape [${q3.shape.join(', ')}]`);
 const rows = q3.toArray() as number[][];
-rows.forEach((r, i) => console.log(`  env ${[1, 5, 7][i]}: ${r.map((x) => x.toFixed(3)).join(' ')}`));
+rows.forEach((r, i) => { console.log(`  env ${[1, 5, 7][i]}: ${r.map((x) => x.toFixed(3)).join(' ')}`); });
 const q0 = (await franka.getDofsPosition({ envsIdx: 0 })).toArray() as number[];
 console.log(`  env 0: ${q0.map((x) => x.toFixed(3)).join(' ')}  (still at the first target)`);
 

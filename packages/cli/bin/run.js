@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // oclif's execute(), except that errors raised outside a command (an unknown command name) also become the
 // one-line `gsprof: <what>: <why>` with exit 2 instead of oclif's banner.
+import { stripVTControlCharacters } from 'node:util';
 import { flush, handle, run } from '@oclif/core';
 
 try {
@@ -10,7 +11,7 @@ try {
   if (err && (err.code === 'EEXIT' || err.oclif?.exit !== undefined && !/not found/.test(String(err.message)))) {
     await handle(err);
   } else {
-    const message = String(err?.message ?? err).replace(/\u001b\[[0-9;]*m/g, '');
+    const message = stripVTControlCharacters(String(err?.message ?? err));
     const unknown = /command (\S+) not found/.exec(message);
     const line = unknown ? `${unknown[1]}: unknown command (see gsprof --help)` : message.split('\n')[0];
     process.stderr.write(`gsprof: ${line}\n`);

@@ -2,6 +2,7 @@
  * How gsprof reports failure: one line, `gsprof: <what>: <why>`, exit 2. Library errors already name the file
  * and offset in their message; the CLI only adds what was being done when no more specific subject is known.
  */
+import { stripVTControlCharacters } from 'node:util';
 
 /** An error whose subject (a file, a flag, a command) is known where it is thrown. */
 export class CliError extends Error {
@@ -27,8 +28,7 @@ export function oneLine(message: string): string {
 
 /** Strips ANSI escapes: oclif colours some of its parse error messages. */
 export function stripAnsi(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/\u001b\[[0-9;]*[A-Za-z]/g, '');
+  return stripVTControlCharacters(text);
 }
 
 /** The `<what>: <why>` part of the line for any thrown value. */

@@ -5,7 +5,7 @@ import { renderCsv, renderMarkdownTable, renderTable } from '../src/render/table
 import { colorEnabled } from '../src/render/color.js';
 import { duration, thousands } from '../src/render/format.js';
 
-const ansi = /\u001b\[/;
+const ansi = new RegExp(`${String.fromCharCode(27)}\\[`);
 
 describe('tables', () => {
   it('are plain text without colour (no ANSI even though cli-table3 colours by default)', () => {

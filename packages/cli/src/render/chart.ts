@@ -74,7 +74,7 @@ export function renderChart(series: Array<ArrayLike<number>>, options: ChartOpti
   if (options.title) lines.push(options.title);
   lines.push(body);
   if (options.xLabels) {
-    const drawn = Math.max(...data.map((d) => d.length));
+    const drawn = data.map((d) => d.length).reduce((m, x) => Math.max(m, x), -Infinity);
     const [left, right] = options.xLabels;
     lines.push(`${' '.repeat(labelWidth - 1)}${left}${right.padStart(Math.max(1, drawn - left.length))}`);
   }

@@ -37,10 +37,10 @@ export function renderHistogram(values: ArrayLike<number>, options: HistogramOpt
   if (options.title) lines.push(options.title);
   if (bins.length === 0) return [...lines, '(no data)'].join('\n');
   const labels = bins.map((b) => `${format(b.from)} - ${format(b.to)}`);
-  const labelWidth = Math.max(...labels.map((l) => l.length));
+  const labelWidth = labels.map((l) => l.length).reduce((m, x) => Math.max(m, x), -Infinity);
   const counts = bins.map((b) => String(b.count));
-  const countWidth = Math.max(...counts.map((c) => c.length));
-  const maxCount = Math.max(...bins.map((b) => b.count));
+  const countWidth = counts.map((c) => c.length).reduce((m, x) => Math.max(m, x), -Infinity);
+  const maxCount = bins.map((b) => b.count).reduce((m, x) => Math.max(m, x), -Infinity);
   const barRoom = Math.max(5, options.width - labelWidth - countWidth - 4);
   bins.forEach((b, i) => {
     const len = maxCount === 0 ? 0 : Math.round((b.count / maxCount) * barRoom);

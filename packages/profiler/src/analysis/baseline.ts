@@ -90,12 +90,11 @@ export async function baselineFromTrace(db: TraceDb, config: RunConfig = {}): Pr
       SELECT k.name, st.step, sum(k.dur) AS total FROM k JOIN st ON k.at >= st.ts AND k.at < st.e
       GROUP BY k.name, st.step ORDER BY k.name, st.step`);
     for (const r of rows) {
-      const arr = kernels[r.name] ??= new Array<number>(steps.length).fill(0);
-      arr[num(r.step)] = num(r.total);
+      entry(kernels, r.name, () => new Array<number>(steps.length).fill(0))[num(r.step)] = num(r.total);
     }
   } else {
     const rows = await db.rows<{ name: string; dur: number }>(`SELECT name, dur FROM slice WHERE ${stageWhere} ORDER BY ts, id`);
-    for (const r of rows) (kernels[r.name] ??= []).push(num(r.dur));
+    for (const r of rows) entry(kernels, r.name, () => []).push(num(r.dur));
   }
   const counts: Record<string, number[]> = Object.create(null) as Record<string, number[]>;
   const crows = await db.rows<{ name: string; value: number }>(`
@@ -103,12 +102,22 @@ export async function baselineFromTrace(db: TraceDb, config: RunConfig = {}): Pr
     ORDER BY t.id, c.ts, c.id`);
   // Chrome 'C' events name their track "<name> <arg key>" (Perfetto's rule) and our exporter's key is "value":
   // drop it so a counter has the same name whichever format the run was saved in.
-  for (const r of crows) (counts[r.name.replace(/ value$/, '')] ??= []).push(num(r.value));
+  for (const r of crows) entry(counts, r.name.replace(/ value$/, ''), () => []).push(num(r.value));
   return {
     format: BASELINE_FORMAT, version: BASELINE_VERSION, createdAt: new Date().toISOString(),
     config: { ...(await configFromMetadata(db)), ...config },
     runs: [{ steps, kernels: { ...kernels }, counts: { ...counts }, source: db.path }],
   };
+}
+
+/** The list stored under `key`, created by `make` the first time. */
+function entry(lists: Record<string, number[]>, key: string, make: () => number[]): number[] {
+  let list = lists[key];
+  if (!list) {
+    list = make();
+    lists[key] = list;
+  }
+  return list;
 }
 
 async function configFromMetadata(db: TraceDb): Promise<RunConfig> {

@@ -5,6 +5,7 @@
 import { ByteBatch } from './byte-batch.js';
 
 /** Characters that JSON.stringify escapes (quotes, backslash, controls, lone surrogate halves). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON must escape exactly these control characters
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** A JSON string literal; plain names (nearly all of them) skip JSON.stringify. */

@@ -85,7 +85,7 @@ function readSlices(trace: TraceModel, tsOf: Float64Array, endOf: Float64Array, 
   const slices = trace.slices;
   const n = slices.length;
   const trackIndex = new Map<number, number>();
-  trace.tracks.forEach((t, i) => trackIndex.set(t.id, i));
+  trace.tracks.forEach((t, i) => { trackIndex.set(t.id, i); });
   // Track ids are usually small integers: an array lookup per slice instead of a Map lookup.
   const smallIds = new Int32Array(Math.min(4096, trace.tracks.reduce((m, t) => Math.max(m, t.id + 1), 0))).fill(-1);
   trace.tracks.forEach((t, i) => { if (Number.isInteger(t.id) && t.id >= 0 && t.id < smallIds.length) smallIds[t.id] = i; });

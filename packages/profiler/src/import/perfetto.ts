@@ -581,7 +581,7 @@ class PerfettoImporter {
         case 2: value = r.varint() !== 0; break;
         case 3: r.readVarint(); value = r.hi < 0x200000 ? r.number() : r.bigint(); break;
         case 4: r.readVarint(); value = Math.abs(r.signed()) <= Number.MAX_SAFE_INTEGER ? r.signed() : BigInt.asIntN(64, r.bigint()); break;
-        case 5: value = r.wire === 1 ? r.double() : (r.skip(), undefined); break;
+        case 5: if (r.wire === 1) value = r.double(); else r.skip(); break;
         case 6: value = r.string(); break;
         case 17: value = seq.annStrings.get(r.varint()) ?? null; break;
         case 7: r.readVarint(); value = `0x${r.bigint().toString(16)}`; break;
@@ -605,7 +605,7 @@ class PerfettoImporter {
     }
     if (nested) this.nestedValue(nested, key, argSet, depth + 1);
     for (const c of children) this.annotation(seq, c, key, argSet, depth + 1);
-    elements.forEach((e, i) => this.annotation(seq, e, `${key}[${i}]`, argSet, depth + 1, false));
+    elements.forEach((e, i) => { this.annotation(seq, e, `${key}[${i}]`, argSet, depth + 1, false); });
   }
 
   private nestedValue(r: ProtoReader, key: string, argSet: number, depth: number): void {
@@ -620,15 +620,15 @@ class PerfettoImporter {
         case 3: dictValues.push(r.sub()); break;
         case 4: arrayValues.push(r.sub()); break;
         case 5: r.readVarint(); value = r.signed(); break;
-        case 6: value = r.wire === 1 ? r.double() : (r.skip(), undefined); break;
+        case 6: if (r.wire === 1) value = r.double(); else r.skip(); break;
         case 7: value = r.varint() !== 0; break;
         case 8: value = r.string(); break;
         default: r.skip();
       }
     }
     if (value !== undefined) this.sink.arg(argSet, key, value);
-    dictValues.forEach((v, i) => this.nestedValue(v, `${key}.${keys[i] ?? i}`, argSet, depth + 1));
-    arrayValues.forEach((v, i) => this.nestedValue(v, `${key}[${i}]`, argSet, depth + 1));
+    dictValues.forEach((v, i) => { this.nestedValue(v, `${key}.${keys[i] ?? i}`, argSet, depth + 1); });
+    arrayValues.forEach((v, i) => { this.nestedValue(v, `${key}[${i}]`, argSet, depth + 1); });
   }
 
   finish(): void {

@@ -252,7 +252,7 @@ export class TraceSink {
     }
     if (depth > 32) { this.arg(argSetId, prefix, JSON.stringify(value)); return; }
     if (Array.isArray(value)) {
-      value.forEach((v, i) => this.argTree(argSetId, `${prefix}[${i}]`, v, depth + 1));
+      value.forEach((v, i) => { this.argTree(argSetId, `${prefix}[${i}]`, v, depth + 1); });
       return;
     }
     for (const k of Object.keys(value)) this.argTree(argSetId, `${prefix}.${k}`, (value as Record<string, unknown>)[k], depth + 1);

@@ -3,7 +3,7 @@
  * and tells JSON from protobuf by the first meaningful byte. Nothing here holds more than one chunk.
  */
 import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import { createGunzip } from 'node:zlib';
 import { TraceFormatError } from './errors.js';
 
@@ -20,7 +20,7 @@ export interface TraceSource {
 const CHUNK = 1 << 20;
 
 async function readHead(path: string, n: number): Promise<Buffer> {
-  let fh;
+  let fh: FileHandle | undefined;
   try {
     fh = await open(path, 'r');
   } catch (err) {

@@ -198,7 +198,7 @@ export class Cycle {
     }
     this.placeGpuWork();
     const created = resolvePartialOverlaps(this.trace.slices, this.trace.tracks, () => this.nextTrackId++);
-    this.trace.tracks.push(...created);
+    for (const t of created) this.trace.tracks.push(t);
     this.linkFlows();
     return this.trace;
   }
@@ -291,7 +291,7 @@ export class Cycle {
     this.trace.instants.sort((a, b) => a.ts - b.ts);
     this.trace.counters.sort((a, b) => a.ts - b.ts);
     const index = new Map<SliceEvent, number>();
-    this.trace.slices.forEach((s, i) => index.set(s, i));
+    this.trace.slices.forEach((s, i) => { index.set(s, i); });
     let id = 1;
     for (const { from, to } of this.flowLinks) {
       const f = index.get(from);

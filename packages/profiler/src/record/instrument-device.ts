@@ -348,7 +348,7 @@ export class DeviceInstrumentation {
     let states: EncoderState[] | null = null;
     for (const cb of list) {
       const s = this.encoders.get(cb);
-      if (s) { (states ??= []).push(s); this.encoders.delete(cb); }
+      if (s) { states ??= []; states.push(s); this.encoders.delete(cb); }
     }
     const cycle = r?.cycle ?? null;
     if (!r || (!cycle && !states)) return this.origSubmit(list);

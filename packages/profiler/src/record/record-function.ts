@@ -21,8 +21,8 @@ class Scope implements RecordScope {
 
 const CATEGORY = 'user_annotation';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnyFn = (...args: any[]) => any;
+// `never[]` parameters accept every function type without `any`.
+type AnyFn = (...args: never[]) => unknown;
 
 export function recordFunction(name: string, args?: Args): RecordScope;
 export function recordFunction<F extends AnyFn>(name: string, fn: F): F;
@@ -36,10 +36,10 @@ export function recordFunction<F extends AnyFn>(name: string, a?: Args | F, b?: 
   }
   const wrapped = function (this: unknown, ...callArgs: unknown[]): unknown {
     const span = activeRecorder()?.beginSpan(name, CATEGORY, args);
-    if (!span) return fn.apply(this, callArgs);
+    if (!span) return fn.apply(this, callArgs as never[]);
     let result: unknown;
     try {
-      result = fn.apply(this, callArgs);
+      result = fn.apply(this, callArgs as never[]);
     } catch (err) {
       span.end();
       throw err;
@@ -54,5 +54,5 @@ export function recordFunction<F extends AnyFn>(name: string, a?: Args | F, b?: 
     return result;
   };
   Object.defineProperty(wrapped, 'name', { value: fn.name || name });
-  return wrapped as F;
+  return wrapped as unknown as F;
 }

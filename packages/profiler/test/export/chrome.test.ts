@@ -15,6 +15,7 @@ interface ChromeEvent {
 const dir = mkdtempSync(join(tmpdir(), 'gsprof-chrome-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+// biome-ignore lint/suspicious/noExplicitAny: the parsed file, whose fields the tests check one by one
 async function written(name: string, trace = sampleTrace()): Promise<{ text: string; json: any; events: ChromeEvent[] }> {
   const path = join(dir, name);
   await writeChromeTrace(trace, path);

@@ -7,7 +7,7 @@ import { emptyTrace, type SliceEvent } from '../../src/model/trace.js';
 function traceOf(slices: SliceEvent[]) {
   const trace = emptyTrace({ baseTimeNs: 0n, traceName: 't', producer: 'p', hostname: 'h', pid: 1, deviceProperties: [], syncEachStep: false, run: {} });
   trace.tracks.push({ id: 1, kind: 'thread', name: 'a', pid: 1, tid: 1 }, { id: 2, kind: 'gpu_queue', name: 'q', pid: 2, tid: 0 });
-  trace.slices.push(...slices);
+  for (const s of slices) trace.slices.push(s);
   return trace;
 }
 
@@ -29,7 +29,7 @@ describe('layoutSlices', () => {
   it('puts slices into lanes of their own track where no two partially overlap', () => {
     fc.assert(fc.property(fc.array(sliceArb, { maxLength: 120 }), (slices) => {
       const { laneOf, lanes, depthOf } = layoutSlices(traceOf(slices));
-      slices.forEach((s, i) => expect(lanes[laneOf[i]!]!.track.id).toBe(s.track));
+      slices.forEach((s, i) => { expect(lanes[laneOf[i]!]!.track.id).toBe(s.track); });
       for (let a = 0; a < slices.length; a++) for (let b = 0; b < slices.length; b++) {
         if (a === b || laneOf[a] !== laneOf[b]) continue;
         const [a0, a1, b0, b1] = [slices[a]!.ts, slices[a]!.ts + slices[a]!.dur, slices[b]!.ts, slices[b]!.ts + slices[b]!.dur];

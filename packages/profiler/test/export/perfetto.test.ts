@@ -134,7 +134,7 @@ describe('writePerfettoTrace', () => {
     expect(validatePackets(packets)).toEqual([]);
     const clears = packets.filter((p) => (p.sequenceFlags ?? 0) & 1);
     expect(clears.length).toBeGreaterThanOrEqual(3);
-    const largest = Math.max(...packets.flatMap((p) => [p.internedData?.eventNames?.length ?? 0, p.internedData?.debugAnnotationNames?.length ?? 0]));
+    const largest = packets.flatMap((p) => [p.internedData?.eventNames?.length ?? 0, p.internedData?.debugAnnotationNames?.length ?? 0]).reduce((m, x) => Math.max(m, x), -Infinity);
     expect(largest).toBeLessThanOrEqual(4096);
     const decoded = decodeEventsPerSequence(packets);
     for (let k = 0; k < 10_000; k += 997) {

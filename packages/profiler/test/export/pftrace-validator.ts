@@ -4,6 +4,7 @@
 import { loadPerfettoSchema } from '../../src/export/schema.js';
 
 /** A decoded TracePacket as a plain object: camelCase fields, 64-bit integers as decimal strings. */
+// biome-ignore lint/suspicious/noExplicitAny: protobufjs decodes to plain objects whose shape the checks below test
 export type Packet = Record<string, any>;
 
 export interface ReadResult {

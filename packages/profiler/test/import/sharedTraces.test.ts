@@ -62,7 +62,7 @@ describe.skipIf(!shared)('third-party traces import', () => {
       const path = sharedPath('traces', 'pytorch-kineto', f);
       const raw = rawJson(path);
       const tss = raw.traceEvents.filter((e) => e.ph === 'X' && typeof e.ts === 'number').map((e) => e.ts!);
-      const minUs = Math.min(...tss);
+      const minUs = tss.reduce((m, x) => Math.min(m, x), Infinity);
       const whole = Math.floor(minUs);
       const expected = BigInt(raw.baseTimeNanoseconds ?? 0) + BigInt(whole) * 1000n + BigInt(Math.round((minUs - whole) * 1000));
       const db = await openTrace(path);

@@ -234,7 +234,7 @@ export class Scene implements EntityHost {
       // Refused with the size named before any env is allocated (either backend), not V8's bare allocation error.
       checkStateFits(model, nEnvs, initPrecision);
       // Entities now index into the merged model.
-      this.entities.forEach((e, i) => e.attach(model, layoutOf(ranges[i]!)));
+      this.entities.forEach((e, i) => { e.attach(model, layoutOf(ranges[i]!)); });
       const sim = await spanAsync('allocate', { nEnvs }, () =>
         backend.build(model, nEnvs, initPrecision, {
           performanceMode: initPerformanceMode,

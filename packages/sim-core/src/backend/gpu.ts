@@ -6,7 +6,7 @@
  * `sync()` and reads. Timers slots 1-5 (iterations, active constraints, contacts, line-search iterations,
  * rows) are exact; slot 0 (solve_ns) is NaN because WGSL has no shader clock.
  */
-import { DofCtrlMode, TIMER_SLOTS, type Data, type Precision } from '../data/data.js';
+import { type DofCtrlMode, TIMER_SLOTS, type Data, type Precision } from '../data/data.js';
 import { makeData, resetData } from '../data/make-data.js';
 import type { Model } from '../model/model.js';
 import { isSoftwareAdapter, openGpu, type OpenedGpu } from '../gpu/adapter.js';
@@ -135,7 +135,7 @@ class GpuSimInstance implements SimInstance {
       ['timerIterations', 'timerActive', 'timerContacts', 'timerLsIterations', 'nefc', 'errFlags'].map((f) => sim.readField(f)),
     );
     this.hostTimers.fill(Number.NaN, 0, n);
-    [it, act, con, ls, nefc].forEach((src, i) => this.hostTimers.set(src!, (i + 1) * n));
+    [it, act, con, ls, nefc].forEach((src, i) => { this.hostTimers.set(src!, (i + 1) * n); });
     this.errFlags = Uint32Array.from(err!);
   }
 
@@ -157,7 +157,7 @@ class GpuSimInstance implements SimInstance {
    *  in one gs.tensor(..., { device: gs.device }) never transfers them again. */
   private deviceBuffer(values: ValueBlock): GPUBuffer | null {
     const t = values.source as { device?: DeviceDescription | null; data?: ArrayLike<number> } | undefined;
-    if (!t || t.device?.type !== 'gpu' || !t.data || t.data.length !== values.data.length) return null;
+    if (t?.device?.type !== 'gpu' || !t.data || t.data.length !== values.data.length) return null;
     let buf = deviceTensors.get(t);
     if (!buf) {
       const f32 = Float32Array.from(t.data);

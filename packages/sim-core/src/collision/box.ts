@@ -5,6 +5,7 @@
  * farthest point of the segment still over the box.
  */
 import { MINVAL, type GeomPose, setContact } from './contact.js';
+import { clip } from '../math/clip.js';
 
 const center = new Float64Array(3);
 const clamped = new Float64Array(3);
@@ -21,7 +22,7 @@ export function sphereBoxAt(
   center[2] = bm[2]! * tx + bm[5]! * ty + bm[8]! * tz;
   for (let i = 0; i < 3; i++) {
     const c = center[i]!, lim = s[i]!;
-    clamped[i] = lim > 0 ? (c < -lim ? -lim : c > lim ? lim : c) : c;
+    clamped[i] = lim > 0 ? clip(c, -lim, lim) : c;
   }
   let dx = clamped[0]! - center[0]!, dy = clamped[1]! - center[1]!, dz = clamped[2]! - center[2]!;
   let dist = Math.sqrt(dx * dx + dy * dy + dz * dz);

@@ -5,6 +5,7 @@
  */
 import { MINVAL, type GeomPose, setContact } from './contact.js';
 import { planeSphereAt } from './plane.js';
+import { clip } from '../math/clip.js';
 
 /**
  * Sphere (centre a, radius ra, z axis of mat1) against sphere (centre b, radius rb, z axis of mat2); writes
@@ -46,12 +47,12 @@ export function sphereCapsule(out: Float64Array, sph: GeomPose, cap: GeomPose, m
   const a = sph.pos, b = cap.pos, m = cap.mat, h = cap.size[1]!;
   const ux = m[2]!, uy = m[5]!, uz = m[8]!;
   let x = ux * (a[0]! - b[0]!) + uy * (a[1]! - b[1]!) + uz * (a[2]! - b[2]!);
-  x = x < -h ? -h : x > h ? h : x;
+  x = clip(x, -h, h);
   return sphereSphereAt(out, 0, a[0]!, a[1]!, a[2]!, sph.size[0]!, sph.mat,
     b[0]! + ux * x, b[1]! + uy * x, b[2]! + uz * x, cap.size[0]!, m, margin);
 }
 
-const clip1 = (x: number): number => (x < -1 ? -1 : x > 1 ? 1 : x);
+const clip1 = (x: number): number => clip(x, -1, 1);
 
 /** Sphere test between the points at fractions x1, x2 (in -1..1) along the two capsules' segments. */
 function segmentSpheres(

@@ -51,7 +51,7 @@ export class Attrs {
   into(name: string, dst: number[], exact = true): boolean {
     const v = this.nums(name, dst.length, exact);
     if (!v) return false;
-    v.forEach((x, i) => (dst[i] = x));
+    v.forEach((x, i) => { dst[i] = x; });
     return true;
   }
 
@@ -68,7 +68,7 @@ export class Attrs {
   keyword<T>(name: string, map: Record<string, T>): T | undefined {
     const v = this.str(name);
     if (v === undefined) return undefined;
-    if (!Object.prototype.hasOwnProperty.call(map, v)) {
+    if (!Object.hasOwn(map, v)) {
       fail(this.el, `attribute '${name}': unsupported value "${v}" (supported: ${Object.keys(map).join(', ')})`);
     }
     return map[v];

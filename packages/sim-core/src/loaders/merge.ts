@@ -86,9 +86,9 @@ export function mergeModels(parts: LoadedModel[]): MergedModel {
     r.keyStart = merged.keys.length;
     for (const k of s.keys) {
       const full: KeySpec = { name: k.name, time: k.time, qpos: [...qpos0], qvel: new Array<number>(nv).fill(0), ctrl: new Array<number>(nu).fill(0) };
-      k.qpos?.forEach((v, i) => (full.qpos![r.qposStart + i] = v));
-      k.qvel?.forEach((v, i) => (full.qvel![r.dofStart + i] = v));
-      k.ctrl?.forEach((v, i) => (full.ctrl![r.actuatorStart + i] = v));
+      k.qpos?.forEach((v, i) => { full.qpos![r.qposStart + i] = v; });
+      k.qvel?.forEach((v, i) => { full.qvel![r.dofStart + i] = v; });
+      k.ctrl?.forEach((v, i) => { full.ctrl![r.actuatorStart + i] = v; });
       merged.keys.push(full);
     }
   });

@@ -159,16 +159,17 @@ class MjcfCompiler {
 
   private section(s: XmlElement): void {
     switch (s.name) {
-      case 'compiler': return this.compilerSection(s);
-      case 'option': return this.optionSection(s);
-      case 'size': return this.ignore(s, 'memory sizing only');
-      case 'visual': return this.ignore(s, 'visual only');
+      case 'compiler': this.compilerSection(s); break;
+      case 'option': this.optionSection(s); break;
+      case 'size': this.ignore(s, 'memory sizing only'); break;
+      case 'visual': this.ignore(s, 'visual only'); break;
       case 'statistic': {
         if ('meaninertia' in s.attrs) fail(s, "unsupported attribute 'meaninertia' (it would change the solver's scaling)");
-        return this.ignore(s, 'visual only');
+        this.ignore(s, 'visual only');
+        return;
       }
-      case 'default': return this.defaultSection(s, null);
-      case 'custom': return this.ignore(s, 'user data only');
+      case 'default': this.defaultSection(s, null); break;
+      case 'custom': this.ignore(s, 'user data only'); break;
       case 'asset': {
         new Attrs(s).done();
         for (const c of s.children) {
@@ -177,13 +178,13 @@ class MjcfCompiler {
         }
         return;
       }
-      case 'contact': return this.contactSection(s);
-      case 'equality': return this.equalitySection(s);
-      case 'actuator': return this.actuatorSection(s);
-      case 'sensor': return this.ignore(s, 'sensors do not change the dynamics');
-      case 'keyframe': return this.keyframeSection(s);
-      case 'worldbody': return this.worldbodySection(s);
-      default: return fail(s, 'unsupported element');
+      case 'contact': this.contactSection(s); break;
+      case 'equality': this.equalitySection(s); break;
+      case 'actuator': this.actuatorSection(s); break;
+      case 'sensor': this.ignore(s, 'sensors do not change the dynamics'); break;
+      case 'keyframe': this.keyframeSection(s); break;
+      case 'worldbody': this.worldbodySection(s); break;
+      default: fail(s, 'unsupported element');
     }
   }
 
@@ -241,7 +242,7 @@ class MjcfCompiler {
     set('impratio', a.num('impratio'));
     for (const zero of ['wind', 'density', 'viscosity']) {
       const v = a.nums(zero, zero === 'wind' ? 3 : 1);
-      if (v && v.some((x) => x !== 0)) fail(s, `unsupported attribute '${zero}' (fluid forces)`);
+      if (v?.some((x) => x !== 0)) fail(s, `unsupported attribute '${zero}' (fluid forces)`);
     }
     const noslip = a.int('noslip_iterations');
     if (noslip) fail(s, "unsupported attribute 'noslip_iterations'");
@@ -334,7 +335,7 @@ class MjcfCompiler {
       const e = structuredClone(cls.equality);
       readEqualityCommon(a, e);
       const poly = a.nums('polycoef', 5, false);
-      if (poly) poly.forEach((v, i) => (e.data[i] = v));
+      if (poly) poly.forEach((v, i) => { e.data[i] = v; });
       const joint1 = a.requiredStr('joint1');
       const joint2 = a.str('joint2') ?? null;
       a.done();
@@ -726,10 +727,10 @@ class MjcfCompiler {
     unique(this.actuators.map((u) => ({ name: u.spec.name, el: u.el })), 'actuator');
 
     const jointId = new Map<string, number>();
-    jointEls.forEach((j, k) => j.name && jointId.set(j.name, k));
+    jointEls.forEach((j, k) => { if (j.name) jointId.set(j.name, k); });
     const jointSpecs = bodies.flatMap((b) => b.joints);
     const bodyId = new Map<string, number>();
-    this.bodies.forEach((b, k) => b.name && bodyId.set(b.name, k));
+    this.bodies.forEach((b, k) => { if (b.name) bodyId.set(b.name, k); });
     bodyId.set('world', 0);
 
     // a moving body must have mass, or the mass matrix is singular

@@ -135,7 +135,7 @@ export function jointIndex(bodies: BodySpec[]): Map<JointSpec, number> {
  */
 export function findMasslessMovingBody(bodies: BodySpec[]): number {
   const children = bodies.map(() => [] as number[]);
-  bodies.forEach((b, i) => i > 0 && children[b.parent]!.push(i));
+  bodies.forEach((b, i) => { if (i > 0) children[b.parent]!.push(i); });
   const valid = (i: number): boolean => {
     const b = bodies[i]!;
     if (b.mass >= 1e-15 && b.inertia.every((x) => x >= 1e-15)) return true;
@@ -336,7 +336,7 @@ export function buildModel(spec: ModelSpec): Model {
 
   // MuJoCo keeps excludes sorted by signature (the collision filter searches them)
   const signatures = spec.excludes.map(([a, b]) => (Math.min(a, b) << 16) + Math.max(a, b));
-  signatures.sort((x, y) => x - y).forEach((sig, k) => (m.excludeSignature[k] = sig));
+  signatures.sort((x, y) => x - y).forEach((sig, k) => { m.excludeSignature[k] = sig; });
 
   spec.keys.forEach((key, k) => {
     m.keyTime[k] = key.time;

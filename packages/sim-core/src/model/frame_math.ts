@@ -225,7 +225,9 @@ export function eigSym3(mat: Mat3): { values: Vec3; quat: Quat } {
       const tmp = values[j1]!;
       values[j1] = values[j1 + 1]!;
       values[j1 + 1] = tmp;
+      // biome-ignore lint/suspicious/noApproximativeNumericConstant: MuJoCo's literal, kept for bit-identical frames
       const r: Quat = [0.707106781186548, 0, 0, 0];
+      // biome-ignore lint/suspicious/noApproximativeNumericConstant: as above
       r[((j1 + 2) % 3) + 1] = 0.707106781186548;
       quat = mulQuat(quat, r);
     }

@@ -27,7 +27,7 @@ export function safeSolref(solref: Float64Array, timestep: number): void {
 }
 
 function power(a: number, b: number): number {
-  return b === 1 ? a : b === 2 ? a * a : Math.pow(a, b);
+  return b === 1 ? a : b === 2 ? a * a : a ** b;
 }
 
 /** Impedance at distance pos from the margin: a sigmoid from dmin to dmax over `width` (getimpedance). */

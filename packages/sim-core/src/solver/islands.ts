@@ -22,7 +22,7 @@ export class Islands {
   private readonly subStats: SolveStats = { iterations: 0, lsIterations: 0 };
   count = 0;
 
-  constructor(private readonly nv: number, maxEfc: number) {
+  constructor(readonly nv: number, maxEfc: number) {
     const v = Math.max(1, nv);
     this.root = new Int32Array(v);
     this.label = new Int32Array(v);

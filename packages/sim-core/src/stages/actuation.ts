@@ -16,6 +16,7 @@ import { DofCtrlMode, type Data } from '../data/data.js';
 import { BiasType, type Model } from '../model/model.js';
 import { planOf } from '../data/plan.js';
 import { scratchOf } from '../data/scratch.js';
+import { clip } from '../math/clip.js';
 
 // imported enum members read once: a module binding read in a hot loop is a getter call under tsx
 const MODE_NONE: number = DofCtrlMode.None;
@@ -49,7 +50,7 @@ export function actuation(m: Model, d: Data, e0: number, e1: number): void {
     const lo = m.actuatorCtrlrange[2 * u]!, hi = m.actuatorCtrlrange[2 * u + 1]!;
     for (let e = e0; e < e1; e++) {
       let c = ctrl[u * n + e]!;
-      if (limited) c = c < lo ? lo : c > hi ? hi : c;
+      if (limited) c = clip(c, lo, hi);
       if (!(c >= -MAXVAL && c <= MAXVAL)) bad[e] = 1;
     }
   }
@@ -76,12 +77,12 @@ export function actuation(m: Model, d: Data, e0: number, e1: number): void {
       let c = 0;
       if (bad[e] === 0) {
         c = ctrl[U + e]!;
-        if (ctrlLimited) c = c < clo ? clo : c > chi ? chi : c;
+        if (ctrlLimited) c = clip(c, clo, chi);
       }
       const gain = affineGain ? g0 + g1 * len + g2 * vel : g0;
       let force = gain * c;
       if (affineBias) force += b0 + b1 * len + b2 * vel;
-      if (forceLimited) force = force < flo ? flo : force > fhi ? fhi : force;
+      if (forceLimited) force = clip(force, flo, fhi);
       actuatorForce[U + e] = force;
       qfrcActuator[V + e] = qfrcActuator[V + e]! + gear * force;
       // MuJoCo's derivative uses the raw ctrl for an affine gain
@@ -100,7 +101,7 @@ export function actuation(m: Model, d: Data, e0: number, e1: number): void {
       const o = m.jntDofadr[j]! * n;
       for (let e = e0; e < e1; e++) {
         const f = qfrcActuator[o + e]!;
-        qfrcActuator[o + e] = f < lo ? lo : f > hi ? hi : f;
+        qfrcActuator[o + e] = clip(f, lo, hi);
       }
     }
   }
@@ -125,7 +126,7 @@ export function actuation(m: Model, d: Data, e0: number, e1: number): void {
         qDeriv[o + e] = qDeriv[o + e]! - kv;
       }
       const a = dofForceRange[lo + e]!, b = dofForceRange[hi + e]!;
-      f = f < a ? a : f > b ? b : f;
+      f = clip(f, a, b);
       qfrcActuator[o + e] = qfrcActuator[o + e]! + f;
     }
   }

@@ -84,7 +84,7 @@ export function integrate(m: Model, d: Data, e0: number, e1: number): void {
 }
 
 function flagBad(flags: Uint32Array, e: number, v: number): void {
-  flags[e] = flags[e]! | (v !== v || v === Infinity || v === -Infinity ? ERR_NAN : ERR_BLOWUP);
+  flags[e] = flags[e]! | (Number.isNaN(v) || v === Infinity || v === -Infinity ? ERR_NAN : ERR_BLOWUP);
 }
 
 /** mj_integratePos: qpos <- qpos (+) h * qvel for envs [e0, e1) of SoA arrays with n envs. */

@@ -44,7 +44,7 @@ describe('URDF entity (ANYmal C)', () => {
     expect(q[0]).toBeCloseTo(Math.cos(angle / 2), 12);
     expect(q[1]).toBeCloseTo((Math.sin(angle / 2) * rot[0]!) / angle, 12);
     const back = (await robot.getDofsPosition({ envsIdx: 1, dofsIdx: [3, 4, 5] })).toArray() as number[];
-    back.forEach((v, i) => expect(v).toBeCloseTo(rot[i]!, 12));
+    back.forEach((v, i) => { expect(v).toBeCloseTo(rot[i]!, 12); });
     expect(() => robot.setDofsPosition([0.1], { dofsIdx: [4] })).toThrow(/must be set all three at once/);
     await scene.destroy();
   });

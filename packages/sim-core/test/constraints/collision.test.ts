@@ -36,12 +36,12 @@ async function compareWithMujoco(xml: string, configure: (qpos: Float64Array, i:
       const at = `env ${e} contact ${k}`;
       expect(envSlice(d.contactGeom, 2, count, e, 2 * k), at).toEqual(c.geom);
       expect(d.contactDist[k * count + e], at).toBeCloseTo(c.dist, 10);
-      envSlice(d.contactPos, 3, count, e, 3 * k).forEach((v, i) => expect(v, `${at} pos`).toBeCloseTo(c.pos[i]!, 10));
-      envSlice(d.contactFrame, 9, count, e, 9 * k).forEach((v, i) => expect(v, `${at} frame`).toBeCloseTo(c.frame[i]!, 9));
+      envSlice(d.contactPos, 3, count, e, 3 * k).forEach((v, i) => { expect(v, `${at} pos`).toBeCloseTo(c.pos[i]!, 10); });
+      envSlice(d.contactFrame, 9, count, e, 9 * k).forEach((v, i) => { expect(v, `${at} frame`).toBeCloseTo(c.frame[i]!, 9); });
       expect(d.contactIncludemargin[k * count + e]).toBeCloseTo(c.includemargin, 12);
-      envSlice(d.contactFriction, 5, count, e, 5 * k).forEach((v, i) => expect(v).toBeCloseTo(c.friction[i]!, 12));
-      envSlice(d.contactSolref, 2, count, e, 2 * k).forEach((v, i) => expect(v).toBeCloseTo(c.solref[i]!, 12));
-      envSlice(d.contactSolimp, 5, count, e, 5 * k).forEach((v, i) => expect(v).toBeCloseTo(c.solimp[i]!, 12));
+      envSlice(d.contactFriction, 5, count, e, 5 * k).forEach((v, i) => { expect(v).toBeCloseTo(c.friction[i]!, 12); });
+      envSlice(d.contactSolref, 2, count, e, 2 * k).forEach((v, i) => { expect(v).toBeCloseTo(c.solref[i]!, 12); });
+      envSlice(d.contactSolimp, 5, count, e, 5 * k).forEach((v, i) => { expect(v).toBeCloseTo(c.solimp[i]!, 12); });
     });
     total += ref.length;
     md.delete?.();

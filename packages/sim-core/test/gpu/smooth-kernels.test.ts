@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'vitest';
+import { describe, test } from 'vitest';
 import { GpuSim } from '../../src/gpu/runtime.js';
 import { SMOOTH_KERNELS } from '../../src/gpu/kernels/smooth.js';
 import { lcg } from '../../../../test/support/random.js';
@@ -47,7 +47,10 @@ describe.skipIf(!hasGpu || !hasShared())('WGSL smooth stages against MuJoCo', { 
         const rnd = () => uniform() * 2 - 1;
         const want: Record<string, Float64Array[]> = {};
         const qpos: number[][] = []; const qvel: number[][] = []; const ctrl: number[][] = [];
-        const keep = (name: string, arr: ArrayLike<number>) => (want[name] ??= []).push(Float64Array.from(arr));
+        const keep = (name: string, arr: ArrayLike<number>): void => {
+          want[name] ??= [];
+          want[name].push(Float64Array.from(arr));
+        };
         for (let e = 0; e < N; e++) {
           mj.mj_resetData(m, d);
           const q = Array.from(model.qpos0 as Float64Array);

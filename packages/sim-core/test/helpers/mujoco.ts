@@ -9,7 +9,7 @@ import { basename, dirname, join } from 'node:path';
 import loadMujocoModule from 'mujoco-js';
 import type { Model } from '../../src/model/model.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: mujoco-js ships no typings; its module is an untyped Emscripten object
 export type Mj = any;
 
 let modulePromise: Promise<Mj> | null = null;
@@ -72,7 +72,7 @@ function names(m: Mj, adrField: string, n: number): string[] {
 }
 
 /** Copies MuJoCo's compiled model into sim-core's Model (all arrays are copies: WASM heap views go stale). */
-export function modelFromMujoco(mj: Mj, m: Mj): Model {
+export function modelFromMujoco(_mj: Mj, m: Mj): Model {
   const opt = m.opt;
   const DSBL_EULERDAMP = 1 << 15; // mjDSBL_EULERDAMP in MuJoCo 3.3
   const DSBL_CONTACT = 1 << 4;

@@ -35,7 +35,7 @@ describe('bundled Franka Panda', () => {
     const types = new Set(Array.from(m.geomType));
     expect([...types].every((t) => t === GeomType.Capsule || t === GeomType.Box)).toBe(true);
     for (let g = 0; g < m.ngeom; g++) expect(m.geomContype[g]).toBe(0);
-    const links = Array.from(m.geomBodyid).filter((b, g) => m.geomConaffinity[g] === 1);
+    const links = Array.from(m.geomBodyid).filter((_b, g) => m.geomConaffinity[g] === 1);
     expect(new Set(links).size).toBeGreaterThanOrEqual(9); // link0..link7 and the hand
   });
 

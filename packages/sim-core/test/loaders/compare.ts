@@ -46,7 +46,7 @@ function inertialMismatch(ours: Model, ref: Model, b: number): string | null {
     Array.from(m.bodyIquat.subarray(4 * b, 4 * b + 4)) as Quat,
   );
   const t1 = tensor(ours), t2 = tensor(ref);
-  const scale = Math.max(...t2.map(Math.abs));
+  const scale = t2.map(Math.abs).reduce((m, x) => Math.max(m, x), -Infinity);
   for (let k = 0; k < 6; k++) {
     if (Math.abs(t1[k]! - t2[k]!) > 1e-9 * scale + 1e-15) return `body ${b} inertia tensor [${t1}] vs [${t2}]`;
   }

@@ -12,8 +12,8 @@ describe.skipIf(!hasShared())('Franka trajectories against MuJoCo (implicitfast,
 
   test('PD control from home: qpos and qvel agree to 1e-6 over 2.5 s', async () => {
     const { mj, m, d } = await loadMujoco(file());
-    HOME.forEach((v, i) => (d.qpos[i] = v));
-    TARGET_CTRL.forEach((v, i) => (d.ctrl[i] = v));
+    HOME.forEach((v, i) => { d.qpos[i] = v; });
+    TARGET_CTRL.forEach((v, i) => { d.ctrl[i] = v; });
     const p = twin(mj, m, d, 2);
     let rows = 0;
     const worst = run(p, 500, () => { rows = Math.max(rows, p.d.nefc[0]!); });

@@ -48,11 +48,11 @@ describe('random trees: forward pipeline against MuJoCo', () => {
     const typesSeen = new Set<number>();
     for (let seed = 1; seed <= 12; seed++) {
       const p = await pairFromXml(randomTreeXml(seed));
-      p.model.jntType.forEach((t) => typesSeen.add(t));
+      p.model.jntType.forEach((t) => { typesSeen.add(t); });
       const d = makeData(p.model, 2, '64');
       const r = rng(100 + seed);
       const states = [randomState(p.model, r), randomState(p.model, r)];
-      states.forEach((s, e) => setEnvState(d, e, s));
+      states.forEach((s, e) => { setEnvState(d, e, s); });
       forwardCpu(p.model, d, 0, 2);
       states.forEach((s, e) => {
         setMujocoState(p, s);

@@ -135,7 +135,7 @@ describe('stepCpu against mj_step', () => {
     const L1 = Math.hypot(h1[0]!, h1[1]!, h1[2]!);
     expect(Math.abs(L1 - L0) / L0).toBeLessThan(1e-2);
     const mjVel = Array.from(p.md.qvel as ArrayLike<number>);
-    mjWorstAngle = Math.max(...mjVel.map((v, k) => Math.abs(v - d.qvel[k]!)));
+    mjWorstAngle = mjVel.map((v, k) => Math.abs(v - d.qvel[k]!)).reduce((m, x) => Math.max(m, x), -Infinity);
     expect(mjWorstAngle).toBeLessThan(1e-6);
   });
 });
@@ -155,7 +155,7 @@ describe('batching', () => {
       stepCpu(p.model, batch, 0, 4);
       stepCpu(p.model, split, 0, 1);
       stepCpu(p.model, split, 1, 4);
-      singles.forEach((d) => stepCpu(p.model, d, 0, 1));
+      singles.forEach((d) => { stepCpu(p.model, d, 0, 1); });
     }
     for (let e = 0; e < 4; e++) {
       const single = singles[e]!;

@@ -22,7 +22,8 @@ export function parseTextproto(src: string): TextprotoMessage {
         else if (/^-?[\d.]+(e-?\d+)?$/i.test(t)) value = Number(t);
         else value = t;
       }
-      (msg[name] ??= []).push(value);
+      msg[name] ??= [];
+      msg[name].push(value);
       if (tokens[i] === ',') i++;
     }
     return msg;
