@@ -158,3 +158,31 @@ describe('timers units', () => {
     expect(renderTimers(r, r.slots[1]!, { color: false, width: 60 }).split('\n')[0]).toContain('mean 1500,');
   });
 });
+
+describe('timers layout', () => {
+  const values = [57_200, 19_900, 19_600, 19_600, 18_800, 105_700, 20_000, 18_800];
+  const slot = {
+    label: 'solve_ns', mean: 31_900, p50: 18_500, p95: 41_500, max: 2_790_000, quantileSample: { size: 256, of: 256, exact: true },
+    slowestEnvs: values.map((mean, env) => ({ env, mean })).sort((a, b) => b.mean - a.mean),
+    panels: { lastStep: values, runningMeanPerEnv: values, sortedRunningMean: [...values].sort((a, b) => a - b) },
+  };
+  const r: TimersResult = { steps: 32, nEnvs: 8, stepRange: [0, 31], skippedSteps: 0, slots: [slot] };
+
+  it.each([40, 60, 100])('every line fits %i columns, the long text lines wrapped rather than cut', async (width) => {
+    const { renderTimers } = await import('../src/views/timers.js');
+    const text = renderTimers(r, slot, { color: false, width, envs: [5, 6, 7] });
+    const over = text.split('\n').filter((l) => l.length > width);
+    expect(over).toEqual([]);
+    // wrapped, not lost: every slow env is still named
+    expect(text.replace(/\n\s+/g, ' ')).toContain('Slowest envs: #5 105.7us, #0 57.2us, #6 20.0us, #1 19.9us, #2 19.6us, #3 19.6us, #4 18.8us, #7 18.8us');
+  });
+
+  it('--envs past the last env says how many were dropped instead of clamping silently; none left is an error', async () => {
+    const { renderTimers } = await import('../src/views/timers.js');
+    const text = renderTimers(r, slot, { color: false, width: 120, envs: Array.from({ length: 16 }, (_, k) => 5 + k) });
+    expect(text).toContain("(--envs: 13 of the 16 envs asked for are past the trace's last env, 7; showing the other 3)");
+    expect(text).toContain('[1] last step, per env (envs 5,6,7)');
+    expect(renderTimers(r, slot, { color: false, width: 120, envs: [0, 1] })).not.toContain('--envs:');
+    expect(() => renderTimers(r, slot, { color: false, width: 120, envs: [8, 9] })).toThrow(/no selected env exists \(the trace has envs 0-7\)/);
+  });
+});

@@ -6,6 +6,7 @@ import { renderChart } from '../render/chart.js';
 import { terminalWidth } from '../render/color.js';
 import { thousands } from '../render/format.js';
 import { renderHistogram } from '../render/histogram.js';
+import { wrap } from '../render/wrap.js';
 import { resolveTrace, withTrace } from './open-trace.js';
 import type { View } from './summary.js';
 
@@ -38,30 +39,33 @@ export function renderTimers(result: TimersResult, slot: TimerSlot, options: Tim
   const height = options.height ?? 10;
   const fmt = unitOf(slot.label);
   const envs = (options.envs ?? []).filter((e) => e < result.nEnvs);
-  if (options.envs && envs.length === 0) throw new CliError('--envs', `no selected env exists (the trace has ${result.nEnvs} envs)`);
+  if (options.envs && envs.length === 0) throw new CliError('--envs', `no selected env exists (the trace has envs 0-${result.nEnvs - 1})`);
+  const dropped = (options.envs ?? []).length - envs.length;
   const pick = (values: number[]): number[] => (envs.length > 0 ? envs.map((e) => values[e] ?? NaN) : values);
   const shown = envs.length > 0 ? envs : [0, result.nEnvs - 1];
   const envAxis: [string, string] = [`env ${shown[0]}`, `env ${shown[shown.length - 1]}`];
   const chart = { width, height, color: options.color, format: fmt, stretch: true };
   const envNote = envs.length > 0 ? `envs ${envs.length <= 8 ? envs.join(',') : `${envs[0]}..${envs[envs.length - 1]} (${envs.length})`}` : `all ${result.nEnvs} envs`;
   const out: string[] = [];
-  out.push(`Timer ${slot.label}: ${result.steps} steps x ${result.nEnvs} envs; mean ${fmt(slot.mean)}, p50 ${fmt(slot.p50)}, p95 ${fmt(slot.p95)}, max ${fmt(slot.max)}`);
+  const text = (line: string): void => { out.push(wrap(line, width)); };
+  text(`Timer ${slot.label}: ${result.steps} steps x ${result.nEnvs} envs; mean ${fmt(slot.mean)}, p50 ${fmt(slot.p50)}, p95 ${fmt(slot.p95)}, max ${fmt(slot.max)}`);
   const q = slot.quantileSample;
-  if (!q.exact) out.push(`(p50 and p95 from a uniform sample of ${q.size.toLocaleString('en-US')} of the ${q.of.toLocaleString('en-US')} values; mean, max and the panels use every value)`);
-  if (result.skippedSteps > 0) out.push(`(${result.skippedSteps} recorded steps left out: their batch size differs from the first step's ${result.nEnvs} envs)`);
+  if (!q.exact) text(`(p50 and p95 from a uniform sample of ${q.size.toLocaleString('en-US')} of the ${q.of.toLocaleString('en-US')} values; mean, max and the panels use every value)`);
+  if (result.skippedSteps > 0) text(`(${result.skippedSteps} recorded steps left out: their batch size differs from the first step's ${result.nEnvs} envs)`);
+  if (dropped > 0) text(`(--envs: ${dropped} of the ${options.envs!.length} envs asked for are past the trace's last env, ${result.nEnvs - 1}; showing the other ${envs.length})`);
   out.push('');
-  out.push(renderChart([pick(slot.panels.lastStep)], { ...chart, xLabels: envAxis, title: `[1] last step, per env (${envNote})` }));
+  out.push(renderChart([pick(slot.panels.lastStep)], { ...chart, xLabels: envAxis, title: wrap(`[1] last step, per env (${envNote})`, width) }));
   out.push('');
-  out.push(renderChart([pick(slot.panels.runningMeanPerEnv)], { ...chart, xLabels: envAxis, title: `[2] running mean over ${result.steps} steps, per env (${envNote})` }));
+  out.push(renderChart([pick(slot.panels.runningMeanPerEnv)], { ...chart, xLabels: envAxis, title: wrap(`[2] running mean over ${result.steps} steps, per env (${envNote})`, width) }));
   out.push('');
-  out.push(renderChart([slot.panels.sortedRunningMean], { ...chart, xLabels: ['fastest', 'slowest'], title: `[3] running mean of each step's envs sorted ascending (the average distribution; all ${result.nEnvs} envs)` }));
+  out.push(renderChart([slot.panels.sortedRunningMean], { ...chart, xLabels: ['fastest', 'slowest'], title: wrap(`[3] running mean of each step's envs sorted ascending (the average distribution; all ${result.nEnvs} envs)`, width) }));
   out.push('');
-  out.push(renderHistogram(slot.panels.runningMeanPerEnv, { width, bins: 12, format: fmt, title: `Histogram of per-env mean ${slot.label} (envs per bin)` }));
+  out.push(renderHistogram(slot.panels.runningMeanPerEnv, { width, bins: 12, format: fmt, title: wrap(`Histogram of per-env mean ${slot.label} (envs per bin)`, width) }));
   if (slot.slowestEnvs.length > 0) {
     out.push('');
-    out.push(`Slowest envs: ${slot.slowestEnvs.map((s) => `#${s.env} ${fmt(s.mean)}`).join(', ')}`);
+    text(`Slowest envs: ${slot.slowestEnvs.map((s) => `#${s.env} ${fmt(s.mean)}`).join(', ')}`);
   }
-  if (slot.max === 0 && /solve/.test(slot.label)) out.push('(solve time is not measured on the GPU backend: WGSL has no shader clock; try --slot iterations)');
+  if (slot.max === 0 && /solve/.test(slot.label)) text('(solve time is not measured on the GPU backend: WGSL has no shader clock; try --slot iterations)');
   return out.join('\n');
 }
 
