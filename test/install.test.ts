@@ -35,7 +35,7 @@ describe('installed into a project of its own', { timeout: 600_000 }, () => {
     expect(pack.code, pack.out).toBe(0);
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'my-sim', private: true, type: 'module' }));
     const tarballs = readdirSync(packs).filter((f) => f.endsWith('.tgz')).map((f) => join(packs, f));
-    expect(tarballs.map((f) => f.replace(/.*\//, '')).sort()).toEqual(['gsprof-cli-0.1.0.tgz', 'gsprof-log-0.1.0.tgz', 'gsprof-profiler-0.1.0.tgz', 'gsprof-sim-core-0.1.0.tgz']);
+    expect(tarballs.map((f) => f.replace(/.*\//, '')).sort()).toEqual(['gsprof-cli-0.1.0.tgz', 'gsprof-dawn-0.1.0.tgz', 'gsprof-log-0.1.0.tgz', 'gsprof-profiler-0.1.0.tgz', 'gsprof-sim-core-0.1.0.tgz']);
     const install = run(NPM, ['install', '--prefer-offline', '--no-audit', '--no-fund', ...tarballs, '@types/node@20.19.43'], { cwd: project });
     expect(install.code, install.out).toBe(0);
   });

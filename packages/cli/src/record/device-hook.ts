@@ -6,6 +6,7 @@
  * and hands the device over before the caller gets it.
  */
 import { createRequire } from 'node:module';
+import { ensureRuntimeDir, withTimestampQuery } from '@gsprof/dawn';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -23,7 +24,7 @@ async function webgpuModules(): Promise<WebgpuModule[]> {
     try { resolved = createRequire(base).resolve('webgpu'); } catch { continue; }
     if (seen.has(resolved)) continue;
     seen.add(resolved);
-    if (!process.env.XDG_RUNTIME_DIR) process.env.XDG_RUNTIME_DIR = (await import('node:os')).tmpdir();
+    ensureRuntimeDir();
     try { found.push((await import(pathToFileURL(resolved).href)) as WebgpuModule); } catch { /* no Dawn here */ }
   }
   return found;
@@ -56,9 +57,7 @@ export async function hookDevices(onDevice: (device: GPUDevice) => void, options
     adapterProto[HOOKED] = true;
     const requestDevice = adapterProto.requestDevice as (this: GPUAdapter, d?: GPUDeviceDescriptor) => Promise<GPUDevice>;
     adapterProto.requestDevice = async function (this: GPUAdapter, descriptor?: GPUDeviceDescriptor): Promise<GPUDevice> {
-      const features = new Set<GPUFeatureName>(descriptor?.requiredFeatures ?? []);
-      if (this.features.has('timestamp-query')) features.add('timestamp-query');
-      const device = await requestDevice.call(this, { ...descriptor, requiredFeatures: [...features] });
+      const device = await requestDevice.call(this, withTimestampQuery(this, descriptor));
       devices.push(device);
       onDevice(device);
       if (onSubmit) {

@@ -4,7 +4,7 @@
  */
 import { open, readFile } from 'node:fs/promises';
 import { writeFileAtomic } from '../export/file-sink.js';
-import type { TraceDb } from '../sql/traceDb.js';
+import type { TraceDb } from '../sql/trace-db.js';
 import { STEP_WHERE, nEnvsOf, num, stageSourceOf } from './common.js';
 import { completedStepTimes } from './step-times.js';
 

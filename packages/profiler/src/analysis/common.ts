@@ -1,6 +1,6 @@
 /** SQL fragments shared by the analyses: what counts as a GPU op, a step, a CPU slice. */
 import { GPU_OP_CATEGORIES, GPU_OP_CATEGORY_SQL, KERNEL_CATEGORY_SQL } from '../sql/schema.js';
-import type { TraceDb } from '../sql/traceDb.js';
+import type { TraceDb } from '../sql/trace-db.js';
 
 export { GPU_OP_CATEGORY_SQL };
 

@@ -12,7 +12,7 @@
  * Mann-Whitney U test gives p < alpha (0.002), exact for small samples. When the run counts are too small for
  * any outcome to reach p < alpha, the verdict says so instead of deciding on nothing.
  */
-import { openTrace, type TraceDb } from '../sql/traceDb.js';
+import { openTrace, type TraceDb } from '../sql/trace-db.js';
 import {
   COMPARABLE_KEYS, baselineFromTrace, looksLikeBaseline, mergeBaselines, readBaseline, type Baseline, type RunConfig, type RunSamples,
 } from './baseline.js';

@@ -5,7 +5,7 @@
  * With an iteration, CPU ops are those starting inside that ProfilerStep#k (any thread), and GPU ops are those
  * launched by a CPU op inside it.
  */
-import type { TraceDb } from '../sql/traceDb.js';
+import type { TraceDb } from '../sql/trace-db.js';
 import { GPU_OP_CATEGORY_SQL, HOST_WHERE, STEP_WHERE, num, sqlString } from './common.js';
 
 export interface DiffOptions {

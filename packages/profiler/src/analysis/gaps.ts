@@ -8,7 +8,7 @@
  * A trace with no GPU ops but CPU stages (cpu_op, the CPU backend) has no GPU timeline to split: its verdict
  * says so, and host utilisation (the share of each step's wall time covered by CPU stage spans) replaces it.
  */
-import type { TraceDb } from '../sql/traceDb.js';
+import type { TraceDb } from '../sql/trace-db.js';
 import { CPU_OP_WHERE, GPU_OP_CATEGORY_SQL, HOST_WHERE, STEP_WHERE, TRACK_NAME_SQL, clockAlignmentOf, num, type ClockAlignmentInfo } from './common.js';
 
 export interface GapsOptions {

@@ -1,4 +1,4 @@
-export * from './kernelSummary.js';
+export * from './kernel-summary.js';
 export * from './reports.js';
 export * from './step-times.js';
 export * from './gaps.js';

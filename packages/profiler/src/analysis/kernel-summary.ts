@@ -2,7 +2,7 @@
  * Kernel summary in the shape of `nsys stats` cuda_gpu_kern_sum, per GPU track (queue/stream, or the host
  * thread for the CPU backend), plus step statistics and compile time.
  */
-import type { TraceDb } from '../sql/traceDb.js';
+import type { TraceDb } from '../sql/trace-db.js';
 import { quantile, warmupFall } from './stats.js';
 import { completedStepTimes } from './step-times.js';
 import { TRACK_NAME_SQL, clockAlignmentOf, nEnvsOf, num, stageSourceOf, type ClockAlignmentInfo, type StageSource } from './common.js';

@@ -4,8 +4,8 @@
  * queue, stream and thread, and Time (%) as each name's share of the report's total: what nsys's
  * cuda_gpu_kern_sum, cuda_api_sum, cuda_gpu_mem_time_sum and nvtx_sum print.
  */
-import type { TraceDb } from '../sql/traceDb.js';
-import type { KernelRow } from './kernelSummary.js';
+import type { TraceDb } from '../sql/trace-db.js';
+import type { KernelRow } from './kernel-summary.js';
 import { HOST_API_WHERE, KERNEL_WHERE, MEMOP_WHERE, RANGE_WHERE, STEP_WHERE, num, stageSourceOf } from './common.js';
 
 export const REPORTS = ['kernels', 'host', 'memops', 'ranges', 'steps'] as const;

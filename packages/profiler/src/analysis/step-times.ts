@@ -8,7 +8,7 @@
  * that keeps up), that is exactly the host span; when the GPU is, the steps tile the GPU's completions and
  * steps / sum is the rate the GPU finished them.
  */
-import type { TraceDb } from '../sql/traceDb.js';
+import type { TraceDb } from '../sql/trace-db.js';
 import { GPU_OP_CATEGORY_SQL, STEP_WHERE, num } from './common.js';
 
 export interface StepTimes {

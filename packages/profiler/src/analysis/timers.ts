@@ -6,7 +6,7 @@
  * Memory stays bounded whatever the run size: events are read a page at a time and folded into per-env sums;
  * p50/p95 come from a fixed-size uniform sample of the values (exact while every value fits in it).
  */
-import type { TraceDb } from '../sql/traceDb.js';
+import type { TraceDb } from '../sql/trace-db.js';
 import { num } from './common.js';
 import { mulberry32 } from './stats.js';
 

@@ -4,7 +4,7 @@
  * bp "e"), v2 flows (bind_id), M naming events, deviceProperties and distributedInfo as metadata.
  */
 import { TraceFormatError } from './errors.js';
-import { ChromeJsonScanner, JsonScanError } from './jsonScanner.js';
+import { ChromeJsonScanner, JsonScanError } from './json-scanner.js';
 import { recordGsprofMetadata } from './metadata.js';
 import type { TraceSink } from './sink.js';
 import {

@@ -11,13 +11,6 @@ export class TraceFormatError extends Error {
   }
 }
 
-/** Anything that is not our own format error becomes one, so callers never see a raw parser stack. */
-export function asTraceFormatError(err: unknown, file: string, where: string): TraceFormatError {
-  if (err instanceof TraceFormatError) return err;
-  const msg = err instanceof Error ? err.message : String(err);
-  return new TraceFormatError(file, where, msg.split('\n')[0] ?? 'unreadable input');
-}
-
 /** Messages stay on one line and short (parser messages may quote the offending source). */
 function oneLine(s: string): string {
   const flat = s.replace(/\s*[\r\n]+\s*/g, ' ');

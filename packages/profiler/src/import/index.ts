@@ -1,3 +1,3 @@
 export { TraceFormatError } from './errors.js';
-export { IMPORT_PROBLEM_STATS, importTraceInto, validateTrace, type ImportOptions } from './importTrace.js';
+export { IMPORT_PROBLEM_STATS, importTraceInto, validateTrace, type ImportOptions } from './import-trace.js';
 export type { TraceFormat } from './source.js';

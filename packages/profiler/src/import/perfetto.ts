@@ -7,7 +7,7 @@ import { isBug } from './chrome.js';
 import { ClockTracker, type SnapshotClock } from './clocks.js';
 import { TraceFormatError } from './errors.js';
 import { recordGsprofMetadata } from './metadata.js';
-import { ProtoError, ProtoReader } from './protoReader.js';
+import { ProtoError, ProtoReader } from './proto-reader.js';
 import type { ArgScalar, TraceSink } from './sink.js';
 import { BIND_DIRECT, FLOW_END, FLOW_IN, FLOW_START, FLOW_STEP } from '../sql/schema.js';
 

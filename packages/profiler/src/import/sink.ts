@@ -4,7 +4,7 @@
  * `finalize` computes nesting (depth, parent_id) and binds flows in SQL, then builds the public tables.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { ColumnBatch, nullRowSink, type Cell, type RowSink } from './columnBatch.js';
+import { ColumnBatch, nullRowSink, type Cell, type RowSink } from './column-batch.js';
 import {
   BIND_DIRECT, BIND_ENCLOSING, BIND_NEXT, FLOW_DDL, LAUNCH_DDL, STAGING_DDL, publicViewsDdl,
 } from '../sql/schema.js';

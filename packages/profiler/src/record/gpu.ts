@@ -2,39 +2,30 @@
 /**
  * Getting a GPU whose timestamps are worth recording: Dawn quantizes timestamps to 65,536 ns unless the
  * timestamp_quantization toggle is disabled when the GPU object is created, and passes can only be timed on a
- * device created with the 'timestamp-query' feature.
+ * device created with the 'timestamp-query' feature. Dawn itself is started by @gsprof/dawn, an optional
+ * dependency: the profiler records and reads traces without it, and only these helpers load it.
  */
+
+/** Dawn's instance flag that keeps timestamps exact (@gsprof/dawn's QUANTIZATION_OFF, which may be absent). */
 export const DISABLE_QUANTIZATION_TOGGLE = 'disable-dawn-features=timestamp_quantization';
 
-interface DawnModule {
-  create(options: string[]): GPU;
-  globals: Record<string, unknown>;
+async function dawnPackage(): Promise<typeof import('@gsprof/dawn')> {
+  try {
+    return await import('@gsprof/dawn');
+  } catch (err) {
+    throw new Error(`createGpu() needs the optional dependency @gsprof/dawn (and with it 'webgpu'): ${(err as Error).message}`);
+  }
 }
 
-/** dawn.node destroys its instance when the GPU object is garbage-collected, even with devices still working,
- * and then crashes in ProcessEvents. Instances made here live as long as the process. */
-const liveInstances: GPU[] = [];
-
-/** Dawn's GPU (the `webgpu` package, loaded on first use) with timestamp quantization off. Installs the WebGPU
- * globals (GPUBufferUsage, ...) when missing. The instance is kept alive for the life of the process. */
+/** Dawn's GPU with timestamp quantization off and the WebGPU globals (GPUBufferUsage, ...) installed. The
+ * instance is kept alive for the life of the process: dawn.node crashes when one is collected mid-work. */
 export async function createGpu(extraOptions: string[] = []): Promise<GPU> {
-  // Mesa prints a warning when XDG_RUNTIME_DIR is unset; a private temp dir silences it.
-  if (!process.env.XDG_RUNTIME_DIR) {
-    const { mkdtempSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    process.env.XDG_RUNTIME_DIR = mkdtempSync(join(tmpdir(), 'gsprof-xdg-'));
-  }
-  const dawn = (await import('webgpu')) as unknown as DawnModule;
-  if (!('GPUBufferUsage' in globalThis)) Object.assign(globalThis, dawn.globals);
-  const gpu = dawn.create([DISABLE_QUANTIZATION_TOGGLE, ...extraOptions]);
-  liveInstances.push(gpu);
-  return gpu;
+  const dawn = await dawnPackage();
+  return dawn.createInstance(await dawn.loadDawn(), extraOptions);
 }
 
 /** Requests a device with 'timestamp-query' added to the required features when the adapter has it. */
 export async function requestProfiledDevice(adapter: GPUAdapter, descriptor: GPUDeviceDescriptor = {}): Promise<GPUDevice> {
-  const features = new Set<GPUFeatureName>(descriptor.requiredFeatures ?? []);
-  if (adapter.features.has('timestamp-query')) features.add('timestamp-query');
-  return adapter.requestDevice({ ...descriptor, requiredFeatures: [...features] });
+  const { withTimestampQuery } = await dawnPackage();
+  return adapter.requestDevice(withTimestampQuery(adapter, descriptor));
 }

@@ -13,7 +13,7 @@ import { readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { stat, rm, mkdtemp, rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { importTraceInto, type ImportOptions } from '../import/importTrace.js';
+import { importTraceInto, type ImportOptions } from '../import/import-trace.js';
 import type { TraceFormat } from '../import/source.js';
 
 export type SqlValue = string | number | boolean | null | SqlValue[] | { [k: string]: SqlValue };

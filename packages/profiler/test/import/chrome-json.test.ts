@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { openTrace, queryTrace, TraceFormatError } from '../../src/index.js';
-import { ChromeJsonScanner } from '../../src/import/jsonScanner.js';
+import { ChromeJsonScanner } from '../../src/import/json-scanner.js';
 import { tempFiles } from './support/tmp.js';
 
 const files = tempFiles();

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasShared, sharedPath } from '../../../../test/support/shared.js';
 import { importTraceInto, TraceFormatError, validateTrace } from '../../src/index.js';
 import { dropTraceTables } from '../../src/sql/schema.js';
-import { trace } from './support/protoWriter.js';
+import { trace } from './support/proto-writer.js';
 import { tempFiles } from './support/tmp.js';
 
 const files = tempFiles();

@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openTrace, TraceFormatError } from '../../src/index.js';
-import { trace } from './support/protoWriter.js';
+import { trace } from './support/proto-writer.js';
 import { tempFiles } from './support/tmp.js';
 
 const files = tempFiles();

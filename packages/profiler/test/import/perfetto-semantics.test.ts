@@ -6,7 +6,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { openTrace } from '../../src/index.js';
-import { trace, type Field } from './support/protoWriter.js';
+import { trace, type Field } from './support/proto-writer.js';
 import { tempFiles } from './support/tmp.js';
 
 const files = tempFiles();

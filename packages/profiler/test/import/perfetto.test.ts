@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { openTrace, TraceFormatError } from '../../src/index.js';
-import { trace, type Field } from './support/protoWriter.js';
+import { trace, type Field } from './support/proto-writer.js';
 import { tempFiles } from './support/tmp.js';
 
 const files = tempFiles();

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { removeStaleTempDatabases } from '../../src/sql/traceDb.js';
+import { removeStaleTempDatabases } from '../../src/sql/trace-db.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gsprof-stale-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

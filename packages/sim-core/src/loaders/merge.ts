@@ -6,7 +6,7 @@
  */
 import { EqType, type Model, type ModelOptions } from '../model/model.js';
 import { buildModel, defaultOptions, jointNq, jointNv, worldBody, type BodySpec, type KeySpec, type ModelSpec } from '../model/builder.js';
-import { specFromModel } from '../model/model_spec.js';
+import { specFromModel } from '../model/model-spec.js';
 import type { LoadedModel } from './types.js';
 
 /** Where one entity's elements landed in the merged model: global index = start + local index. */

@@ -18,13 +18,13 @@ import {
   EPS, combineInertials, normalize, normalized, principalInertia, quatFromAxisAngle, quatFromEuler,
   quatFromFrame, quatFromZ, cross3,
   type Quat, type Sym3, type Vec3,
-} from '../model/frame_math.js';
-import { geomInertia, geomRbound, geomVolume } from '../model/geom_props.js';
+} from '../model/frame-math.js';
+import { geomInertia, geomRbound, geomVolume } from '../model/geom-props.js';
 import { Attrs } from './attrs.js';
 import {
   cloneClass, readActuator, readEqualityCommon, readGeom, readJoint, readOrientation, readSite, rootDefaults,
   type ActuatorRaw, type AltOrientation, type DefaultClass, type GeomRaw, type JointRaw, type Limited, type SiteRaw,
-} from './mjcf_specs.js';
+} from './mjcf-specs.js';
 import type { LoadedModel } from './types.js';
 import { ModelFileError, fail, parseXmlFile, type XmlElement } from './xml.js';
 

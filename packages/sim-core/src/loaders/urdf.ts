@@ -14,8 +14,8 @@ import {
 import {
   EPS, addSym, composePose, normalize, normalized, pointInertia, principalInertia, quatFromRpy, rotateSym,
   type Quat, type Sym3, type Vec3,
-} from '../model/frame_math.js';
-import { geomRbound } from '../model/geom_props.js';
+} from '../model/frame-math.js';
+import { geomRbound } from '../model/geom-props.js';
 import { Attrs } from './attrs.js';
 import type { LoadedModel } from './types.js';
 import { fail, parseXmlFile, type XmlElement } from './xml.js';

@@ -11,7 +11,7 @@ import {
   ConeType, Integrator, JointType, SolverType,
   type BiasType, type DynType, type EqType, type GainType, type GeomType, type Model, type ModelOptions, type TrnType,
 } from './model.js';
-import type { Quat, Vec3 } from './frame_math.js';
+import type { Quat, Vec3 } from './frame-math.js';
 
 export interface BodySpec {
   name: string;

@@ -18,7 +18,6 @@ export const EPS = 1e-14;
 /** mjMINVAL: the smallest mass or inertia treated as non-zero. */
 export const MINVAL = 1e-15;
 
-export const identityQuat = (): Quat => [1, 0, 0, 0];
 
 /** Normalises `v` in place and returns its previous length; a vector shorter than EPS is left alone (0). */
 export function normalize(v: number[]): number {
@@ -97,9 +96,6 @@ export function rotate(q: Quat, v: Vec3): Vec3 {
 }
 
 export const add3 = (a: Vec3, b: Vec3): Vec3 => [a[0] + b[0], a[1] + b[1], a[2] + b[2]];
-export const sub3 = (a: Vec3, b: Vec3): Vec3 => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
-export const scale3 = (a: Vec3, s: number): Vec3 => [a[0] * s, a[1] * s, a[2] * s];
-export const dot3 = (a: Vec3, b: Vec3): number => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 export const cross3 = (a: Vec3, b: Vec3): Vec3 => [
   a[1] * b[2] - a[2] * b[1],
   a[2] * b[0] - a[0] * b[2],
@@ -142,10 +138,6 @@ export function quatFromFrame(x: Vec3, y: Vec3, z: Vec3): Quat {
   }
   normalize(q);
   return q;
-}
-
-export function quatFromMat(m: Mat3): Quat {
-  return quatFromFrame([m[0], m[3], m[6]], [m[1], m[4], m[7]], [m[2], m[5], m[8]]);
 }
 
 /** Axis-angle (angle in radians) to quaternion; the axis is normalised first. */

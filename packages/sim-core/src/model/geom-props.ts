@@ -4,7 +4,7 @@
  * size is radius and half-length), and the radius of the sphere around the geom centre that bounds it.
  */
 import { GeomType } from './model.js';
-import type { Vec3 } from './frame_math.js';
+import type { Vec3 } from './frame-math.js';
 
 export function geomVolume(type: GeomType, s: Vec3): number {
   switch (type) {

@@ -5,7 +5,7 @@
  */
 import type { Model } from './model.js';
 import type { ActuatorSpec, BodySpec, EqualitySpec, KeySpec, ModelSpec } from './builder.js';
-import type { Quat, Vec3 } from './frame_math.js';
+import type { Quat, Vec3 } from './frame-math.js';
 
 const vec3 = (a: Float64Array, i: number): Vec3 => [a[3 * i]!, a[3 * i + 1]!, a[3 * i + 2]!];
 const quat4 = (a: Float64Array, i: number): Quat => [a[4 * i]!, a[4 * i + 1]!, a[4 * i + 2]!, a[4 * i + 3]!];

@@ -12,10 +12,8 @@ import { ConeType, EqType, JointType, type Model } from '../model/model.js';
 import { clampSolimp, impedance, refDamping, refStiffness, regularizer, safeSolref } from '../solver/impedance.js';
 import { addPointJacobian, bodyMoves } from '../solver/jacobian.js';
 import { ConstraintType, MINVAL } from '../solver/types.js';
-import { logger } from '@gsprof/log';
 
 const ERR_OVERFLOW = 1 << 2;
-const warned = new WeakSet<Model>();
 
 function isZero(v: Float64Array, len: number): boolean {
   for (let i = 0; i < len; i++) if (v[i] !== 0) return false;
@@ -198,13 +196,8 @@ class RowBuilder {
     const m = this.m, e = this.e, n = this.n, nv = m.nv, row = this.row, qpos = this.qpos;
     for (let i = 0; i < m.neq && !this.full; i++) {
       if (!m.eqActive0[i]) continue;
-      if (m.eqType[i] !== EqType.Joint) {
-        if (!warned.has(m)) {
-          warned.add(m);
-          logger.warning('sim-core make_constraint: only joint equality constraints are implemented; others are ignored');
-        }
-        continue;
-      }
+      // The loaders refuse connect and weld equalities; a model built another way must not lose them silently.
+      if (m.eqType[i] !== EqType.Joint) throw new Error(`sim-core: equality ${i} has type ${m.eqType[i]}; only joint equalities are supported`);
       const j1 = m.eqObj1id[i]!, j2 = m.eqObj2id[i]!;
       const c = 11 * i;
       const dof1 = m.jntDofadr[j1]!;

@@ -19,7 +19,6 @@ import { type Problem, constraintCost, gaussCost, indexRows, jacMinusAref, makeP
 import {
   TIMER_ACTIVE, TIMER_CONTACTS, TIMER_ITERATIONS, TIMER_LS_ITERATIONS, TIMER_NEFC, TIMER_SOLVE_NS,
 } from '../solver/timers.js';
-import { logger } from '@gsprof/log';
 
 /** Envs gathered and scattered together (a cache line of f64). */
 const BLOCK = 8;
@@ -174,17 +173,12 @@ function warmstart(m: Model, s: Scratch, p: Problem): boolean {
   return keep;
 }
 
-let warnedPgs = false;
 const settings: SolverSettings = { newton: true, iterations: 0, tolerance: 0, lsTolerance: 0, lsIterations: 0 };
 
 export function solve(m: Model, d: Data, e0: number, e1: number): void {
   const n = d.nEnvs, nv = m.nv;
   const s = scratchFor(m, d);
   const opt = m.opt;
-  if (opt.solver === SolverType.PGS && !warnedPgs) {
-    warnedPgs = true;
-    logger.warning('sim-core solve: the PGS solver is not implemented; using Newton');
-  }
   const newton = opt.solver !== SolverType.CG;
   settings.newton = newton; settings.iterations = opt.iterations; settings.tolerance = opt.tolerance;
   settings.lsTolerance = opt.lsTolerance; settings.lsIterations = opt.lsIterations;

@@ -28,9 +28,11 @@ describe.skipIf(!hasGpu)('adapter selection (GSPROF_ADAPTER)', () => {
     await expect(openGpu(String(n))).rejects.toThrow(new RegExp(`GSPROF_ADAPTER=${n} but only ${n} adapter\\(s\\) exist: 0: `));
   });
 
-  test('an unknown name fails with one line naming the fix', async () => {
+  test('an unknown name fails with one line naming what was asked, what exists and the fix', async () => {
+    const [first] = await listAdapters();
     const err = await openGpu('no-such-gpu-xyz').then(() => null, (e: Error) => e);
-    expect(err?.message).toMatch(/no WebGPU adapter .*scripts\/install-webgpu-cpu\.sh/);
+    expect(err?.message).toContain(`GSPROF_ADAPTER=no-such-gpu-xyz matches no adapter; there are: 0: ${first}`);
+    expect(err?.message).toMatch(/scripts\/install-webgpu-cpu\.sh/);
     expect(err?.message.split('\n')).toHaveLength(1);
   });
 });

@@ -10,6 +10,7 @@ import { makeData } from '../../src/data/make-data.js';
 import { collisionKernel } from '../../src/gpu/kernels/collision.js';
 import { makeConstraintKernel } from '../../src/gpu/kernels/make_constraint.js';
 import { solveKernel } from '../../src/gpu/kernels/solve.js';
+import { GPU_KERNELS } from '../../src/gpu/kernels/index.js';
 import { dataFields, packLayout, packModel } from '../../src/gpu/layout.js';
 import { kernelSource, prelude, preludeScalars } from '../../src/gpu/prelude.js';
 import { GpuSim } from '../../src/gpu/runtime.js';
@@ -235,14 +236,14 @@ describe.skipIf(!hasGpu)('WGSL constraint stages against the CPU stages', { time
     });
   }
 
-  test('the WGSL of the three kernels validates in every prelude mode (generic, baked but loop bounds, all baked)', async () => {
+  test('the WGSL of every kernel of a step validates in every prelude mode (generic, baked but loop bounds, all baked)', async () => {
     const gpu = (await gpuOrSkip())!;
     const { mj, m } = await loadMujocoXml(PRIMITIVES);
     const model = setConst(modelFromMujoco(mj, m));
     const layout = packLayout(dataFields(model, CAP));
     const scalars = preludeScalars(model, N, layout, packModel(model), CAP);
     for (const [performanceMode, bake] of [[false, false], [true, false], [true, true]] as const) {
-      for (const k of CONSTRAINT_KERNELS) {
+      for (const k of GPU_KERNELS) {
         // validation only (no pipeline): Tint checks the source without the driver compiling it
         const module = gpu.device.createShaderModule({ code: kernelSource(prelude(scalars, performanceMode, bake), k.helpers, k.body) });
         const errors = (await module.getCompilationInfo()).messages.filter((msg) => msg.type === 'error');

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { loadMJCF, loadURDF, resolveAsset } from '../../src/loaders/index.js';
-import { quatToMat, rotatedInertia, type Quat, type Vec3 } from '../../src/model/frame_math.js';
+import { quatToMat, rotatedInertia, type Quat, type Vec3 } from '../../src/model/frame-math.js';
 import { loadMujoco } from '../helpers/mujoco.js';
 import { diffModels, mujocoModel } from './compare.js';
 

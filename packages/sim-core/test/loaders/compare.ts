@@ -4,7 +4,7 @@
  * principal frames that differ only in the signs of their axes still agree. setConst fields are skipped.
  */
 import type { Model } from '../../src/model/model.js';
-import { rotatedInertia, type Quat, type Vec3 } from '../../src/model/frame_math.js';
+import { rotatedInertia, type Quat, type Vec3 } from '../../src/model/frame-math.js';
 import { modelFromMujoco, type Mj } from '../helpers/mujoco.js';
 
 const SKIP = new Set(['bodyInvweight0', 'dofInvweight0', 'statMeaninertia']);

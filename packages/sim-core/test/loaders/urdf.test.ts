@@ -11,7 +11,7 @@ import { loadMJCF, loadURDF, resolveAsset } from '../../src/loaders/index.js';
 import { GeomType, JointType, type Model } from '../../src/model/model.js';
 import { loadMujoco } from '../helpers/mujoco.js';
 import { mujocoModel } from './compare.js';
-import { addSym, pointInertia, quatToMat, rotateSym, rotatedInertia, type Quat, type Sym3, type Vec3 } from '../../src/model/frame_math.js';
+import { addSym, pointInertia, quatToMat, rotateSym, rotatedInertia, type Quat, type Sym3, type Vec3 } from '../../src/model/frame-math.js';
 
 const ANYMAL = 'urdf/anymal_c/urdf/anymal_c.urdf';
 const dir = mkdtempSync(join(tmpdir(), 'gsprof-urdf-'));

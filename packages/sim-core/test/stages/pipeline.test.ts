@@ -1,5 +1,7 @@
 /** The CPU pipeline as a list of named kernels: order, tracing, precision, integrator support. */
+import { existsSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
+import { GPU_KERNELS } from '../../src/gpu/kernels/index.js';
 import type { SimTracer } from '../../src/instrument.js';
 import { makeData, bytesPerEnv } from '../../src/data/make-data.js';
 import { Integrator, type Model } from '../../src/model/model.js';
@@ -14,6 +16,12 @@ describe('CPU pipeline', () => {
       'kinematics', 'com', 'crb', 'factor_m', 'collision', 'make_constraint', 'passive', 'rne', 'actuation',
       'smooth_acc', 'solve', 'integrate',
     ]);
+  });
+
+  test('each stage X has its CPU code in src/stages/X.ts and a WGSL twin named X, in the same order', () => {
+    expect(GPU_KERNELS.map((k) => k.name)).toEqual(CPU_STAGES.map((s) => s.name));
+    const missing = CPU_STAGES.map((s) => `src/stages/${s.name}.ts`).filter((f) => !existsSync(new URL(`../../${f}`, import.meta.url)));
+    expect(missing).toEqual([]);
   });
 
   test('with a tracer, every kernel of a step is one closed kernel span carrying the env count', async () => {

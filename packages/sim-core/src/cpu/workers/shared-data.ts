@@ -92,10 +92,3 @@ export function attachData(layout: SharedDataLayout): Data {
   for (const f of layout.arrays) out[f.key] = view(f.type, layout.buffer, f.byteOffset, f.length);
   return out as unknown as Data;
 }
-
-/** Bytes of every array in `d` (the state a backend keeps for it). */
-export function dataBytes(d: Data): number {
-  let bytes = 0;
-  for (const v of Object.values(d as unknown as Record<string, unknown>)) if (isTypedArray(v)) bytes += v.byteLength;
-  return bytes;
-}

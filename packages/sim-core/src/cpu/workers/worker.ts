@@ -7,7 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { Data } from '../../data/data.js';
 import type { Model } from '../../model/model.js';
 import { attachData } from './shared-data.js';
-import { Command, ERROR_TEXT_BYTES, Slot, type WorkerInit } from './protocol.js';
+import { Command, ERROR_TEXT_BYTES, Slot, type WorkerInit, type WorkerReady } from './protocol.js';
 
 type StepFn = (m: Model, d: Data, e0: number, e1: number) => void;
 
@@ -32,7 +32,7 @@ if (typeof step !== 'function') throw new Error(`${init.stepModule} has no funct
 
 // Read the generation before saying ready: the main thread may hand out the first step the moment it hears.
 let seen = Atomics.load(control, Slot.Generation);
-parentPort!.postMessage({ ready: true });
+parentPort!.postMessage({ ready: true } satisfies WorkerReady);
 for (;;) {
   Atomics.wait(control, Slot.Generation, seen);
   const generation = Atomics.load(control, Slot.Generation);
