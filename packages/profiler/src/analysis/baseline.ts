@@ -5,7 +5,7 @@
 import { open, readFile } from 'node:fs/promises';
 import { writeFileAtomic } from '../export/file-sink.js';
 import type { TraceDb } from '../sql/trace-db.js';
-import { STEP_WHERE, nEnvsOf, num, stageSourceOf } from './common.js';
+import { STEP_WHERE, type StageSource, nEnvsOf, num, stageSourceOf } from './common.js';
 import { completedStepTimes } from './step-times.js';
 
 export const BASELINE_FORMAT = 'gsprof-baseline';
@@ -49,6 +49,8 @@ export interface RunSamples {
   counts: Record<string, number[]>;
   /** The trace the run was read from, informational. */
   source?: string;
+  /** What `kernels` holds: GPU kernels, or a CPU-backend run's stages (host spans). Older baselines lack it. */
+  stageKind?: StageSource['kind'];
 }
 
 export interface Baseline {
@@ -79,7 +81,7 @@ export async function baselineFromTrace(db: TraceDb, config: RunConfig = {}): Pr
   const steps = (await completedStepTimes(db)).durations;
   const kernels: Record<string, number[]> = Object.create(null) as Record<string, number[]>;
   // GPU kernels, or a CPU-backend run's cpu_op stages: either is the work compare explains a step time by.
-  const stageWhere = (await stageSourceOf(db)).where;
+  const { kind: stageKind, where: stageWhere } = await stageSourceOf(db);
   if (steps.length > 0) {
     // Each kernel belongs to the step during which it was launched (or, with no launch link, started).
     const rows = await db.rows<{ name: string; step: number; total: number }>(`
@@ -106,7 +108,7 @@ export async function baselineFromTrace(db: TraceDb, config: RunConfig = {}): Pr
   return {
     format: BASELINE_FORMAT, version: BASELINE_VERSION, createdAt: new Date().toISOString(),
     config: { ...(await configFromMetadata(db)), ...config },
-    runs: [{ steps, kernels: { ...kernels }, counts: { ...counts }, source: db.path }],
+    runs: [{ steps, kernels: { ...kernels }, counts: { ...counts }, source: db.path, stageKind }],
   };
 }
 
@@ -187,7 +189,8 @@ function isSampleMap(v: unknown): v is Record<string, number[]> {
 
 function isRun(v: unknown): v is RunSamples {
   const r = v as Partial<RunSamples> | null;
-  return !!r && typeof r === 'object' && isSamples(r.steps) && isSampleMap(r.kernels) && isSampleMap(r.counts);
+  return !!r && typeof r === 'object' && isSamples(r.steps) && isSampleMap(r.kernels) && isSampleMap(r.counts)
+    && (r.stageKind === undefined || r.stageKind === 'gpu kernels' || r.stageKind === 'cpu stages');
 }
 
 export function validateBaseline(v: unknown, where = 'baseline'): Baseline {
@@ -201,6 +204,7 @@ export function validateBaseline(v: unknown, where = 'baseline'): Baseline {
   const runs = b.runs.map((r) => ({
     steps: r.steps, kernels: { ...Object.assign(Object.create(null) as Record<string, number[]>, r.kernels) },
     counts: { ...Object.assign(Object.create(null) as Record<string, number[]>, r.counts) }, ...(r.source ? { source: r.source } : {}),
+    ...(r.stageKind ? { stageKind: r.stageKind } : {}),
   }));
   return { format: BASELINE_FORMAT, version: BASELINE_VERSION, createdAt: String(b.createdAt ?? ''),
     config: (b.config && typeof b.config === 'object' ? b.config : {}) as RunConfig, runs };

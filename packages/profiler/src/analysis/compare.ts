@@ -217,6 +217,11 @@ function warmupNote(sides: ReadonlyArray<readonly [string, Baseline]>): string |
     : `the runs are still warming up (step time fell by more than ${WARMUP_FALL * 100}% from the first to the last third of the recorded steps; ${parts.join('; ')}): the check measures warm-up (JIT compilation, caches), not the steady state; record with a longer --warmup (docs/ci.md)`;
 }
 
+/** Whether every run of `b` recorded CPU stages; a baseline from before stageKind existed says so by its backend. */
+function cpuStages(b: Baseline): boolean {
+  return b.runs.every((r) => (r.stageKind ?? (b.config.backend === 'cpu' ? 'cpu stages' : 'gpu kernels')) === 'cpu stages');
+}
+
 function percent(ratio: number): string {
   const p = (ratio - 1) * 100;
   return `${p >= 0 ? '+' : ''}${p.toFixed(1)}%`;
@@ -241,6 +246,8 @@ export async function compare(baseline: CompareInput, current: CompareInput, opt
   }
   const warnings = [...(opts.allowConfigChange ? refused : []), ...warned].map((d) => `${d.key} differs: ${String(d.baseline)} (baseline) vs ${String(d.current)} (current)`);
 
+  // A CPU-backend run's "kernels" are stages run on the host: the table says so rather than calling them kernels.
+  const stage = cpuStages(base) && cpuStages(cur) ? 'stage' : 'kernel';
   const bs = base.runs.map((r) => runStats(r, statistic));
   const cs = cur.runs.map((r) => runStats(r, statistic));
   const decision = compareMetric('step time', 'step', 'ns', true, bs.map((r) => r.step), cs.map((r) => r.step), mode, factor, alpha);
@@ -252,7 +259,7 @@ export async function compare(baseline: CompareInput, current: CompareInput, opt
   for (const name of bk) {
     if (!ck.has(name)) continue;
     // A run in which the kernel never ran counts as 0 for it.
-    metrics.push(compareMetric(`kernel ${name}`, 'kernel', 'ns', failOnKernels, bs.map((r) => r.kernels.get(name) ?? 0), cs.map((r) => r.kernels.get(name) ?? 0), mode, factor, alpha));
+    metrics.push(compareMetric(`${stage} ${name}`, 'kernel', 'ns', failOnKernels, bs.map((r) => r.kernels.get(name) ?? 0), cs.map((r) => r.kernels.get(name) ?? 0), mode, factor, alpha));
   }
   const bc = names(bs, 'counts');
   const cc = names(cs, 'counts');
@@ -271,7 +278,7 @@ export async function compare(baseline: CompareInput, current: CompareInput, opt
 
   const movers = metrics.filter((m) => m.kind === 'kernel' && Number.isFinite(m.ratio) && Math.abs(m.ratio - 1) >= 0.01)
     .sort((a, b) => Math.abs(b.current.median - b.baseline.median) - Math.abs(a.current.median - a.baseline.median)).slice(0, 3);
-  const explanation = `step time ${percent(decision.ratio)}${movers.length ? `: ${movers.map((m) => `${m.metric.replace(/^kernel /, '')} ${percent(m.ratio)}`).join(', ')}` : ''}`;
+  const explanation = `step time ${percent(decision.ratio)}${movers.length ? `: ${movers.map((m) => `${m.metric.replace(/^(kernel|stage) /, '')} ${percent(m.ratio)}`).join(', ')}` : ''}`;
 
   const limit = (factor - 1) * 100;
   const noisy = [['baseline', decision.baseline], ['current', decision.current]] as const;
@@ -281,8 +288,8 @@ export async function compare(baseline: CompareInput, current: CompareInput, opt
   const warmingUp = warmupNote([['baseline', base], ['current', cur]]);
   const minRunsNeeded = mode === 'asv' && mannWhitneyMinP(decision.baseline.n, decision.current.n) >= alpha ? runsNeeded(alpha) : null;
 
-  const bm = new Set([...bk].map((k) => `kernel ${k}`).concat([...bc].map((k) => `count ${k}`)));
-  const cm = new Set([...ck].map((k) => `kernel ${k}`).concat([...cc].map((k) => `count ${k}`)));
+  const bm = new Set([...bk].map((k) => `${stage} ${k}`).concat([...bc].map((k) => `count ${k}`)));
+  const cm = new Set([...ck].map((k) => `${stage} ${k}`).concat([...cc].map((k) => `count ${k}`)));
   return {
     mode, options: { factor, alpha, failOnKernels, statistic }, regression, decision, metrics, explanation, noise, minRunsNeeded, warmingUp,
     warnings, configDifferences: [...refused, ...warned],

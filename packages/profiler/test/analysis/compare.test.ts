@@ -74,7 +74,7 @@ describe('compare: runs are the samples', () => {
     const cur = side(7, 10, 1.05e6, { solveNs: 1.6e5, runRel: 0.005 });
     const lenient = await compare(base, cur);
     expect(lenient.decision.verdict).toBe('unchanged');
-    expect(lenient.metrics.find((m) => m.metric === 'kernel solve')!.verdict).toBe('worse');
+    expect(lenient.metrics.find((m) => m.metric === 'stage solve')!.verdict).toBe('worse');
     expect(lenient.regression).toBe(false);
     expect((await compare(base, cur, { failOnKernels: true })).regression).toBe(true);
   });
@@ -122,6 +122,17 @@ describe('compare: runs are the samples', () => {
     const quiet = side(22, 10, 1e6, { stepRel: 0.05 });
     expect((await compare(quiet, everyOther(side(23, 10, 1e6, { stepRel: 0.05 })))).decision.verdict).toBe('unchanged');
     expect((await compare(quiet, everyOther(side(23, 10, 1e6, { stepRel: 0.05 })), { statistic: 'median' })).decision.verdict).toBe('worse');
+  });
+
+  it('names CPU-backend stages "stage", GPU kernels "kernel", from the runs or, in older baselines, the backend', async () => {
+    const names = (b: Baseline): string[] => b.runs.length === 0 ? [] : Object.keys(b.runs[0]!.kernels);
+    const cpu = side(8, 4, 1e6);
+    expect((await compare(cpu, cpu)).metrics.map((m) => m.metric)).toEqual(expect.arrayContaining(names(cpu).map((k) => `stage ${k}`)));
+    const gpu = side(8, 4, 1e6, { config: { ...CONFIG, backend: 'gpu' } });
+    expect((await compare(gpu, gpu)).metrics.map((m) => m.metric)).toEqual(expect.arrayContaining(names(gpu).map((k) => `kernel ${k}`)));
+    // A run that says what it recorded wins over the backend: a WebGPU program recorded under `record --`.
+    const marked = { ...gpu, runs: gpu.runs.map((r) => ({ ...r, stageKind: 'cpu stages' as const })) };
+    expect((await compare(marked, marked)).metrics.some((m) => m.metric === 'stage solve')).toBe(true);
   });
 
   it('refuses runs of different workloads, warns about other differences', async () => {
