@@ -38,7 +38,10 @@ export interface RecordExampleResult {
   device: unknown;
   nEnvs: number;
   steps: number;
-  wallSeconds: number;
+  /** Stepping every step with the profiler on, up to the last step's completion (a final sync). */
+  stepSeconds: number;
+  /** Handing the last traces over and writing them, after stepping. */
+  writeSeconds: number;
   /** gs.init + scene construction + build (kernel compiles on the GPU backend). */
   buildSeconds: number;
   /** The first step, taken before recording (kernel compiles on the GPU backend). */
@@ -111,6 +114,7 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
     // (the profiler's Ctrl-C: write what was recorded, exit 130) would wait for the whole loop: yield every
     // 50 ms, and stop stepping once a signal has been taken.
     let lastYield = started;
+    let stepped = started;
     let interrupted = false;
     const onSignal = (): void => { interrupted = true; };
     process.on('SIGINT', onSignal);
@@ -139,23 +143,27 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
         progress.tick(step + 1);
       }
       await scenario.scene.sync();
+      stepped = performance.now();
       await prof.stop();
     } finally {
       process.off('SIGINT', onSignal);
       progress.stop();
       sim.setTracer(null);
     }
-    const wallSeconds = (performance.now() - started) / 1e3;
+    const stepSeconds = (stepped - started) / 1e3;
+    const writeSeconds = (performance.now() - stepped) / 1e3;
     return {
       example: options.example,
       backend: String(scenario.gs.backend),
       device: scenario.gs.device,
       nEnvs: scenario.nEnvs,
       steps,
-      wallSeconds,
+      stepSeconds,
+      writeSeconds,
       buildSeconds,
       firstStepSeconds,
-      envStepsPerSecond: (steps * Math.max(1, scenario.nEnvs)) / wallSeconds,
+      // Completed steps over the time they took: the trace writing after them is not stepping.
+      envStepsPerSecond: (steps * Math.max(1, scenario.nEnvs)) / stepSeconds,
       schedule: scheduleArgs,
       traces: [...prof.tracePaths],
       gpuDevices: hooks.devices.length,
