@@ -7,7 +7,10 @@
 import type { Data } from '../data/data.js';
 import type { Model } from '../model/model.js';
 import { planOf } from '../data/plan.js';
+import { mulInertVec } from '../math/inertia.js';
 import { addRows } from '../math/rows.js';
+
+const buf = new Float64Array(6);
 
 export function crb(m: Model, d: Data, e0: number, e1: number): void {
   const n = d.nEnvs;
@@ -41,12 +44,8 @@ export function crb(m: Model, d: Data, e0: number, e1: number): void {
       const c8 = crbs[C + 8 * n + e]!, c9 = crbs[C + 9 * n + e]!;
       const v0 = cdof[Di + e]!, v1 = cdof[Di + n + e]!, v2 = cdof[Di + 2 * n + e]!;
       const v3 = cdof[Di + 3 * n + e]!, v4 = cdof[Di + 4 * n + e]!, v5 = cdof[Di + 5 * n + e]!;
-      const b0 = c0 * v0 + c3 * v1 + c4 * v2 - c8 * v4 + c7 * v5;
-      const b1 = c3 * v0 + c1 * v1 + c5 * v2 + c8 * v3 - c6 * v5;
-      const b2 = c4 * v0 + c5 * v1 + c2 * v2 - c7 * v3 + c6 * v4;
-      const b3 = c8 * v1 - c7 * v2 + c9 * v3;
-      const b4 = c6 * v2 - c8 * v0 + c9 * v4;
-      const b5 = c7 * v0 - c6 * v1 + c9 * v5;
+      mulInertVec(buf, 0, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, v0, v1, v2, v3, v4, v5);
+      const b0 = buf[0]!, b1 = buf[1]!, b2 = buf[2]!, b3 = buf[3]!, b4 = buf[4]!, b5 = buf[5]!;
       qM[(i * nv + i) * n + e] = arm + (v0 * b0 + v1 * b1 + v2 * b2 + v3 * b3 + v4 * b4 + v5 * b5);
       for (let a = a0; a < a1; a++) {
         const j = ancDesc[a]!;

@@ -9,11 +9,14 @@ import type { Data } from '../data/data.js';
 import { JointType, type Model } from '../model/model.js';
 import { planOf } from '../data/plan.js';
 import { scratchOf } from '../data/scratch.js';
+import { mulInertVec } from '../math/inertia.js';
 import { addRows } from '../math/rows.js';
 
 // imported enum members read once: a module binding read in a hot loop is a getter call under tsx
 const FREE: number = JointType.Free;
 const BALL: number = JointType.Ball;
+/** I * cacc in [0, 6), I * cvel in [6, 12). */
+const products = new Float64Array(12);
 
 export function rne(m: Model, d: Data, e0: number, e1: number): void {
   comVel(m, d, e0, e1);
@@ -111,21 +114,13 @@ function bias(m: Model, d: Data, e0: number, e1: number): void {
       const i4 = cinert[C + 4 * n + e]!, i5 = cinert[C + 5 * n + e]!, i6 = cinert[C + 6 * n + e]!, i7 = cinert[C + 7 * n + e]!;
       const i8 = cinert[C + 8 * n + e]!, i9 = cinert[C + 9 * n + e]!;
       // f = I * cacc
-      const f0 = i0 * a0 + i3 * a1 + i4 * a2 - i8 * a4 + i7 * a5;
-      const f1 = i3 * a0 + i1 * a1 + i5 * a2 + i8 * a3 - i6 * a5;
-      const f2 = i4 * a0 + i5 * a1 + i2 * a2 - i7 * a3 + i6 * a4;
-      const f3 = i8 * a1 - i7 * a2 + i9 * a3;
-      const f4 = i6 * a2 - i8 * a0 + i9 * a4;
-      const f5 = i7 * a0 - i6 * a1 + i9 * a5;
+      mulInertVec(products, 0, i0, i1, i2, i3, i4, i5, i6, i7, i8, i9, a0, a1, a2, a3, a4, a5);
       // h = I * cvel
       const w0 = cvel[B + e]!, w1 = cvel[B + n + e]!, w2 = cvel[B + 2 * n + e]!;
       const l0 = cvel[B + 3 * n + e]!, l1 = cvel[B + 4 * n + e]!, l2 = cvel[B + 5 * n + e]!;
-      const h0 = i0 * w0 + i3 * w1 + i4 * w2 - i8 * l1 + i7 * l2;
-      const h1 = i3 * w0 + i1 * w1 + i5 * w2 + i8 * l0 - i6 * l2;
-      const h2 = i4 * w0 + i5 * w1 + i2 * w2 - i7 * l0 + i6 * l1;
-      const h3 = i8 * w1 - i7 * w2 + i9 * l0;
-      const h4 = i6 * w2 - i8 * w0 + i9 * l1;
-      const h5 = i7 * w0 - i6 * w1 + i9 * l2;
+      mulInertVec(products, 6, i0, i1, i2, i3, i4, i5, i6, i7, i8, i9, w0, w1, w2, l0, l1, l2);
+      const f0 = products[0]!, f1 = products[1]!, f2 = products[2]!, f3 = products[3]!, f4 = products[4]!, f5 = products[5]!;
+      const h0 = products[6]!, h1 = products[7]!, h2 = products[8]!, h3 = products[9]!, h4 = products[10]!, h5 = products[11]!;
       // cfrc = f + cvel x* h
       cfrc[B + e] = f0 + (-w2 * h1 + w1 * h2 + (-l2 * h4 + l1 * h5));
       cfrc[B + n + e] = f1 + (w2 * h0 - w0 * h2 + (l2 * h3 - l0 * h5));
