@@ -199,3 +199,65 @@ describe('gsprof record --backend cpu, then the readers', () => {
     expect(r.stdout).toMatch(/GPU kernels: 0 added, 0 deleted, 0 increased, 0 decreased, \d+ unchanged/);
   });
 });
+
+/** Seconds of [start, end) intervals covered by at least one of them. */
+function unionLength(intervals: Array<[number, number]>): number {
+  const sorted = [...intervals].sort((a, b) => a[0] - b[0]);
+  let covered = 0;
+  let cur: [number, number] | null = null;
+  for (const [a, b] of sorted) {
+    if (!cur || a > cur[1]) {
+      if (cur) covered += cur[1] - cur[0];
+      cur = [a, b];
+    } else cur[1] = Math.max(cur[1], b);
+  }
+  return covered + (cur ? cur[1] - cur[0] : 0);
+}
+
+describe('gsprof record --backend cpu with worker threads (256 envs)', () => {
+  type Event = { ph: string; name: string; cat?: string; ts: number; dur?: number; pid: number; tid: number };
+  let events: Event[];
+  let summary: string;
+
+  beforeAll(async () => {
+    ensureBuilt();
+    const out = tempDir();
+    const rec = await gsprof(['record', '--example', 'franka', '--backend', 'cpu', '--n-envs', '256', '--steps', '200', '--out', out, '--no-fps'], { env: { GSPROF_CPU_THREADS: '2' } });
+    expect(rec.code, rec.stderr).toBe(0);
+    summary = rec.stdout;
+    const json = readdirSync(out).find((f) => f.endsWith('.pt.trace.json'))!;
+    events = (JSON.parse(readFileSync(join(out, json), 'utf8')) as { traceEvents: Event[] }).traceEvents.filter((e) => e.ph === 'X');
+  });
+
+  it("the worker's stages are CPU work on the worker's own thread, and summary has a table for it", () => {
+    const host = events.find((e) => e.name.startsWith('ProfilerStep#'))!;
+    const worker = events.filter((e) => e.tid !== host.tid && e.cat === 'cpu_op');
+    expect(worker.length).toBeGreaterThan(190);
+    expect(new Set(worker.map((e) => e.name))).toEqual(new Set(['kinematics', 'com', 'crb', 'factor_m', 'collision', 'make_constraint', 'passive', 'rne', 'actuation', 'smooth_acc', 'solve', 'integrate']));
+    expect(worker.every((e) => e.pid === host.pid)).toBe(true);
+    expect(summary).toMatch(/^env worker 1: [\d,]+ CPU stage spans, /m);
+  });
+
+  it('named spans on some thread cover the recorded steps: 98.9% of their time and 87.7% of the worst step when measured', () => {
+    const steps = events.filter((e) => e.name.startsWith('ProfilerStep#'));
+    const spans = events.filter((e) => !e.name.startsWith('ProfilerStep#') && e.dur !== undefined);
+    expect(steps.length).toBe(190);
+    let total = 0;
+    let covered = 0;
+    const perStep: number[] = [];
+    for (const s of steps) {
+      const a = s.ts;
+      const b = s.ts + s.dur!;
+      const inside = spans.filter((e) => e.ts < b && e.ts + e.dur! > a).map((e): [number, number] => [Math.max(a, e.ts), Math.min(b, e.ts + e.dur!)]);
+      const c = unionLength(inside);
+      perStep.push(c / s.dur!);
+      total += s.dur!;
+      covered += c;
+    }
+    perStep.sort((x, y) => x - y);
+    // Measured on a 2-core VM: 98.9% overall, median 99.2%, worst 87.7% (a pause outside any span: the OS
+    // running another process). Bounds: overall and the tenth percentile at 90%.
+    expect(covered / total).toBeGreaterThanOrEqual(0.9);
+    expect(perStep[Math.floor(perStep.length / 10)]).toBeGreaterThanOrEqual(0.9);
+  });
+});

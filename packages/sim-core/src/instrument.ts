@@ -10,6 +10,18 @@ export interface SimTracer {
   begin(name: string, category: string, args?: SpanArgs): void;
   /** Closes the innermost open span. */
   end(): void;
+  /**
+   * A span that another thread (a CPU env worker) ran, reported after it finished. `startMs` and `endMs` are on
+   * the calling thread's `performance.now()` clock. Optional: a tracer without it sees only the calling thread.
+   */
+  threadSpan?(thread: TracedThread, name: string, category: string, startMs: number, endMs: number, args?: SpanArgs): void;
+}
+
+/** A thread other than the caller's, as a trace names it. */
+export interface TracedThread {
+  readonly name: string;
+  /** Node's worker threadId: unique in the process. */
+  readonly tid: number;
 }
 
 let current: SimTracer | null = null;

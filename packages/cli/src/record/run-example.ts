@@ -115,6 +115,14 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
     // 50 ms, and stop stepping once a signal has been taken.
     let lastYield = started;
     let stepped = started;
+    // The loop's own work between scene steps gets spans too, so that a recorded step's time is accounted for:
+    // 'overhead' for gsprof's (progress output, yielding to the event loop, copying the timers), and the
+    // example's control update as a user range.
+    const tracer = prof.tracer;
+    const span = <T>(name: string, category: string, fn: () => T): T => {
+      tracer.begin(name, category);
+      try { return fn(); } finally { tracer.end(); }
+    };
     let interrupted = false;
     const onSignal = (): void => { interrupted = true; };
     process.on('SIGINT', onSignal);
@@ -122,17 +130,21 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
       await prof.start();
       for (let step = 0; step < steps && !interrupted; step++) {
         if (performance.now() - lastYield > 50) {
-          await new Promise((resolve) => setImmediate(resolve));
+          tracer.begin('event loop', 'overhead');
+          try { await new Promise((resolve) => setImmediate(resolve)); } finally { tracer.end(); }
           lastYield = performance.now();
           if (interrupted) break;
         }
-        scenario.beforeStep?.(step);
-        scenario.scene.step();
+        const current = scenario;
+        if (current.beforeStep) span('set controls', 'user_annotation', () => current.beforeStep!(step));
+        current.scene.step();
         if (timersEachStep && prof.isRecording) {
-          if (onGpu) await scenario.scene.sync();
-          const timers = scenario.scene.rigidSolver.constraintSolver.timers;
-          const nEnvs = timers.shape[1] ?? 1;
-          prof.recordEnvTimers(labels.slice(0, timers.shape[0]), nEnvs, timers.data);
+          if (onGpu) await current.scene.sync();
+          span('env timers', 'overhead', () => {
+            const timers = current.scene.rigidSolver.constraintSolver.timers;
+            const nEnvs = timers.shape[1] ?? 1;
+            prof.recordEnvTimers(labels.slice(0, timers.shape[0]), nEnvs, timers.data);
+          });
         }
         const ready = prof.step();
         // With --sync the step waits for the GPU; a hand-over (file write) is awaited too, so a trace is
@@ -140,7 +152,7 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
         if (options.sync) await ready;
         // Without --sync the hand-over runs behind the next steps; a failed write is reported by stop() below.
         else ready.catch(() => undefined);
-        progress.tick(step + 1);
+        span('progress', 'overhead', () => progress.tick(step + 1));
       }
       await scenario.scene.sync();
       stepped = performance.now();

@@ -65,6 +65,7 @@ export class Cycle {
   private nextTrackId = 1;
   private readonly counterTracks = new Map<string, number>();
   private readonly gpuTracks = new Map<number, number>();
+  private readonly threadTracks = new Map<number, number>();
   private readonly batches: GpuBatch[] = [];
   private readonly pending = new Set<Promise<unknown>>();
   stopHostNs = 0;
@@ -115,9 +116,19 @@ export class Cycle {
     return id;
   }
 
-  /** Opens a host slice; its duration is set by closeSlice. */
-  openSlice(name: string, category: string, hostNs: number, args?: Args): SliceEvent {
-    const s: SliceEvent = { track: this.hostTrack, name, category, ts: this.ts(hostNs), dur: 0 };
+  /** The track of another thread of this process (a CPU env worker), made on first use. */
+  threadTrack(name: string, tid: number): number {
+    let id = this.threadTracks.get(tid);
+    if (id === undefined) {
+      id = this.addTrack({ kind: 'thread', name, pid: process.pid, tid });
+      this.threadTracks.set(tid, id);
+    }
+    return id;
+  }
+
+  /** Opens a host slice (on the main thread unless `track` says which); its duration is set by closeSlice. */
+  openSlice(name: string, category: string, hostNs: number, args?: Args, track = this.hostTrack): SliceEvent {
+    const s: SliceEvent = { track, name, category, ts: this.ts(hostNs), dur: 0 };
     if (args) s.args = args;
     this.trace.slices.push(s);
     return s;
@@ -127,8 +138,8 @@ export class Cycle {
     s.dur = Math.max(0, this.ts(hostNs) - s.ts);
   }
 
-  completeSlice(name: string, category: string, startHostNs: number, endHostNs: number, args?: Args): SliceEvent {
-    const s = this.openSlice(name, category, startHostNs, args);
+  completeSlice(name: string, category: string, startHostNs: number, endHostNs: number, args?: Args, track = this.hostTrack): SliceEvent {
+    const s = this.openSlice(name, category, startHostNs, args, track);
     this.closeSlice(s, endHostNs);
     return s;
   }

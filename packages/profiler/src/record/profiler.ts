@@ -10,6 +10,7 @@
 import type { Args, TraceModel } from '../model/trace.js';
 import { Cycle } from './cycle.js';
 import { systemClock, type HostClock } from './host-clock.js';
+import { GcSpans } from './gc-spans.js';
 import { devicesFor, instrumentDeviceFor, memoryCounterName } from './instrument-device.js';
 import { keyAverages, type KeyAverages } from './key-averages.js';
 import { activeRecorder, setActiveRecorder, type Recorder, type SpanToken } from './recorder.js';
@@ -50,6 +51,8 @@ export interface ProfileOptions {
 export interface StructuralTracer {
   begin(name: string, category: string, args?: Args): void;
   end(): void;
+  /** A span another thread of this process ran (a CPU env worker), times in performance.now() ms. */
+  threadSpan(thread: { name: string; tid: number }, name: string, category: string, startMs: number, endMs: number, args?: Args): void;
 }
 
 class OpenSpan implements SpanToken {
@@ -106,6 +109,7 @@ export class Profiler implements Recorder, AsyncDisposable {
   private preRecorded: PreRecordedSpan[] = [];
   private timerLabels: string[] | undefined;
   private sigintHandler: (() => void) | null = null;
+  private gcSpans: GcSpans | null = null;
 
   constructor(options: ProfileOptions = {}) {
     this.options = options;
@@ -128,6 +132,13 @@ export class Profiler implements Recorder, AsyncDisposable {
         stack.push(c && c.mode === 'record' && this.cpuActivity ? this.openSpan(c, name, category, args, false) : null);
       },
       end: () => { stack.pop()?.end(); },
+      threadSpan: (thread, name, category, startMs, endMs, args) => {
+        const c = this.cycle;
+        if (c?.mode !== 'record' || !this.cpuActivity) return;
+        // performance.now() ms are the system clock's ns / 1e6 (host-clock.ts).
+        const start = Math.max(startMs * 1e6, c.baseHostNs);
+        c.completeSlice(name, category, start, Math.max(start, endMs * 1e6), args, c.threadTrack(thread.name, thread.tid));
+      },
     };
   }
 
@@ -159,6 +170,11 @@ export class Profiler implements Recorder, AsyncDisposable {
     this.started = true;
     setActiveRecorder(this);
     if (this.options.handleSigint) this.installSigint();
+    // Collections are timed on performance.now(), so only the system clock can place them.
+    if (this.cpuActivity && this.clock === systemClock) {
+      // A collection reported after its cycle moved on (delivery is deferred) is dropped, not misplaced.
+      this.gcSpans = new GcSpans((name, start, end) => { if (end > (this.cycle?.baseHostNs ?? Infinity)) this.completeSpan(name, 'gc', start, end); });
+    }
     const ready = this.transit(ProfilerAction.NONE, this.currentAction);
     this.openStepSpan();
     return this.afterTransition(ready);
@@ -182,6 +198,8 @@ export class Profiler implements Recorder, AsyncDisposable {
    */
   async stop(): Promise<void> {
     if (this.started) {
+      this.gcSpans?.stop();
+      this.gcSpans = null;
       this.closeStepSpan();
       const ready = this.transit(this.currentAction, null);
       this.started = false;

@@ -35,6 +35,41 @@ describe('recordFunction and the structural tracer', () => {
     expect(rows.find((r) => r.key === 'step')).toMatchObject({ cpuTimeTotalNs: 18, selfCpuTimeTotalNs: 0 });
   });
 
+  it("another thread's spans land on that thread's own track, at the times it reported", async () => {
+    const prof = profile({ activities: ['cpu'] });
+    await prof.start();
+    const t0 = performance.now();
+    prof.tracer.threadSpan({ name: 'env worker 1', tid: 7 }, 'solve', 'cpu_op', t0 + 1, t0 + 1.25, { nEnvs: 64 });
+    await prof.stop();
+    const solve = byName(prof.trace.slices, 'solve');
+    const track = prof.trace.tracks.find((t) => t.id === solve.track)!;
+    expect(track).toMatchObject({ kind: 'thread', name: 'env worker 1', tid: 7, pid: process.pid });
+    expect(solve.dur).toBe(250_000);
+    expect(solve.args).toEqual({ nEnvs: 64 });
+  });
+
+  it("V8's garbage collections while recording are 'gc' spans on the host thread, inside the recording", async () => {
+    const prof = profile({ activities: ['cpu'] });
+    await prof.start();
+    const start = performance.now();
+    // Enough short-lived garbage for several scavenges of the young generation.
+    let keep = 0;
+    for (let i = 0; i < 200_000; i++) keep += new Float64Array(64).length;
+    await new Promise((resolve) => setImmediate(resolve));
+    const end = performance.now();
+    await prof.stop();
+    expect(keep).toBe(200_000 * 64);
+    const gcs = prof.trace.slices.filter((s) => s.category === 'gc');
+    expect(gcs.length).toBeGreaterThan(0);
+    const host = prof.trace.tracks.find((t) => t.name === 'host')!.id;
+    expect(gcs.every((s) => s.name.startsWith('GC (') && s.track === host)).toBe(true);
+    const base = Number(prof.trace.metadata.baseTimeNs) - performance.timeOrigin * 1e6;
+    for (const g of gcs) {
+      expect(base + g.ts).toBeGreaterThanOrEqual(start * 1e6 - 1e6);
+      expect(base + g.ts + g.dur).toBeLessThanOrEqual(end * 1e6 + 1e6);
+    }
+  });
+
   it('nested `using` scopes become nested host slices with exact times', async () => {
     const clock = new FakeClock();
     const prof = profile({ activities: ['cpu'], clock });

@@ -123,7 +123,9 @@ class CpuSim implements SimInstance {
     const chunk = this.chunk;
     const chunks = Math.ceil(n / chunk);
     const ownChunks = tracer ? Math.max(1, Math.floor(chunks / (pool.size + 1))) : 0;
-    pool.run(substeps, n, chunk, ownChunks);
+    // Workers record their stages only for a tracer that can place spans on other threads.
+    const traceWorkers = typeof tracer?.threadSpan === 'function';
+    pool.run(substeps, n, chunk, ownChunks, traceWorkers);
     try {
       const own = Math.min(n, ownChunks * chunk);
       if (own > 0) for (let s = 0; s < substeps; s++) stepCpu(m, d, 0, own, tracer);
@@ -144,6 +146,7 @@ class CpuSim implements SimInstance {
       // Waiting is not CPU work: its own category, so utilisation (cpu_op coverage) does not count it.
       tracer?.begin('wait for workers', 'wait');
       try { pool.wait(); } finally { tracer?.end(); }
+      if (traceWorkers) pool.drainSpans(tracer!);
     }
   }
 

@@ -50,6 +50,39 @@ describe('worker threads', () => {
     expect(one.qpos.every(Number.isFinite)).toBe(true);
   });
 
+  test("with a tracer that takes other threads' spans, each worker's stages are spans on its own thread, inside the step", async () => {
+    await gs.init({ backend: 'cpu', precision: '64', loggingLevel: 'warning', cpuThreads: 2 });
+    const scene = new gs.Scene({ profilingOptions: { showFPS: false } });
+    scene.addEntity(gs.morphs.MJCF({ file: 'xml/franka_emika_panda/panda.xml' }));
+    await scene.build({ nEnvs: 256 });
+    const spans: Array<{ thread: string; tid: number; name: string; category: string; start: number; end: number; nEnvs: unknown }> = [];
+    gs.setTracer({
+      begin: () => {}, end: () => {},
+      threadSpan: (thread, name, category, start, end, args) => { spans.push({ thread: thread.name, tid: thread.tid, name, category, start, end, nEnvs: args?.nEnvs }); },
+    });
+    const steps: Array<[number, number]> = [];
+    for (let i = 0; i < 3; i++) {
+      const t0 = performance.now();
+      scene.step();
+      steps.push([t0, performance.now()]);
+    }
+    gs.setTracer(null);
+    await scene.destroy();
+    // 256 envs in 4 chunks of 64: the main thread keeps 2, the worker steps the others, or some of them
+    expect(spans.length).toBeGreaterThan(0);
+    expect(new Set(spans.map((s) => s.thread))).toEqual(new Set(['env worker 1']));
+    expect(spans.every((s) => s.category === 'cpu_op' && s.tid > 0)).toBe(true);
+    const stages = ['kinematics', 'com', 'crb', 'factor_m', 'collision', 'make_constraint', 'passive', 'rne', 'actuation', 'smooth_acc', 'solve', 'integrate'];
+    expect(spans.slice(0, 12).map((s) => s.name)).toEqual(stages);
+    expect(spans.every((s) => s.nEnvs === 64)).toBe(true);
+    // On the main thread's clock: every span lies inside one of the steps, and in order within its thread.
+    for (const s of spans) {
+      expect(s.end).toBeGreaterThanOrEqual(s.start);
+      expect(steps.some(([a, b]) => s.start >= a && s.end <= b), `${s.name} [${s.start}, ${s.end}] outside every step`).toBe(true);
+    }
+    for (let k = 1; k < spans.length; k++) expect(spans[k]!.start).toBeGreaterThanOrEqual(spans[k - 1]!.end);
+  });
+
   test('a failing worker step surfaces as an error on the main thread', async () => {
     const nEnvs = 256;
     const d = { nEnvs, batched: true, precision: '64', qpos: new Float64Array(2 * nEnvs), time: new Float64Array(nEnvs) };

@@ -12,7 +12,10 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Model } from '../../model/model.js';
 import type { SharedDataLayout } from './shared-data.js';
-import { Command, CONTROL_INTS, ERROR_TEXT_BYTES, Slot, type WorkerInit } from './protocol.js';
+import { logger } from '@gsprof/log';
+import type { SimTracer, TracedThread } from '../../instrument.js';
+import { Command, CONTROL_INTS, ERROR_TEXT_BYTES, SPAN_BYTES, Slot, type WorkerInit } from './protocol.js';
+import { drainSpans } from './span-records.js';
 
 const fromSource = import.meta.url.endsWith('.ts');
 const ext = fromSource ? '.ts' : '.js';
@@ -42,12 +45,17 @@ export class EnvWorkerPool {
   private readonly errorText: Uint8Array;
   private pending = false;
   private closed = false;
+  private droppedSpans = 0;
+  /** How each worker appears in a trace. */
+  private readonly threads: TracedThread[];
 
   private constructor(
     private readonly workers: Worker[],
     controlBuffer: SharedArrayBuffer,
     errorBuffer: SharedArrayBuffer,
+    private readonly spanRecords: Float64Array[],
   ) {
+    this.threads = workers.map((w, k) => ({ name: `env worker ${k + 1}`, tid: w.threadId }));
     this.control = new Int32Array(controlBuffer);
     this.errorText = new Uint8Array(errorBuffer);
   }
@@ -61,10 +69,14 @@ export class EnvWorkerPool {
     const errorBuffer = new SharedArrayBuffer(ERROR_TEXT_BYTES);
     const workers: Worker[] = [];
     const ready: Promise<void>[] = [];
+    const spanBuffers: SharedArrayBuffer[] = [];
     for (let w = 0; w < options.workers; w++) {
+      const spans = new SharedArrayBuffer(SPAN_BYTES);
+      spanBuffers.push(spans);
       const init: WorkerInit = {
         model: options.model, data: options.data, control: controlBuffer, errorText: errorBuffer,
         stepModule: options.stepModule ?? DEFAULT_STEP_MODULE, stepExport: options.stepExport ?? DEFAULT_STEP_EXPORT,
+        spans, mainTimeOrigin: performance.timeOrigin,
       };
       const worker = spawnWorker(init, `gsprof-env-worker-${w + 1}`);
       workers.push(worker);
@@ -82,14 +94,14 @@ export class EnvWorkerPool {
     }
     // Idle workers must not keep the process alive: a script that never calls destroy() still exits.
     for (const w of workers) { w.removeAllListeners(); w.unref(); }
-    return new EnvWorkerPool(workers, controlBuffer, errorBuffer);
+    return new EnvWorkerPool(workers, controlBuffer, errorBuffer, spanBuffers.map((b) => new Float64Array(b)));
   }
 
   /**
    * Starts `count` timesteps of envs [firstChunk*chunkEnvs, nEnvs) in chunks and returns at once; the caller
    * then steps the chunks `claim` gives it (and anything below firstChunk, which it keeps for itself).
    */
-  run(count: number, nEnvs: number, chunkEnvs: number, firstChunk = 0): void {
+  run(count: number, nEnvs: number, chunkEnvs: number, firstChunk = 0, traced = false): void {
     if (this.closed) throw new Error('CPU worker pool is closed');
     if (this.pending) this.wait();
     const c = this.control;
@@ -99,6 +111,7 @@ export class EnvWorkerPool {
     Atomics.store(c, Slot.NEnvs, nEnvs);
     Atomics.store(c, Slot.ChunkEnvs, chunkEnvs);
     Atomics.store(c, Slot.NextChunk, firstChunk);
+    Atomics.store(c, Slot.Trace, traced ? 1 : 0);
     Atomics.add(c, Slot.Generation, 1);
     Atomics.notify(c, Slot.Generation);
     this.pending = true;
@@ -125,6 +138,18 @@ export class EnvWorkerPool {
       const message = new TextDecoder().decode(this.errorText.slice(0, len));
       Atomics.store(c, Slot.Failed, 0);
       throw new Error(`CPU worker step failed: ${message}`);
+    }
+  }
+
+  /** After wait(): the workers' stage spans of the last command, on their own threads' tracks. */
+  drainSpans(tracer: SimTracer): void {
+    if (this.pending) throw new Error('CPU worker pool: drainSpans while workers are stepping');
+    for (let w = 0; w < this.workers.length; w++) {
+      const dropped = drainSpans(this.spanRecords[w]!, this.threads[w]!, tracer);
+      if (dropped > 0 && this.droppedSpans === 0) {
+        logger.warning(`CPU env worker ${w + 1}: ${dropped} stage span(s) of one step did not fit its span buffer and are missing from the trace`);
+      }
+      this.droppedSpans += dropped;
     }
   }
 

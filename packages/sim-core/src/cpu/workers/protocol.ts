@@ -24,6 +24,8 @@ export const enum Slot {
   NextChunk = 6,
   ChunkEnvs = 7,
   NEnvs = 8,
+  /** 1 when the main thread wants this command's stage spans (it has a tracer), else 0. */
+  Trace = 9,
 }
 
 export const CONTROL_INTS = 16;
@@ -40,7 +42,21 @@ export interface WorkerInit {
   /** File URL of the module that exports the step function. */
   readonly stepModule: string;
   readonly stepExport: string;
+  /** This worker's span records (see SpanRecords), written by the worker, read and cleared by the main thread. */
+  readonly spans: SharedArrayBuffer;
+  /** The main thread's performance.timeOrigin: span times are written on the main thread's clock. */
+  readonly mainTimeOrigin: number;
 }
+
+/**
+ * A worker's stage spans since the main thread last read them: a Float64Array whose [0] is the record count and
+ * [1] the records dropped for lack of room, then records of SPAN_FIELDS numbers: stage index (into CPU_STAGES,
+ * -1 for a name outside it), start ms, end ms (main thread's performance.now()), env count.
+ */
+export const SPAN_HEADER = 2;
+export const SPAN_FIELDS = 4;
+export const SPAN_CAPACITY = 8192;
+export const SPAN_BYTES = (SPAN_HEADER + SPAN_FIELDS * SPAN_CAPACITY) * 8;
 
 /** The one message a worker posts: after it has loaded everything and waits for commands. */
 export interface WorkerReady { readonly ready: true }

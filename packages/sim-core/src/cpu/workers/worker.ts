@@ -5,17 +5,20 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Data } from '../../data/data.js';
+import type { SimTracer } from '../../instrument.js';
 import type { Model } from '../../model/model.js';
 import { attachData } from './shared-data.js';
+import { SpanRecorder } from './span-records.js';
 import { Command, ERROR_TEXT_BYTES, Slot, type WorkerInit, type WorkerReady } from './protocol.js';
 
-type StepFn = (m: Model, d: Data, e0: number, e1: number) => void;
+type StepFn = (m: Model, d: Data, e0: number, e1: number, tracer?: SimTracer | null) => void;
 
 const init = workerData as WorkerInit;
 const control = new Int32Array(init.control);
 const errorText = new Uint8Array(init.errorText);
 const model = init.model;
 const data = attachData(init.data);
+const recorder = new SpanRecorder(new Float64Array(init.spans), performance.timeOrigin - init.mainTimeOrigin);
 
 function reportFailure(err: unknown): void {
   const message = err instanceof Error ? `${err.message}\n${err.stack ?? ''}` : String(err);
@@ -44,12 +47,13 @@ for (;;) {
     const count = Atomics.load(control, Slot.Arg);
     const chunk = Atomics.load(control, Slot.ChunkEnvs);
     const nEnvs = Atomics.load(control, Slot.NEnvs);
+    const tracer = Atomics.load(control, Slot.Trace) === 1 ? recorder : null;
     try {
       for (;;) {
         const e0 = Atomics.add(control, Slot.NextChunk, 1) * chunk;
         if (e0 >= nEnvs) break;
         const e1 = Math.min(nEnvs, e0 + chunk);
-        for (let i = 0; i < count; i++) step(model, data, e0, e1);
+        for (let i = 0; i < count; i++) step(model, data, e0, e1, tracer);
       }
     } catch (err) {
       reportFailure(err);
