@@ -1,8 +1,9 @@
 /**
- * Genesis' FPSTracker: ticked after every scene.step() on the host clock (no device sync). The first tick only
- * starts the clock; steps then accumulate into windows of at least 50 ms; each window gives
- * window_fps = steps / window_s, smoothed fps = alpha*fps + (1-alpha)*window_fps (the first window initialises),
- * and one log line. Per-env rate is the smoothed one; the total is it times nEnvs.
+ * Genesis' FPSTracker (genesis/utils/tools.py), ticked after every scene.step() on the host clock (no device
+ * sync). The first tick only starts the clock. Steps then accumulate into windows of at least 50 ms. The
+ * smoothed quantity is the window's duration, not a rate: dtEma = alpha*dtEma + (1-alpha)*window_s, reset to the
+ * window's own duration when that is more than 1.5x longer or shorter than dtEma. The line's per-env rate is
+ * window_steps / dtEma, so a change of speed shows in the next window instead of creeping in over seconds.
  */
 import { logger } from './logger.js';
 
@@ -42,10 +43,15 @@ export function fpsLine(fpsPerEnv: number, nEnvs: number): string {
   return `Running at ${fixed2(fpsPerEnv)} FPS.`;
 }
 
+/** A window this many times longer or shorter than the smoothed one replaces it (Genesis' outlier_threshold). */
+export const FPS_OUTLIER_FACTOR = 1.5;
+
 export class FPSTracker {
   private windowStart: number | null = null;
   private steps = 0;
-  /** Smoothed steps per second of one env; null before the first window closes. */
+  /** Smoothed window duration, seconds; null before the first window closes. */
+  private dtEma: number | null = null;
+  /** Steps per second of one env at the last line; null before the first window closes. */
   fps: number | null = null;
   totalFps = 0;
 
@@ -56,7 +62,7 @@ export class FPSTracker {
     private readonly print: (line: string) => void = (line) => logger.info(line),
   ) {}
 
-  /** Counts one step; returns the smoothed total rate when a window closed (and a line was printed), else null. */
+  /** Counts one step; returns the total rate when a window closed (and a line was printed), else null. */
   step(now: number = this.clock()): number | null {
     if (this.windowStart === null) {
       this.windowStart = now;
@@ -65,8 +71,10 @@ export class FPSTracker {
     this.steps += 1;
     const windowS = now - this.windowStart;
     if (windowS < FPS_MIN_WINDOW_S) return null;
-    const windowFps = this.steps / windowS;
-    this.fps = this.fps === null ? windowFps : this.alpha * this.fps + (1 - this.alpha) * windowFps;
+    const previous = this.dtEma;
+    const outlier = previous !== null && (windowS > previous * FPS_OUTLIER_FACTOR || windowS * FPS_OUTLIER_FACTOR < previous);
+    this.dtEma = previous === null || outlier ? windowS : this.alpha * previous + (1 - this.alpha) * windowS;
+    this.fps = this.steps / this.dtEma;
     this.totalFps = this.nEnvs > 0 ? this.fps * this.nEnvs : this.fps;
     this.print(fpsLine(this.fps, this.nEnvs));
     this.windowStart = now;

@@ -12,7 +12,7 @@ describe("FPS counter: Genesis' FPSTracker line and window rule", () => {
     expect(pyFixed2(1234567.891, true)).toBe('1,234,567.89');
   });
 
-  test('the first tick only starts the clock; windows are at least 50 ms; EMA with alpha', () => {
+  test('the first tick only starts the clock; windows are at least 50 ms; the window duration is smoothed', () => {
     const lines: string[] = [];
     const fps = new FPSTracker(4, 0.9, () => 0, (l) => lines.push(l));
     expect(fps.step(10.0)).toBeNull(); // starts the clock
@@ -23,10 +23,24 @@ describe("FPS counter: Genesis' FPSTracker line and window rule", () => {
     const total = fps.step(10.05);
     expect(total).toBeCloseTo(400, 9);
     expect(lines).toEqual(['Running at 400.00 FPS (100.00 FPS per env, 4 envs).']);
-    // next window: 1 step over 100 ms = 10/s; smoothed 0.9*100 + 0.1*10 = 91
-    fps.step(10.15);
-    expect(fps.fps).toBeCloseTo(91, 9);
-    expect(lines[1]).toBe('Running at 364.00 FPS (91.00 FPS per env, 4 envs).');
+    // next window: 6 steps over 60 ms (1.2x the smoothed 50 ms, no reset): dtEma 0.9*50 + 0.1*60 = 51 ms,
+    // 6 / 0.051 = 117.65 steps/s
+    for (let i = 1; i <= 5; i++) expect(fps.step(10.05 + i * 0.0099)).toBeNull(); // 49.5 ms: still open
+    fps.step(10.11);
+    expect(fps.fps).toBeCloseTo(6 / 0.051, 9);
+    expect(lines[1]).toBe('Running at 470.59 FPS (117.65 FPS per env, 4 envs).');
+  });
+
+  test('a window 1.5x longer or shorter than the smoothed one resets it: a slowdown shows at once', () => {
+    const lines: string[] = [];
+    const fps = new FPSTracker(1, 0.95, () => 0, (l) => lines.push(l));
+    fps.step(0);
+    for (let i = 1; i <= 50; i++) fps.step(i * 0.001); // 50 steps of 1 ms: one 50 ms window, 1000/s
+    expect(fps.fps).toBeCloseTo(1000, 6);
+    fps.step(0.05 + 0.2); // one step of 200 ms: 4x the smoothed window, so dtEma becomes 200 ms
+    expect(fps.fps).toBeCloseTo(5, 9);
+    // Without the reset the EMA would read 1 / (0.95*0.05 + 0.05*0.2) = 17.4 steps/s, 3.5x the true 5.
+    expect(lines.at(-1)).toBe('Running at 5.00 FPS (5.00 FPS per env, 1 envs).');
   });
 
   test('unbatched tracker prints the short line', () => {
