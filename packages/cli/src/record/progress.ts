@@ -6,7 +6,7 @@ import cliProgress from 'cli-progress';
 import { thousands } from '../render/format.js';
 
 export interface Progress {
-  /** Called after each step with the number of steps done. */
+  /** Called with the number of steps completed so far (never fewer than at the last call). */
   tick(done: number): void;
   stop(): void;
 }
@@ -28,9 +28,12 @@ export function createProgress(options: { total: number; nEnvs: number; live: bo
   if (!options.live) {
     const out = options.out ?? process.stderr;
     const every = Math.max(1, Math.ceil(total / 10));
+    let printed = 0;
     return {
       tick(done) {
-        if (done % every !== 0 && done !== total) return;
+        // Completions can arrive in bursts (GPU): print when a tenth mark was passed, and the end once.
+        if (done <= printed || (Math.floor(done / every) === Math.floor(printed / every) && done !== total)) return;
+        printed = done;
         const s = (performance.now() - started) / 1e3;
         const left = done > 0 ? (s / done) * (total - done) : NaN;
         out.write(`${label}: step ${done}/${total} (${Math.round((100 * done) / total)}%), ${thousands(rate(done), 0)} env-steps/s, ETA ${eta(left)}\n`);

@@ -115,6 +115,7 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
     // 50 ms, and stop stepping once a signal has been taken.
     let lastYield = started;
     let stepped = started;
+    let completed = 0;
     // The loop's own work between scene steps gets spans too, so that a recorded step's time is accounted for:
     // 'overhead' for gsprof's (progress output, yielding to the event loop, copying the timers), and the
     // example's control update as a user range.
@@ -152,9 +153,14 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
         if (options.sync) await ready;
         // Without --sync the hand-over runs behind the next steps; a failed write is reported by stop() below.
         else ready.catch(() => undefined);
-        span('progress', 'overhead', () => progress.tick(step + 1));
+        // Completed steps, never queued ones: on the GPU a step counts when the device has finished it.
+        const done = step + 1;
+        const queue = onGpu ? hooks.devices[0]?.queue : undefined;
+        if (queue) void queue.onSubmittedWorkDone().then(() => { completed = Math.max(completed, done); progress.tick(completed); }, () => undefined);
+        else span('progress', 'overhead', () => progress.tick(done));
       }
       await scenario.scene.sync();
+      progress.tick(steps);
       stepped = performance.now();
       await prof.stop();
     } finally {
