@@ -252,6 +252,10 @@ export class Scene implements EntityHost {
         `nq ${model.nq}, nv ${model.nv}, nu ${model.nu}, ngeom ${model.ngeom}; ${sim.description}; ` +
         `${Math.round(sim.bytesPerEnv)} bytes of state per env.`,
       );
+      if (sim.hostData === null && this.profilingOptions.showFPS) {
+        // Genesis' line is kept as it is, but on a backend that only queues it is not a throughput: say so once.
+        logger.info('FPS lines count steps as they are queued for the GPU, not as the GPU finishes them (no device sync); await scene.sync() for finished work, and `gsprof summary` for the completed throughput.');
+      }
     } finally {
       this.building = false;
     }

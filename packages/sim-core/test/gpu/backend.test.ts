@@ -32,6 +32,21 @@ async function run(backend: 'cpu' | 'gpu'): Promise<{ q: number[][]; v: number[]
 describe.skipIf(!hasGpu)('WebGPU backend through the public API', () => {
   afterAll(async () => { if (gs.isInitialized()) await gs.destroy(); });
 
+  test('with FPS lines on, the build says that on the GPU they count queued steps, not finished ones', async () => {
+    await gs.init({ backend: 'gpu', loggingLevel: 'info' });
+    const log = gs.captureLogs();
+    try {
+      const scene = new gs.Scene({ profilingOptions: { showFPS: true } });
+      scene.addEntity(gs.morphs.MJCF({ file: FRANKA }));
+      await scene.build({ nEnvs: B });
+      await scene.destroy();
+    } finally {
+      log.restore();
+      await gs.destroy();
+    }
+    expect(log.lines().filter((l) => l.startsWith('FPS lines count steps as they are queued for the GPU'))).toHaveLength(1);
+  });
+
   test('gs.device describes the adapter and hands the GPUDevice to a profiler', async () => {
     await gs.init({ backend: 'gpu', loggingLevel: 'warning' });
     expect(gs.backend).toBe('gpu');
