@@ -261,3 +261,39 @@ describe('gsprof record --backend cpu with worker threads (256 envs)', () => {
     expect(perStep[Math.floor(perStep.length / 10)]).toBeGreaterThanOrEqual(0.9);
   });
 });
+
+describe('gsprof record --scene: your own model file', () => {
+  beforeAll(() => { ensureBuilt(); });
+
+  it.each([
+    ['the bundled Franka MJCF', 'packages/sim-core/assets/xml/franka_emika_panda/scene.xml', 'hold', 'scene.xml'],
+    ['the bundled ANYmal URDF', 'packages/sim-core/assets/urdf/anymal_c/urdf/anymal_c.urdf', 'random:0.1', 'anymal_c.urdf'],
+  ])('records %s as the examples are recorded, and summary reads it', async (_what, file, control, name) => {
+    const out = tempDir();
+    const r = await gsprof(['record', '--scene', file, '--control', control, '--backend', 'cpu', '--n-envs', '8', '--steps', '30', '--out', out, '--no-fps']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^${name.replace('.', '\\.')} on cpu: built in [\\d.]+ s, first step [\\d.]+ s; 30 steps x 8 envs stepped in`, 'm'));
+    const s = await gsprof(['summary', out, '--json']);
+    expect(s.code).toBe(0);
+    const summary = JSON.parse(s.stdout) as { kind: string; steps: { count: number } };
+    expect(summary.kind).toBe('cpu stages');
+    expect(summary.steps.count).toBeGreaterThan(0);
+    const json = readdirSync(out).find((f) => f.endsWith('.pt.trace.json'))!;
+    const meta = (JSON.parse(readFileSync(join(out, json), 'utf8')) as { gsprofMetadata: { run: Record<string, unknown> } }).gsprofMetadata.run;
+    expect(meta).toMatchObject({ scene: name, control, nEnvs: 8, backend: 'cpu' });
+  });
+
+  it('refuses a missing file, --scene with --example, --control without --scene and an unknown control, in one line each', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['--scene', 'no-such.xml'], /^gsprof: no-such\.xml: no such file$/],
+      [['--scene', 'x.xml', '--example', 'franka'], /^gsprof: --scene: give either --scene FILE or --example NAME, not both$/],
+      [['--control', 'zero'], /^gsprof: --control: only applies to --scene FILE$/],
+      [['--scene', 'packages/sim-core/assets/xml/franka_emika_panda/scene.xml', '--control', 'wiggle'], /^gsprof: --control: 'wiggle' is not a control/],
+    ];
+    for (const [args, line] of cases) {
+      const r = await gsprof(['record', ...args, '--backend', 'cpu']);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr.trim()).toMatch(line);
+    }
+  });
+});

@@ -1,6 +1,9 @@
 /** oclif's help conventions (`gsprof help <command>`) and a "did you mean" for a mistyped command. */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, gsprof } from './support/cli.js';
+import { REPO_ROOT } from './support/shared.js';
 
 describe('help and typos', () => {
   beforeAll(() => ensureBuilt());
@@ -25,5 +28,11 @@ describe('help and typos', () => {
     const r = await gsprof(['xyzzy']);
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toBe("gsprof: xyzzy: not a gsprof command; run 'gsprof help' for the commands");
+  });
+
+  it("docs/cli.md's usage blocks are what `gsprof <command> --help` prints (node scripts/cli-docs.mjs rewrites them)", () => {
+    const r = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts/cli-docs.mjs'), '--check'], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
   });
 });

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildScenario, type Scenario } from '../src/scenarios/index.js';
 import { mulberry32, noiseTargets, TIMERS_DEFAULTS } from '../src/scenarios/timers.js';
 import { FRANKA_TARGET } from '../src/scenarios/franka.js';
+import { buildSceneFile, type ControlChoice, parseControl } from '../src/scenarios/scene-file.js';
 
 let open: Scenario | null = null;
 afterEach(async () => {
@@ -82,5 +83,80 @@ describe('scenario builders on the CPU backend', () => {
 
   it('rejects an unknown example by name', async () => {
     await expect(buildScenario('cartpole', { backend: 'cpu', performanceMode: false, showFPS: false })).rejects.toThrow(/--example: unknown example 'cartpole'/);
+  });
+});
+
+describe('record --scene: a model file with a control around its initial pose', () => {
+  const MJCF = new URL('../../sim-core/assets/xml/franka_emika_panda/scene.xml', import.meta.url).pathname;
+  const URDF = new URL('../../sim-core/assets/urdf/anymal_c/urdf/anymal_c.urdf', import.meta.url).pathname;
+  const base = { backend: 'cpu' as const, nEnvs: 4, performanceMode: false, showFPS: false, quiet: true };
+
+  /** What the scene's joints were told before the first step: per env, the position targets (or forces). */
+  async function commands(file: string, control: ControlChoice, seed = 0): Promise<{ home: number[]; targets: number[][]; forces: number[][]; dofs: number[] }> {
+    const s = await buildSceneFile(file, control, { ...base, seed });
+    try {
+      const entity = s.scene.entities[s.scene.entities.length - 1]!;
+      const dofs = entity.joints.filter((j) => j.type === 'hinge' || j.type === 'slide').map((j) => j.dofsIdx[0]!);
+      const d = s.scene.requireSim().hostData!;
+      const n = s.nEnvs;
+      const home = dofs.map((g) => d.qpos[(s.scene.compiledModel.jntQposadr[s.scene.compiledModel.dofJntid[g]!]!) * n]!);
+      const per = (field: 'dofCtrlPos' | 'dofCtrlForce'): number[][] => Array.from({ length: n }, (_, e) => dofs.map((g) => d[field][g * n + e]!));
+      return { home, targets: per('dofCtrlPos'), forces: per('dofCtrlForce'), dofs };
+    } finally {
+      await s.dispose();
+    }
+  }
+
+  it('an MJCF brings its own world and options, and hold targets every joint at its initial position', async () => {
+    const s = await buildSceneFile(MJCF, { kind: 'hold' }, base);
+    open = s;
+    expect(s.nEnvs).toBe(4);
+    expect(s.facts).toMatchObject({ scene: 'scene.xml', control: 'hold', controlledDofs: 9 });
+    expect(s.scene.options?.dt).toBe(0.005); // the file's <option timestep>, not a default
+    await s.dispose();
+    open = null;
+    const c = await commands(MJCF, { kind: 'hold' });
+    expect(c.dofs).toHaveLength(9);
+    for (const row of c.targets) expect(row).toEqual(c.home);
+  });
+
+  it('zero drives no joint: zero force on each', async () => {
+    const c = await commands(MJCF, { kind: 'zero' });
+    for (const row of c.forces) expect(row).toEqual(c.dofs.map(() => 0));
+  });
+
+  it('a URDF gets a ground plane; random targets stay within the amplitude, per env, reproducible for a seed', async () => {
+    const s = await buildSceneFile(URDF, { kind: 'random', amplitude: 0.2 }, { ...base, seed: 1 });
+    open = s;
+    expect(s.scene.entities).toHaveLength(2); // the plane, then the robot
+    await s.dispose();
+    open = null;
+    const a = await commands(URDF, { kind: 'random', amplitude: 0.2 }, 1);
+    const b = await commands(URDF, { kind: 'random', amplitude: 0.2 }, 1);
+    const c = await commands(URDF, { kind: 'random', amplitude: 0.2 }, 2);
+    expect(a.dofs).toHaveLength(12); // the legs; the floating base is never driven
+    expect(b.targets).toEqual(a.targets);
+    expect(c.targets).not.toEqual(a.targets);
+    expect(a.targets[0]).not.toEqual(a.targets[1]);
+    for (const row of a.targets) {
+      row.forEach((t, k) => {
+        const off = Math.abs(t - a.home[k]!);
+        expect(off).toBeLessThanOrEqual(0.2);
+        expect(Number.isFinite(off)).toBe(true);
+      });
+    }
+  });
+
+  it('controls parse, and bad ones are refused in one line', () => {
+    expect(parseControl('hold')).toEqual({ kind: 'hold' });
+    expect(parseControl('random')).toEqual({ kind: 'random', amplitude: 0.1 });
+    expect(parseControl('random:0.3')).toEqual({ kind: 'random', amplitude: 0.3 });
+    expect(() => parseControl('random:-1')).toThrow(/amplitude must be a number >= 0/);
+    expect(() => parseControl('wiggle')).toThrow(/'wiggle' is not a control \(expected hold, zero or random\[:AMPLITUDE\]\)/);
+  });
+
+  it('a missing or non-model file is refused before the simulator starts', async () => {
+    await expect(buildSceneFile('no-such.xml', { kind: 'hold' }, base)).rejects.toThrow(/no-such\.xml: no such file/);
+    await expect(buildSceneFile(new URL(import.meta.url).pathname, { kind: 'hold' }, base)).rejects.toThrow(/not a model file/);
   });
 });

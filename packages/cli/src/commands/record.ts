@@ -19,18 +19,22 @@ export default class Record extends GsprofCommand {
     { description: 'torch-style schedule: skip 20 steps, then 5 warmup + 10 active, twice', command: '<%= config.bin %> record --example anymal_c --skip-first 20 --warmup 5 --active 10 --repeat 2' },
     { description: 'The seed\'s timers.py (per-env solver timers, three panels)', command: '<%= config.bin %> record --example timers --backend cpu' },
     { description: 'Write a baseline for `gsprof compare`', command: '<%= config.bin %> record --example franka --n-envs 64 --steps 200 --baseline-out traces/baselines/franka-cpu.json' },
+    { description: 'Record your own model: 256 envs holding its initial pose', command: '<%= config.bin %> record --scene my_robot.xml --n-envs 256 --steps 300' },
+    { description: 'A URDF on a ground plane, joint targets jittered by up to 0.2 rad', command: '<%= config.bin %> record --scene robot.urdf --control random:0.2 --seed 1' },
     { description: 'Profile an unmodified WebGPU program', command: '<%= config.bin %> record --active 10 -- node examples/profiling/webgpu-compute.mjs --frames 20' },
   ];
   static override strict = false;
   static override enableJsonFlag = true;
   static override flags = {
     example: Flags.string({ description: 'built-in scenario', options: ['franka', 'anymal_c', 'timers'], default: 'franka' }),
+    scene: Flags.string({ description: 'record your own model instead of --example: an MJCF (.xml) or URDF (.urdf) file (a URDF gets a ground plane)' }),
+    control: Flags.string({ description: 'with --scene: hold (position targets at the initial pose), zero (zero force) or random[:AMPLITUDE] (initial pose + uniform noise, default 0.1, from --seed), on every hinge and slide joint', default: 'hold' }),
     backend: Flags.string({ description: 'simulation backend (auto: a hardware WebGPU adapter if there is one, else the CPU)', options: ['auto', 'cpu', 'gpu'], default: 'auto' }),
     'n-envs': Flags.integer({ description: 'parallel environments, 0 = unbatched (default: 1024; timers 128 as the seed; the seed\'s speed benchmarks use 30000)', min: 0 }),
     steps: Flags.integer({ description: 'steps to run (default: 200; timers 500 as the seed)', min: 1 }),
     dt: Flags.string({ description: 'time step in seconds (default: the example\'s)' }),
     'performance-mode': Flags.boolean({ description: 'bake shapes into the kernels (faster steps, recompiles per scene)', default: false }),
-    seed: Flags.integer({ description: 'random seed (timers noise)', default: 0 }),
+    seed: Flags.integer({ description: 'random seed (timers noise, --control random)', default: 0 }),
     'noise-mode': Flags.integer({ description: 'timers example: 0 no noise, 1 shared noise, 2 per-env noise', options: ['0', '1', '2'] as never, min: 0, max: 2, default: 2 }),
     profiling: Flags.boolean({ description: 'timers example: as timers.py --profiling, one trace of the whole loop in ./benchmark (Chrome JSON) instead of the plots', default: false }),
     wait: Flags.integer({ description: 'schedule: steps ignored at the start of each cycle', min: 0, helpGroup: 'SCHEDULE' }),
@@ -102,10 +106,19 @@ export default class Record extends GsprofCommand {
       dt = Number(flags.dt);
       if (!Number.isFinite(dt) || dt <= 0) throw new CliError('--dt', `'${flags.dt}' is not a positive number of seconds`);
     }
-    const profiling = flags.example === 'timers' && flags.profiling;
+    if (flags.scene !== undefined && this.argv.some((a) => a === '--example' || a.startsWith('--example='))) {
+      throw new CliError('--scene', 'give either --scene FILE or --example NAME, not both');
+    }
+    if (flags.scene === undefined && this.argv.some((a) => a === '--control' || a.startsWith('--control='))) {
+      throw new CliError('--control', 'only applies to --scene FILE');
+    }
+    const scene = flags.scene === undefined ? undefined : { file: flags.scene, control: (await import('../scenarios/scene-file.js')).parseControl(flags.control) };
+    const example = scene ? (await import('node:path')).basename(scene.file) : flags.example;
+    const profiling = flags.example === 'timers' && flags.profiling && !scene;
     const { recordExample } = await import('../record/run-example.js');
     const result = await recordExample({
-      example: flags.example,
+      example,
+      ...(scene ? { scene } : {}),
       backend: flags.backend as 'auto' | 'cpu' | 'gpu',
       ...(flags['n-envs'] !== undefined ? { nEnvs: flags['n-envs'] } : flags.example === 'timers' ? {} : { nEnvs: RECORD_DEFAULTS.nEnvs }),
       ...(flags.steps !== undefined ? { steps: flags.steps } : flags.example === 'timers' ? {} : { steps: RECORD_DEFAULTS.steps }),

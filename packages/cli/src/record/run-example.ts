@@ -6,6 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { buildScenario, type Scenario, type ScenarioOptions } from '../scenarios/index.js';
+import { buildSceneFile, type ControlChoice } from '../scenarios/scene-file.js';
 import { hookDevices } from './device-hook.js';
 import { useFreshCache } from './fresh-cache.js';
 import { handlersFor, type TraceFormat } from './handlers.js';
@@ -15,7 +16,10 @@ import type { ScheduleArgs } from './schedule-flags.js';
 export type { TraceFormat };
 
 export interface RecordExampleOptions extends ScenarioOptions {
+  /** A built-in example's name, or the model file's name with `scene`. */
   example: string;
+  /** record --scene: the model file and its control, instead of the built-in example. */
+  scene?: { file: string; control: ControlChoice };
   steps?: number;
   schedule: (steps: number) => ScheduleArgs;
   sync: boolean;
@@ -72,7 +76,9 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
   sim.setTracer(compiles);
   try {
     const buildStart = performance.now();
-    scenario = await buildScenario(options.example, options);
+    scenario = options.scene
+      ? await buildSceneFile(options.scene.file, options.scene.control, options)
+      : await buildScenario(options.example, options);
     const buildSeconds = (performance.now() - buildStart) / 1e3;
     // As Genesis' scene.build() does, take the first (compiling) step before anything is measured: on the GPU
     // backend a cold shader cache compiles there for up to a minute, and steps queued behind it would time out
@@ -93,7 +99,7 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
       syncEachStep: options.sync,
       profileMemory: options.profileMemory ?? false,
       handleSigint: true,
-      traceName: `gsprof record --example ${options.example}`,
+      traceName: options.scene ? `gsprof record --scene ${options.scene.file}` : `gsprof record --example ${options.example}`,
     });
     prof.setRunInfo({
       ...scenario.facts, backend: String(scenario.gs.backend), precision: String(scenario.gs.precision), steps, workerName, buildSeconds, firstStepSeconds,

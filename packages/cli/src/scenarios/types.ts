@@ -19,7 +19,8 @@ export interface ScenarioOptions {
 }
 
 export interface Scenario {
-  name: ExampleName;
+  /** A built-in example, or 'scene' for a model file (record --scene). */
+  name: ExampleName | 'scene';
   gs: Gs;
   scene: Scene;
   nEnvs: number;
