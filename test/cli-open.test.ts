@@ -1,5 +1,5 @@
 /** gsprof open: Perfetto's open_trace_in_ui convention over real loopback HTTP. */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
@@ -87,7 +87,12 @@ describe('gsprof open: hostile requests and faults (issue 15)', () => {
     expect(await s.exited).toBe(0);
   });
 
-  it('an unreadable file is reported before anything is served (exit 2, one line), not served empty', async () => {
+  // As root the test runs the CLI as nobody, who must be able to reach the checkout (not so under a 0700 folder).
+  const asRoot = process.getuid?.() === 0;
+  const nobodyReachesCli = !asRoot || spawnSync(process.execPath, ['-e', `require('fs').accessSync(${JSON.stringify(BIN)})`], { uid: 65534, gid: 65534 }).status === 0;
+  if (!nobodyReachesCli && process.env.CI !== 'true') console.warn(`skipping the unreadable-file test: uid 65534 cannot read ${BIN} (the checkout is in a folder only root can enter)`);
+
+  it.skipIf(!nobodyReachesCli && process.env.CI !== 'true')('an unreadable file is reported before anything is served (exit 2, one line), not served empty', async () => {
     const dir = tempDir();
     chmodSync(dir, 0o755);
     const file = join(dir, 'secret.pftrace');
