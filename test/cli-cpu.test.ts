@@ -297,3 +297,19 @@ describe('gsprof record --scene: your own model file', () => {
     }
   });
 });
+
+describe('gsprof record -- <a sim-core program written without gsprof>', () => {
+  beforeAll(() => { ensureBuilt(); });
+
+  it('records its CPU stages and takes its scene steps as the steps', async () => {
+    const out = tempDir();
+    const r = await gsprof(['record', '--out', out, '--format', 'perfetto', '--', 'node', 'test/fixtures/simcore-program.mjs', 'cpu', '30']);
+    expect(r.code, r.stderr).toBe(0);
+    // the first scene step starts the recording, as a first WebGPU device does
+    expect(r.stdout).toContain('node test/fixtures/simcore-program.mjs cpu 30: 29 steps (scene steps), 0 device(s) instrumented');
+    expect(r.stdout).toContain('CPU stages (no GPU work in this trace):');
+    expect(r.stdout).toMatch(/^Running at [\d,.]+ FPS \([\d.]+ FPS per env, 8 envs\)\.$/m);
+    const q = await gsprof(['query', out, "select count(*) as n, count(distinct name) as names from slice where category = 'cpu_op'", '--format', 'csv']);
+    expect(q.stdout.trim().split('\n')[1]).toBe(`${28 * 12},12`);
+  });
+});

@@ -108,6 +108,16 @@ describe.skipIf(!adapter)('gsprof record --backend gpu', () => {
     for (const stage of ['kinematics', 'crb', 'solve', 'integrate']) expect(names).toContain(stage);
   }, 600_000);
 
+  it('a sim-core program under record --: scene steps are the steps (its uploads and submits are not), kernels on the GPU', async () => {
+    const dir = tempDir();
+    const r = await gsprof(['record', '--out', dir, '--format', 'perfetto', '--', 'node', 'test/fixtures/simcore-program.mjs', 'gpu', '30'], { timeoutMs: 590_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('node test/fixtures/simcore-program.mjs gpu 30: 30 steps (scene steps), 1 device(s) instrumented');
+    const s = await gsprof(['summary', dir, '--json']);
+    const names = (JSON.parse(s.stdout) as { tracks: Array<{ kernels: Array<{ name: string }> }> }).tracks.flatMap((t) => t.kernels.map((k) => k.name));
+    for (const stage of ['kinematics', 'solve', 'integrate']) expect(names).toContain(stage);
+  }, 600_000);
+
   it('progress line, run line and summary count completed GPU steps, not queued ones: they agree', async () => {
     const dir = tempDir();
     const r = await gsprof(['record', '--example', 'franka', '--backend', 'gpu', '--n-envs', '64', '--steps', '200', '--out', dir, '--no-fps'], { timeoutMs: 590_000 });

@@ -138,6 +138,23 @@ describe('program steps', () => {
     expect(programUsesMarks(join(dir, 'missing.mjs'))).toBe(false);
     expect(programUsesMarks(undefined)).toBe(false);
   });
+  it('a sim-core program: its scene steps are the steps, and once sim-core is loaded its GPU submits are not', () => {
+    let n = 0;
+    const s = new StepSource(() => n++, 'auto');
+    s.expectSceneSteps();
+    s.submit(); s.submit(); // the scene's uploads while it builds
+    expect(n).toBe(0);
+    s.scene(); s.submit(); s.scene();
+    expect([n, s.mode]).toEqual([2, 'scene steps']);
+    // explicit marks still win
+    s.mark(); s.scene();
+    expect([n, s.mode]).toEqual([3, 'marks']);
+    // --steps-from submits: scene steps do not count
+    let m = 0;
+    const submits = new StepSource(() => m++, 'submits');
+    submits.expectSceneSteps(); submits.scene(); submits.submit();
+    expect([m, submits.mode]).toEqual([1, 'submits']);
+  });
   it('marks or submits only, when asked', () => {
     let n = 0;
     const marks = new StepSource(() => n++, 'marks');

@@ -41,8 +41,8 @@ export type {
   EnvErrors, SimInstance, ValueBlock,
 } from './backend/backend.js';
 
-export { setTracer, getTracer } from './instrument.js';
-export type { SimTracer, SpanArgs } from './instrument.js';
+export { setTracer, getTracer, EXTERNAL_RECORDER } from './instrument.js';
+export type { SimTracer, SpanArgs, ExternalRecorder, TracedThread } from './instrument.js';
 export { TIMER_SLOTS } from './data/data.js';
 export { TIMER_LABELS } from './solver/timers.js';
 export type { TimerLabel } from './solver/timers.js';

@@ -30,6 +30,27 @@ export function setTracer(tracer: SimTracer | null): void {
   current = tracer;
 }
 
-export function getTracer(): SimTracer | null {
-  return current;
+/**
+ * A recorder that did not load this copy of sim-core (gsprof's `record -- <program>` preload) registers itself
+ * on globalThis under this symbol, so it reaches whichever copy the program imports. It gets the spans when no
+ * tracer was installed with setTracer, and is told about every finished scene.step().
+ */
+export const EXTERNAL_RECORDER = Symbol.for('gsprof.sim-recorder');
+
+export interface ExternalRecorder {
+  readonly tracer: SimTracer;
+  /** When this copy of sim-core loads: from here on a step is a scene step (its GPU submits are not steps). */
+  simCoreLoaded(): void;
+  /** After every scene.step(), with the facts a trace records about the run. */
+  sceneStep(scene: { nEnvs: number; backend: string }): void;
 }
+
+export function externalRecorder(): ExternalRecorder | undefined {
+  return (globalThis as { [EXTERNAL_RECORDER]?: ExternalRecorder })[EXTERNAL_RECORDER];
+}
+
+export function getTracer(): SimTracer | null {
+  return current ?? externalRecorder()?.tracer ?? null;
+}
+
+externalRecorder()?.simCoreLoaded();

@@ -97,7 +97,7 @@ export default class Record extends GsprofCommand {
         if (result.traces.length === 0) throw new CliError(command[0] ?? 'record', `exited with code ${result.exitCode} (no trace written)`, result.exitCode);
         process.exitCode = result.exitCode;
       }
-      if (result.traces.length === 0) throw new CliError('record', `${command[0]} wrote no trace (did it create a WebGPU device through the 'webgpu' package and take a step?)`);
+      if (result.traces.length === 0) throw new CliError('record', `${command[0]} wrote no trace (did it take a step, with a WebGPU device from the 'webgpu' package or a @gsprof/sim-core scene?)`);
       return { ...result, ...report.data };
     }
 

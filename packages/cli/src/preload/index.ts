@@ -1,8 +1,9 @@
 /// <reference types="@webgpu/types" />
 /**
  * Loaded with `node --import` into a program gsprof did not write. Every WebGPU device the program creates
- * through the `webgpu` package is instrumented (timestamp-query requested when the adapter has it); steps are
- * the program's explicit `globalThis.gsprof?.step()` marks if it makes any, else its queue submits; the trace
+ * through the `webgpu` package is instrumented (timestamp-query requested when the adapter has it), and a program
+ * that uses sim-core reports its stages (CPU or GPU backend); steps are the program's explicit
+ * `globalThis.gsprof?.step()` marks if it makes any, else its sim-core scene steps, else its queue submits; the trace
  * is written when the program ends (also through process.exit), throws, or is interrupted (SIGINT, SIGTERM, SIGHUP).
  */
 import { writeFileSync } from 'node:fs';
@@ -10,7 +11,12 @@ import { register } from 'node:module';
 import { hookDevices } from '../record/device-hook.js';
 import { handlersFor } from '../record/handlers.js';
 import { decodeConfig, PRELOAD_ENV } from './config.js';
+import type { ExternalRecorder } from '@gsprof/sim-core';
 import { programUsesMarks, StepSource } from './step-source.js';
+
+/** sim-core's EXTERNAL_RECORDER, by its registry key: importing the value would load the simulator into every
+ * Node process the program starts. */
+const EXTERNAL_RECORDER = Symbol.for('gsprof.sim-recorder');
 
 const config = decodeConfig(process.env[PRELOAD_ENV]);
 
@@ -36,6 +42,22 @@ if (config) {
     instrumentDevice(device, prof);
     started ??= prof.start();
   }, { onSubmit: () => steps.submit(), deferDestroy: true });
+  // A program that uses sim-core (whichever copy it imports) reports its stages to this profiler and its
+  // scene steps to the step source; its first scene step starts the recording, as a first device does.
+  let sceneFacts = false;
+  const recorder: ExternalRecorder = {
+    tracer: prof.tracer,
+    simCoreLoaded: () => steps.expectSceneSteps(),
+    sceneStep: ({ nEnvs, backend }) => {
+      if (!sceneFacts) {
+        sceneFacts = true;
+        prof.setRunInfo({ nEnvs, backend });
+      }
+      if (started) steps.scene();
+      else started = prof.start();
+    },
+  };
+  (globalThis as { [key: symbol]: unknown })[EXTERNAL_RECORDER] = recorder;
 
   let finished: Promise<void> | null = null;
   const finish = (): Promise<void> => {

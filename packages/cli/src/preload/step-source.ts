@@ -1,6 +1,7 @@
 /**
  * Where an unmodified program's steps come from: its explicit marks (`globalThis.gsprof?.step()`) if it makes
- * any, else its queue submits.
+ * any, else its sim-core scene steps if it uses sim-core, else its queue submits (a sim-core step on the GPU
+ * submits too, so once scene steps are seen, submits no longer count).
  *
  * 'auto' cannot see the future: a submit before the program's first mark cannot be known to belong to a marked
  * frame. So auto starts on marks when the program's main script calls gsprof.step() (programUsesMarks), and
@@ -13,6 +14,7 @@ export type StepsFrom = 'auto' | 'marks' | 'submits';
 
 export class StepSource {
   private marked = false;
+  private sceneSteps = false;
   steps = 0;
   /** Auto mode only: steps counted from submits before the first mark arrived (they split one marked step). */
   submitStepsBeforeMark = 0;
@@ -30,15 +32,29 @@ export class StepSource {
     this.onStep();
   }
 
-  /** The program submitted work to a queue. */
-  submit(): void {
-    if (this.marked || this.from === 'marks' || (this.from === 'auto' && this.expectMarks)) return;
+  /** The program loaded sim-core: in 'auto', its scene steps will be the steps, not the submits they make. */
+  expectSceneSteps(): void {
+    if (this.from === 'auto') this.sceneSteps = true;
+  }
+
+  /** The program finished a sim-core scene.step(). Counted in 'auto' until the program marks steps itself. */
+  scene(): void {
+    if (this.from !== 'auto' || this.marked || this.expectMarks) return;
+    this.sceneSteps = true;
     this.steps++;
     this.onStep();
   }
 
-  get mode(): 'marks' | 'submits' {
-    return this.marked || this.from === 'marks' || (this.from === 'auto' && this.expectMarks) ? 'marks' : 'submits';
+  /** The program submitted work to a queue. */
+  submit(): void {
+    if (this.marked || this.sceneSteps || this.from === 'marks' || (this.from === 'auto' && this.expectMarks)) return;
+    this.steps++;
+    this.onStep();
+  }
+
+  get mode(): 'marks' | 'scene steps' | 'submits' {
+    if (this.marked || this.from === 'marks' || (this.from === 'auto' && this.expectMarks)) return 'marks';
+    return this.sceneSteps ? 'scene steps' : 'submits';
   }
 }
 

@@ -30,7 +30,7 @@ export interface RecordProgramResult {
   exitCode: number | null;
   signal: string | null;
   steps: number;
-  stepMode: 'marks' | 'submits' | 'unknown';
+  stepMode: 'marks' | 'scene steps' | 'submits' | 'unknown';
   /** --steps-from auto: queue submits counted as steps before the program's first mark (they are not its steps). */
   submitStepsBeforeMark: number;
   devices: number;
@@ -93,7 +93,7 @@ export async function recordProgram(options: RecordProgramOptions): Promise<Reco
       });
       child.once('exit', (c, s) => resolve({ code: c, signal: s }));
     }).finally(() => { for (const s of forwarded) process.off(s, forward); });
-    let report: { steps?: number; stepMode?: 'marks' | 'submits'; submitStepsBeforeMark?: number; devices?: number; traces?: string[]; writeError?: string } = {};
+    let report: { steps?: number; stepMode?: 'marks' | 'scene steps' | 'submits'; submitStepsBeforeMark?: number; devices?: number; traces?: string[]; writeError?: string } = {};
     try { report = JSON.parse(readFileSync(resultFile, 'utf8')) as typeof report; } catch { /* the program died before its exit hook */ }
     if (report.writeError) throw new CliError('record', report.writeError);
     return {

@@ -7,7 +7,7 @@
  */
 import type { SimInstance } from '../backend/backend.js';
 import { ERR_BLOWUP, ERR_NAN, ERR_OVERFLOW } from '../backend/backend.js';
-import { getTracer, type SpanArgs } from '../instrument.js';
+import { externalRecorder, getTracer, type SpanArgs } from '../instrument.js';
 import {
   loadMJCF, loadURDF, mergeModels, planeModel, resolveAsset, type EntityRange, type LoadedModel,
 } from '../loaders/index.js';
@@ -286,6 +286,7 @@ export class Scene implements EntityHost {
     this.stepCount += 1;
     if (this.stepCount % this.options!.errorCheckInterval === 0) this.checkErrors();
     if (this.profilingOptions.showFPS) this.fpsTracker!.step(this.clock());
+    externalRecorder()?.sceneStep({ nEnvs: this.nEnvsBuilt, backend: sim.hostData === null ? 'gpu' : 'cpu' });
   }
 
   /** Checks the error flags now (scene.step() does it every errorCheckInterval steps). */
