@@ -7,10 +7,11 @@ import { CliError } from '../errors.js';
 const RECORD_DEFAULTS = { nEnvs: 1024, steps: 200 } as const;
 
 export default class Record extends GsprofCommand {
-  static override summary = 'Record a built-in scenario, or any Node WebGPU program, into Perfetto/Chrome traces.';
+  static override summary = 'Record a built-in scenario, your own model, or any Node WebGPU or sim-core program, into Perfetto/Chrome traces.';
   static override description = [
     'With --example, builds the scenario with @gsprof/sim-core, prints Genesis-style FPS lines while it steps, and records every kernel (GPU timestamps on the gpu backend, CPU spans on the cpu backend), the steps, the compile spans and the per-env solver timers under a torch.profiler schedule. It ends with the kernel summary and the paths written.',
-    'After `--`, runs that command instead: a Node program that uses WebGPU through the `webgpu` package is loaded with an instrumentation module (`node --import`) that instruments every device it creates. Its steps are its explicit `globalThis.gsprof?.step()` marks if it makes any, else its queue submits. The trace is written when the program exits or fails, or on Ctrl-C (SIGINT, SIGTERM and SIGHUP are passed on to it); gsprof exits with the program\'s exit code.',
+    'With --scene FILE, records your own MJCF or URDF model the same way, every hinge and slide joint driven by --control.',
+    'After `--`, runs that command instead: a Node program that uses WebGPU through the `webgpu` package, or @gsprof/sim-core on either backend, is loaded with an instrumentation module (`node --import`) that instruments every device it creates and takes sim-core\'s stage spans. Its steps are its explicit `globalThis.gsprof?.step()` marks if it makes any, else its sim-core scene steps, else its queue submits. The trace is written when the program exits or fails, or on Ctrl-C (SIGINT, SIGTERM and SIGHUP are passed on to it); gsprof exits with the program\'s exit code.',
     'With no schedule flag, the first steps (up to 10) warm up and all the others are recorded once. The timers example mirrors Genesis\' timers.py (ANYmal, 128 envs, 500 steps, dt 0.02 x 2 substeps, 1 solver iteration) and plots its three panels at the end, unless --profiling.',
   ].join('\n\n');
   static override examples = [
