@@ -89,7 +89,7 @@ export async function baselineFromTrace(db: TraceDb, config: RunConfig = {}): Pr
       k AS (SELECT k.name, k.dur, coalesce(l.ts, k.ts) AS at FROM slice k
             LEFT JOIN gpu_launch gl ON gl.gpu_slice_id = k.id LEFT JOIN slice l ON l.id = gl.launch_slice_id
             WHERE k.${stageWhere.replace(/ AND dur/, ' AND k.dur')})
-      SELECT k.name, st.step, sum(k.dur) AS total FROM k JOIN st ON k.at >= st.ts AND k.at < st.e
+      SELECT k.name, st.step, sum(k.dur) AS total FROM k ASOF JOIN st ON k.at >= st.ts WHERE k.at < st.e
       GROUP BY k.name, st.step ORDER BY k.name, st.step`);
     for (const r of rows) {
       entry(kernels, r.name, () => new Array<number>(steps.length).fill(0))[num(r.step)] = num(r.total);
