@@ -146,7 +146,7 @@ export default class Record extends GsprofCommand {
       color: this.color, json: this.jsonEnabled(), baselineOut: flags['baseline-out'], timersPanels: flags.example === 'timers' && !profiling,
     });
     const { thousands } = await import('../render/format.js');
-    this.print(`${result.example} on ${result.backend}: built in ${result.buildSeconds.toFixed(2)} s, first step ${result.firstStepSeconds.toFixed(2)} s; ${result.steps} steps x ${result.nEnvs} envs stepped in ${result.stepSeconds.toFixed(2)} s, warm-up steps included (${thousands(result.envStepsPerSecond, 0)} env-steps/s, wall clock); traces written in ${result.writeSeconds.toFixed(2)} s`);
+    this.print(`${result.example} on ${result.backend}: built in ${result.buildSeconds.toFixed(2)} s, first step ${result.firstStepSeconds.toFixed(2)} s; ${result.steps} steps x ${result.nEnvs} envs stepped in ${result.stepSeconds.toFixed(2)} s (${thousands(result.allStepsEnvStepsPerSecond, 0)} env-steps/s); from step ${result.recordedFrom}, where recording starts: ${thousands(result.envStepsPerSecond, 0)} env-steps/s, wall clock; traces written in ${result.writeSeconds.toFixed(2)} s`);
     this.print(report.text);
     const { scenario: _scenario, ...data } = result;
     return { ...data, ...report.data };

@@ -21,6 +21,8 @@ export function createProgress(options: { total: number; nEnvs: number; live: bo
   const { total, nEnvs } = options;
   const label = options.label ?? 'recording';
   const started = performance.now();
+  // The average since the start, not a recent window: on the GPU completions are seen in bursts (when the loop
+  // yields), and a window between bursts can read any number. The run line then gives the rate after warm-up.
   const rate = (done: number): number => {
     const s = (performance.now() - started) / 1e3;
     return s > 0 ? (done * Math.max(1, nEnvs)) / s : 0;

@@ -50,7 +50,12 @@ export interface RecordExampleResult {
   buildSeconds: number;
   /** The first step, taken before recording (kernel compiles on the GPU backend). */
   firstStepSeconds: number;
+  /** The first step the schedule records (the ones before it are skipped, waited or warmed up). */
+  recordedFrom: number;
+  /** Completed env-steps per second from that step on, wall clock: the steps `summary` times. */
   envStepsPerSecond: number;
+  /** The same over every step, the slow first ones included. */
+  allStepsEnvStepsPerSecond: number;
   schedule: ScheduleArgs;
   traces: string[];
   gpuDevices: number;
@@ -121,6 +126,8 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
     // 50 ms, and stop stepping once a signal has been taken.
     let lastYield = started;
     let stepped = started;
+    const recordedFrom = Math.min(steps - 1, scheduleArgs.skipFirst + scheduleArgs.wait + scheduleArgs.warmup);
+    let recordingFrom = started;
     let completed = 0;
     // The loop's own work between scene steps gets spans too, so that a recorded step's time is accounted for:
     // 'overhead' for gsprof's (progress output, yielding to the event loop, copying the timers), and the
@@ -136,6 +143,7 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
     try {
       await prof.start();
       for (let step = 0; step < steps && !interrupted; step++) {
+        if (step === recordedFrom) recordingFrom = performance.now();
         if (performance.now() - lastYield > 50) {
           tracer.begin('event loop', 'overhead');
           try { await new Promise((resolve) => setImmediate(resolve)); } finally { tracer.end(); }
@@ -176,6 +184,7 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
     }
     const stepSeconds = (stepped - started) / 1e3;
     const writeSeconds = (performance.now() - stepped) / 1e3;
+    const envs = Math.max(1, scenario.nEnvs);
     return {
       example: options.example,
       backend: String(scenario.gs.backend),
@@ -186,8 +195,11 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
       writeSeconds,
       buildSeconds,
       firstStepSeconds,
-      // Completed steps over the time they took: the trace writing after them is not stepping.
-      envStepsPerSecond: (steps * Math.max(1, scenario.nEnvs)) / stepSeconds,
+      // Completed steps over the time they took (the trace writing after them is not stepping), from the first
+      // recorded step on as summary counts them, and over all steps.
+      recordedFrom,
+      envStepsPerSecond: ((steps - recordedFrom) * envs) / ((stepped - recordingFrom) / 1e3),
+      allStepsEnvStepsPerSecond: (steps * envs) / stepSeconds,
       schedule: scheduleArgs,
       traces: [...prof.tracePaths],
       gpuDevices: hooks.devices.length,
