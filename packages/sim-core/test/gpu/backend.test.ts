@@ -1,6 +1,7 @@
 /** The public API on the WebGPU backend: device description, parity with the CPU backend, timers, reset, errors. */
 import { afterAll, describe, expect, test } from 'vitest';
 import * as gs from '../../src/index.js';
+import { QUEUE_WARNING_STEPS } from '../../src/backend/gpu.js';
 import { hasGpu } from './gpu-env.js';
 
 const FRANKA = 'xml/franka_emika_panda/panda.xml';
@@ -46,6 +47,30 @@ describe.skipIf(!hasGpu)('WebGPU backend through the public API', () => {
     }
     expect(log.lines().filter((l) => l.startsWith('FPS lines count steps as they are queued for the GPU'))).toHaveLength(1);
   });
+
+  test('steps queued without ever yielding get one warning naming the fix; a loop that syncs gets none', async () => {
+    await gs.init({ backend: 'gpu', loggingLevel: 'warning' });
+    const log = gs.captureLogs();
+    try {
+      const scene = new gs.Scene({ profilingOptions: { showFPS: false } });
+      scene.addEntity(gs.morphs.MJCF({ file: FRANKA }));
+      await scene.build({ nEnvs: 1 });
+      for (let i = 0; i < QUEUE_WARNING_STEPS - 1; i++) scene.step();
+      await scene.sync(); // yields: the count starts again
+      for (let i = 0; i < QUEUE_WARNING_STEPS - 1; i++) scene.step();
+      await scene.sync();
+      expect(log.lines().filter((l) => l.includes('steps queued for the GPU'))).toEqual([]);
+      for (let i = 0; i < QUEUE_WARNING_STEPS + 10; i++) scene.step();
+      await scene.sync();
+      expect(log.lines().filter((l) => l.includes('steps queued for the GPU'))).toEqual([
+        `${QUEUE_WARNING_STEPS} steps queued for the GPU without returning to the event loop: the queue has no depth limit and each queued step holds host memory until the GPU runs it; \`await scene.sync()\` every few hundred steps keeps it bounded.`,
+      ]);
+      await scene.destroy();
+    } finally {
+      log.restore();
+      await gs.destroy();
+    }
+  }, 120_000);
 
   test('gs.device describes the adapter and hands the GPUDevice to a profiler', async () => {
     await gs.init({ backend: 'gpu', loggingLevel: 'warning' });
