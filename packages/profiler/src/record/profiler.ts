@@ -132,13 +132,8 @@ export class Profiler implements Recorder, AsyncDisposable {
         stack.push(c && c.mode === 'record' && this.cpuActivity ? this.openSpan(c, name, category, args, false) : null);
       },
       end: () => { stack.pop()?.end(); },
-      threadSpan: (thread, name, category, startMs, endMs, args) => {
-        const c = this.cycle;
-        if (c?.mode !== 'record' || !this.cpuActivity) return;
-        // performance.now() ms are the system clock's ns / 1e6 (host-clock.ts).
-        const start = Math.max(startMs * 1e6, c.baseHostNs);
-        c.completeSlice(name, category, start, Math.max(start, endMs * 1e6), args, c.threadTrack(thread.name, thread.tid));
-      },
+      // performance.now() ms are the system clock's ns / 1e6 (host-clock.ts).
+      threadSpan: (thread, name, category, startMs, endMs, args) => this.completeSpan(name, category, startMs * 1e6, endMs * 1e6, args, thread),
     };
   }
 
@@ -295,10 +290,12 @@ export class Profiler implements Recorder, AsyncDisposable {
     return this.openSpan(c, name, category, args, true);
   }
 
-  completeSpan(name: string, category: string, startHostNs: number, endHostNs: number, args?: Args): void {
+  /** On the host thread, or on `thread`'s own track (another thread of this process). */
+  completeSpan(name: string, category: string, startHostNs: number, endHostNs: number, args?: Args, thread?: { name: string; tid: number }): void {
     const c = this.cycle;
     if (c?.mode !== 'record' || !this.cpuActivity) return;
-    c.completeSlice(name, category, Math.max(startHostNs, c.baseHostNs), endHostNs, args);
+    const track = thread ? c.threadTrack(thread.name, thread.tid) : c.hostTrack;
+    c.completeSlice(name, category, Math.max(startHostNs, c.baseHostNs), endHostNs, args, track);
   }
 
   private openSpan(c: Cycle, name: string, category: string, args: Args | undefined, register: boolean): OpenSpan {
