@@ -33,43 +33,44 @@ async function run(backend: 'cpu' | 'gpu'): Promise<{ q: number[][]; v: number[]
 describe.skipIf(!hasGpu)('WebGPU backend through the public API', () => {
   afterAll(async () => { if (gs.isInitialized()) await gs.destroy(); });
 
-  test('with FPS lines on, the build says that on the GPU they count queued steps, not finished ones', async () => {
-    await gs.init({ backend: 'gpu', loggingLevel: 'info' });
+  /** A Franka scene of `nEnvs` on the GPU, logs captured at `level` from init on; returns the lines logged. */
+  async function gpuFrankaLogs(level: 'info' | 'warning', showFPS: boolean, nEnvs: number, body: (scene: gs.Scene, logged: () => string[]) => Promise<void>): Promise<string[]> {
+    await gs.init({ backend: 'gpu', loggingLevel: level });
     const log = gs.captureLogs();
     try {
-      const scene = new gs.Scene({ profilingOptions: { showFPS: true } });
+      const scene = new gs.Scene({ profilingOptions: { showFPS } });
       scene.addEntity(gs.morphs.MJCF({ file: FRANKA }));
-      await scene.build({ nEnvs: B });
+      await scene.build({ nEnvs });
+      await body(scene, () => log.lines());
       await scene.destroy();
     } finally {
       log.restore();
       await gs.destroy();
     }
-    expect(log.lines().filter((l) => l.startsWith('FPS lines count steps as they are queued for the GPU'))).toHaveLength(1);
+    return log.lines();
+  }
+
+  test('with FPS lines on, the build says that on the GPU they count queued steps, not finished ones', async () => {
+    const lines = await gpuFrankaLogs('info', true, B, async () => {});
+    expect(lines.filter((l) => l.startsWith('FPS lines count steps as they are queued for the GPU'))).toHaveLength(1);
   });
 
   test('steps queued without ever yielding get one warning naming the fix; a loop that syncs gets none', async () => {
-    await gs.init({ backend: 'gpu', loggingLevel: 'warning' });
-    const log = gs.captureLogs();
-    try {
-      const scene = new gs.Scene({ profilingOptions: { showFPS: false } });
-      scene.addEntity(gs.morphs.MJCF({ file: FRANKA }));
-      await scene.build({ nEnvs: 1 });
+    const queueWarnings = (lines: string[]): string[] => lines.filter((l) => l.includes('steps queued for the GPU'));
+    let beforeWarning: string[] = [];
+    const lines = await gpuFrankaLogs('warning', false, 1, async (scene, logged) => {
       for (let i = 0; i < QUEUE_WARNING_STEPS - 1; i++) scene.step();
       await scene.sync(); // yields: the count starts again
       for (let i = 0; i < QUEUE_WARNING_STEPS - 1; i++) scene.step();
       await scene.sync();
-      expect(log.lines().filter((l) => l.includes('steps queued for the GPU'))).toEqual([]);
+      beforeWarning = queueWarnings(logged());
       for (let i = 0; i < QUEUE_WARNING_STEPS + 10; i++) scene.step();
       await scene.sync();
-      expect(log.lines().filter((l) => l.includes('steps queued for the GPU'))).toEqual([
-        `${QUEUE_WARNING_STEPS} steps queued for the GPU without returning to the event loop: the queue has no depth limit and each queued step holds host memory until the GPU runs it; \`await scene.sync()\` every few hundred steps keeps it bounded.`,
-      ]);
-      await scene.destroy();
-    } finally {
-      log.restore();
-      await gs.destroy();
-    }
+    });
+    expect(beforeWarning).toEqual([]);
+    expect(queueWarnings(lines)).toEqual([
+      `${QUEUE_WARNING_STEPS} steps queued for the GPU without returning to the event loop: the queue has no depth limit and each queued step holds host memory until the GPU runs it; \`await scene.sync()\` every few hundred steps keeps it bounded.`,
+    ]);
   }, 120_000);
 
   test('gs.device describes the adapter and hands the GPUDevice to a profiler', async () => {
