@@ -129,6 +129,8 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
     const recordedFrom = Math.min(steps - 1, scheduleArgs.skipFirst + scheduleArgs.wait + scheduleArgs.warmup);
     let recordingFrom = started;
     let completed = 0;
+    /** Steps issued; fewer than `steps` after Ctrl-C. */
+    let taken = 0;
     // The loop's own work between scene steps gets spans too, so that a recorded step's time is accounted for:
     // 'overhead' for gsprof's (progress output, yielding to the event loop, copying the timers), and the
     // example's control update as a user range.
@@ -169,12 +171,14 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
         else ready.catch(() => undefined);
         // Completed steps, never queued ones: on the GPU a step counts when the device has finished it.
         const done = step + 1;
+        taken = done;
         const queue = onGpu ? hooks.devices[0]?.queue : undefined;
         if (queue) void queue.onSubmittedWorkDone().then(() => { completed = Math.max(completed, done); progress.tick(completed); }, () => undefined);
         else span('progress', 'overhead', () => progress.tick(done));
       }
       await scenario.scene.sync();
-      progress.tick(steps);
+      // After the final sync every step issued is complete (an interrupted run issued fewer than asked).
+      progress.tick(taken);
       stepped = performance.now();
       await prof.stop();
     } finally {
