@@ -129,6 +129,24 @@ describe.skipIf(!hasGpu)('GPU pipeline against the f32 CPU pipeline, 200 steps',
     expect(drift.vel).toBeLessThan(VEL_TOL);
   });
 
+  test('a free joint with stiffness springs back toward its reference, position and rotation (issue 13)', async () => {
+    // no floor and no gravity: only the spring moves the body, which starts displaced and rotated from qpos0
+    const { mj, m } = await loadMujocoXml(`<mujoco><option timestep="0.002" gravity="0 0 0"/><worldbody>
+      <body pos="0 0 0.5"><joint type="free" stiffness="3" damping="0.01"/><geom type="box" size="0.1 0.08 0.05" mass="1"/></body>
+    </worldbody></mujoco>`);
+    const model = setConst(modelFromMujoco(mj, m));
+    const d = makeData(model, N, '32');
+    const start = [0.1, -0.05, 0.6, Math.cos(0.4), Math.sin(0.4) * 0.6, 0, Math.sin(0.4) * 0.8];
+    fill(d, start, 'qpos');
+    const drift = await runBoth(model, d);
+    // the CPU side really moved (its spring is held to MuJoCo by the stage tests); without the GPU's free-joint
+    // spring the GPU body would stay put and drift by the whole swing
+    expect(Math.abs(d.qpos[0]! - start[0]!)).toBeGreaterThan(0.01);
+    expect(Math.abs(d.qpos[3 * N]! - start[3]!)).toBeGreaterThan(0.01);
+    expect(drift.pos).toBeLessThan(POS_TOL);
+    expect(drift.vel).toBeLessThan(VEL_TOL);
+  });
+
   test('joint-level actuatorfrcrange clamps the summed actuator force on hinge and slide (issue 13)', async () => {
     const { mj, m } = await loadMujocoXml(ACTFRC_XML);
     const model = setConst(modelFromMujoco(mj, m));

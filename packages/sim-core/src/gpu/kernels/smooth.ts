@@ -213,10 +213,30 @@ const passive: KernelDef = {
   for (var j = 0; j < NJNT; j++) {
     let jtype = mn(M_JNT_TYPE, j);
     let k = mr(M_JNT_STIFFNESS, j);
-    if (k != 0.0 && jtype >= 2) {
-      let qa = mn(M_JNT_QPOSADR, j);
-      let da = mn(M_JNT_DOFADR, j);
+    if (k == 0.0) { continue; }
+    let qa = mn(M_JNT_QPOSADR, j);
+    let da = mn(M_JNT_DOFADR, j);
+    if (jtype >= 2) {
       dset(D_QFRC_PASSIVE, da, e, dget(D_QFRC_PASSIVE, da, e) - k * (dget(D_QPOS, qa, e) - mr(M_QPOS_SPRING, qa)));
+      continue;
+    }
+    // Free joint (the only other type the GPU backend builds): a linear spring on the position, then, as MuJoCo,
+    // the rotation vector from the spring quaternion to the normalized qpos quaternion.
+    for (var c = 0; c < 3; c++) {
+      dset(D_QFRC_PASSIVE, da + c, e, dget(D_QFRC_PASSIVE, da + c, e) - k * (dget(D_QPOS, qa + c, e) - mr(M_QPOS_SPRING, qa + c)));
+    }
+    var q = vec4<f32>(dget(D_QPOS, qa + 3, e), dget(D_QPOS, qa + 4, e), dget(D_QPOS, qa + 5, e), dget(D_QPOS, qa + 6, e));
+    let nrm = length(q);
+    if (nrm < 1e-15) { q = vec4<f32>(1.0, 0.0, 0.0, 0.0); } else { q = q / nrm; }
+    let sp = vec4<f32>(mr(M_QPOS_SPRING, qa + 3), -mr(M_QPOS_SPRING, qa + 4), -mr(M_QPOS_SPRING, qa + 5), -mr(M_QPOS_SPRING, qa + 6));
+    let dif = quat_mul(sp, q);
+    var axis = dif.yzw;
+    let sinHalf = length(axis);
+    if (sinHalf < 1e-15) { axis = vec3<f32>(1.0, 0.0, 0.0); } else { axis = axis / sinHalf; }
+    var angle = 2.0 * atan2(sinHalf, dif.x);
+    if (angle > 3.14159265358979) { angle -= 6.28318530717959; }
+    for (var c = 0; c < 3; c++) {
+      dset(D_QFRC_PASSIVE, da + 3 + c, e, dget(D_QFRC_PASSIVE, da + 3 + c, e) - k * axis[c] * angle);
     }
   }`,
 };
