@@ -312,9 +312,14 @@ export class Scene implements EntityHost {
     );
   }
 
-  /** Resolves when every step issued so far has finished (a no-op wait on the CPU). */
+  /**
+   * Resolves when every step issued so far has finished (a no-op wait on the CPU), then checks the error
+   * flags as they stand: on the GPU the checks inside step() can only see flags read while the program
+   * awaited, so a loop that never awaits learns of NaN or overflow here.
+   */
   async sync(): Promise<void> {
     await this.requireSim().sync();
+    this.checkErrors();
   }
 
   /** Restores the build-time state of the selected envs (all by default); controls go back to none. */

@@ -87,6 +87,12 @@ class GpuSimInstance implements SimInstance {
   private readonly hostTimers: Float64Array;
   private errFlags: Uint32Array;
   private pendingErrors: Promise<void> | null = null;
+  /**
+   * Flag reads started so far, and for each env the count when its flags were last cleared: a read started
+   * before a clear (reset, resetOnError) still sees the old flag, and must not report that env again.
+   */
+  private flagReads = 0;
+  private readonly clearedAtRead: Uint32Array;
   private destroyed = false;
 
   constructor(
@@ -101,6 +107,7 @@ class GpuSimInstance implements SimInstance {
     this.bytesPerEnv = bytesPerEnv(sim.layout);
     this.hostTimers = new Float64Array(TIMER_SLOTS * this.nEnvs);
     this.errFlags = new Uint32Array(this.nEnvs);
+    this.clearedAtRead = new Uint32Array(this.nEnvs);
     resetData(model, initial);
   }
 
@@ -146,7 +153,7 @@ class GpuSimInstance implements SimInstance {
     this.queuedThisTurn += 1;
     if (this.queuedThisTurn === QUEUE_WARNING_STEPS && !this.warnedQueue) {
       this.warnedQueue = true;
-      logger.warning(`${QUEUE_WARNING_STEPS} steps queued for the GPU without returning to the event loop: the queue has no depth limit and each queued step holds host memory until the GPU runs it; \`await scene.sync()\` every few hundred steps keeps it bounded.`);
+      logger.warning(`${QUEUE_WARNING_STEPS} steps queued for the GPU without returning to the event loop: the queue has no depth limit and each queued step holds host memory until the GPU runs it, and NaN or overflow is only detected when the program awaits; \`await scene.sync()\` every few hundred steps keeps the queue bounded and checks for errors.`);
     }
   }
 
@@ -154,12 +161,20 @@ class GpuSimInstance implements SimInstance {
     const sim = this.live();
     await sim.sync();
     const n = this.nEnvs;
+    const read = ++this.flagReads;
     const [it, act, con, ls, nefc, err] = await Promise.all(
       ['timerIterations', 'timerActive', 'timerContacts', 'timerLsIterations', 'nefc', 'errFlags'].map((f) => sim.readField(f)),
     );
     this.hostTimers.fill(Number.NaN, 0, n);
     [it, act, con, ls, nefc].forEach((src, i) => { this.hostTimers.set(src!, (i + 1) * n); });
-    this.errFlags = Uint32Array.from(err!);
+    for (let e = 0; e < n; e++) this.errFlags[e] = this.clearedAtRead[e]! < read ? err![e]! : 0;
+  }
+
+  private cleared(envs: Int32Array): void {
+    for (const e of envs) {
+      this.errFlags[e] = 0;
+      this.clearedAtRead[e] = this.flagReads;
+    }
   }
 
   reset(envs: Int32Array): void {
@@ -173,7 +188,7 @@ class GpuSimInstance implements SimInstance {
         sim.writeElements(f, k, envs, Array.from(envs, () => v));
       }
     }
-    for (const e of envs) this.errFlags[e] = 0;
+    this.cleared(envs);
   }
 
   /** A device-resident tensor's buffer: uploaded on first use and reused, so a loop that keeps its targets
@@ -255,9 +270,9 @@ class GpuSimInstance implements SimInstance {
   /** Answers the last completed poll and starts the next one, so stepping never waits for the device. */
   pollErrors(): EnvErrors {
     if (!this.pendingErrors && !this.destroyed) {
+      const read = ++this.flagReads;
       this.pendingErrors = this.sim.readField('errFlags').then((f) => {
-        const now = Uint32Array.from(f);
-        for (let e = 0; e < this.nEnvs; e++) this.errFlags[e]! |= now[e]!;
+        for (let e = 0; e < this.nEnvs; e++) if (this.clearedAtRead[e]! < read) this.errFlags[e]! |= f[e]!;
       }).catch(() => undefined).finally(() => { this.pendingErrors = null; });
     }
     const envs: number[] = [];
@@ -269,7 +284,7 @@ class GpuSimInstance implements SimInstance {
   clearErrors(envs: Int32Array): void {
     const sim = this.live();
     sim.writeElements('errFlags', 0, envs, Array.from(envs, () => 0));
-    for (const e of envs) this.errFlags[e] = 0;
+    this.cleared(envs);
   }
 
   async destroy(): Promise<void> {

@@ -69,7 +69,7 @@ describe.skipIf(!hasGpu)('WebGPU backend through the public API', () => {
     });
     expect(beforeWarning).toEqual([]);
     expect(queueWarnings(lines)).toEqual([
-      `${QUEUE_WARNING_STEPS} steps queued for the GPU without returning to the event loop: the queue has no depth limit and each queued step holds host memory until the GPU runs it; \`await scene.sync()\` every few hundred steps keeps it bounded.`,
+      `${QUEUE_WARNING_STEPS} steps queued for the GPU without returning to the event loop: the queue has no depth limit and each queued step holds host memory until the GPU runs it, and NaN or overflow is only detected when the program awaits; \`await scene.sync()\` every few hundred steps keeps the queue bounded and checks for errors.`,
     ]);
   }, 120_000);
 
@@ -187,6 +187,37 @@ describe.skipIf(!hasGpu)('WebGPU backend through the public API', () => {
     expect(err).toBeInstanceOf(gs.SimulationError);
     expect((err as gs.SimulationError).envsIdx).toEqual([2]);
     expect((err as Error).message).toMatch(/blow-up \(\|qpos\| or \|qvel\| > (50|5e\+1)\) of envs \[2\]/);
+    await scene.destroy();
+    await gs.destroy();
+  });
+
+  test('a loop that never awaits learns of a blow-up at scene.sync() (issue 13)', async () => {
+    await gs.init({ backend: 'gpu', loggingLevel: 'warning' });
+    const scene = new gs.Scene({ rigidOptions: { dt: 0.01, blowUpThreshold: 50 }, profilingOptions: { showFPS: false } });
+    const franka = scene.addEntity(gs.morphs.MJCF({ file: FRANKA }));
+    await scene.build({ nEnvs: 4 });
+    franka.setDofsVelocity(new Array(9).fill(100), { envsIdx: [1] });
+    // 100 steps pass ten in-step checks, none of which can see a flag read (the event loop never turns)
+    for (let i = 0; i < 100; i++) scene.step();
+    const err = await scene.sync().then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(gs.SimulationError);
+    expect((err as gs.SimulationError).envsIdx).toEqual([1]);
+    await scene.destroy();
+    await gs.destroy();
+  });
+
+  test('resetOnError resets a blown-up env once, not again from a flag read started before the reset (issue 13)', async () => {
+    await gs.init({ backend: 'gpu', loggingLevel: 'error' });
+    const scene = new gs.Scene({ rigidOptions: { dt: 0.01, blowUpThreshold: 50, errorCheckInterval: 1, resetOnError: true }, profilingOptions: { showFPS: false } });
+    const franka = scene.addEntity(gs.morphs.MJCF({ file: FRANKA }));
+    await scene.build({ nEnvs: 4 });
+    franka.setDofsVelocity(new Array(9).fill(100), { envsIdx: [3] });
+    // every step checks and awaits, so a poll is always in flight when the reset happens
+    for (let i = 0; i < 40; i++) { scene.step(); await new Promise((r) => setTimeout(r, 5)); }
+    await scene.sync();
+    expect(scene.lastError?.envsIdx).toEqual([3]);
+    expect(scene.lastError!.step).toBeLessThan(40); // found by a check inside the loop, not by the final sync
+    expect(scene.errorResetCount).toBe(1);
     await scene.destroy();
     await gs.destroy();
   });
