@@ -9,6 +9,7 @@
 import { rejectUnknownKeys } from './keys.js';
 import type { SimInstance, ValueBlock } from '../backend/backend.js';
 import { DofCtrlMode } from '../data/data.js';
+import { logger } from './logger.js';
 import { JointType, type Model } from '../model/model.js';
 import {
   parseEnvsIdx, parseIndex, readShape, shapeValues, type IndexInput, type Selection, type ValueInput,
@@ -91,11 +92,25 @@ interface DofPos {
   joint: number;
 }
 
+/** Marks dofs whose new gain is nonzero in some env; a gain set to 0 in every env marks the dof idle again. */
+function noteNonzero(flags: Uint8Array, dofs: Int32Array, block: ValueBlock, everyEnv: boolean): void {
+  const w = dofs.length;
+  dofs.forEach((d, k) => {
+    let any = 0;
+    for (let r = 0; r < block.rows && !any; r++) if (block.data[r * w + k] !== 0) any = 1;
+    flags[d] = everyEnv ? any : flags[d]! | any;
+  });
+}
+
 export class Entity {
   private layout: EntityLayout | null = null;
   private model: Model | null = null;
   private jointList: Joint[] = [];
   private dofPos: DofPos[] = [];
+  /** Per local dof: whether kp (kv) may be nonzero in some env, from the build and every setDofsKp (Kv). */
+  private kpNonzero = new Uint8Array(0);
+  private kvNonzero = new Uint8Array(0);
+  private warnedNoGain = new Set<string>();
 
   constructor(
     private readonly host: EntityHost,
@@ -132,6 +147,31 @@ export class Entity {
     }
     this.jointList = joints;
     this.dofPos = dofPos;
+  }
+
+  /** The build-time gains of this entity's dofs (local order). */
+  noteGains(kp: ArrayLike<number>, kv: ArrayLike<number>): void {
+    this.kpNonzero = Uint8Array.from(kp, (x) => (x !== 0 ? 1 : 0));
+    this.kvNonzero = Uint8Array.from(kv, (x) => (x !== 0 ? 1 : 0));
+    this.warnedNoGain.clear();
+  }
+
+  /**
+   * A position (velocity) target on a dof whose kp (kv) is 0 everywhere does nothing: MJCF gives gains only to
+   * dofs driven by a position or velocity actuator. Say so once per entity and control, naming the joints.
+   */
+  private warnIfNoGain(mode: DofCtrlMode, dofs: Int32Array): void {
+    const [gain, nonzero, call] = mode === DofCtrlMode.Position
+      ? ['kp', this.kpNonzero, 'controlDofsPosition'] as const
+      : ['kv', this.kvNonzero, 'controlDofsVelocity'] as const;
+    if (this.warnedNoGain.has(gain)) return;
+    const idle = Array.from(dofs).filter((d) => nonzero[d] === 0);
+    if (idle.length === 0) return;
+    this.warnedNoGain.add(gain);
+    const joints = [...new Set(idle.map((d) => this.jointList.find((j) => j.dofsIdxLocal.includes(d))?.name || `dof ${d}`))];
+    logger.warning(`${call} on entity ${this.idx}: dofs [${idle.join(', ')}] (${joints.join(', ')}) have ${gain} = 0 ` +
+      `(no ${mode === DofCtrlMode.Position ? 'position' : 'position or velocity'} actuator drives them and set${gain === 'kp' ? 'DofsKp' : 'DofsKv'} was not called), ` +
+      `so ${mode === DofCtrlMode.Position ? 'they will not move toward the target' : 'the target velocity has no effect'}. Set gains with entity.set${gain === 'kp' ? 'DofsKp' : 'DofsKv'}().`);
   }
 
   private requireLayout(): EntityLayout {
@@ -178,6 +218,7 @@ export class Entity {
   private control(field: 'dofCtrlPos' | 'dofCtrlVel' | 'dofCtrlForce', mode: DofCtrlMode, values: ValueInput, args: DofsArgs): void {
     const { envs, dofs, global } = this.selectDofs(args);
     const block = shapeValues(values, envs, dofs, 'dofs_idx');
+    if (mode === DofCtrlMode.Position || mode === DofCtrlMode.Velocity) this.warnIfNoGain(mode, dofs.idx);
     const sim = this.host.requireSim();
     sim.writeDofs(field, global, envs.idx, block);
     if (mode === DofCtrlMode.Position) sim.writeDofs('dofCtrlVel', global, envs.idx, zeros(global.length));
@@ -209,12 +250,16 @@ export class Entity {
 
   setDofsKp(kp: ValueInput, args: DofsArgs = {}): void {
     const { envs, dofs, global } = this.selectDofs(args);
-    this.host.requireSim().writeDofs('dofKp', global, envs.idx, shapeValues(kp, envs, dofs, 'dofs_idx'));
+    const block = shapeValues(kp, envs, dofs, 'dofs_idx');
+    this.host.requireSim().writeDofs('dofKp', global, envs.idx, block);
+    noteNonzero(this.kpNonzero, dofs.idx, block, envs.idx.length === Math.max(1, this.host.nEnvs));
   }
 
   setDofsKv(kv: ValueInput, args: DofsArgs = {}): void {
     const { envs, dofs, global } = this.selectDofs(args);
-    this.host.requireSim().writeDofs('dofKv', global, envs.idx, shapeValues(kv, envs, dofs, 'dofs_idx'));
+    const block = shapeValues(kv, envs, dofs, 'dofs_idx');
+    this.host.requireSim().writeDofs('dofKv', global, envs.idx, block);
+    noteNonzero(this.kvNonzero, dofs.idx, block, envs.idx.length === Math.max(1, this.host.nEnvs));
   }
 
   setDofsForceRange(lower: ValueInput, upper: ValueInput, args: DofsArgs = {}): void {

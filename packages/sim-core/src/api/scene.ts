@@ -11,8 +11,8 @@ import { externalRecorder, getTracer, type SpanArgs } from '../instrument.js';
 import {
   loadMJCF, loadURDF, mergeModels, planeModel, resolveAsset, type EntityRange, type LoadedModel,
 } from '../loaders/index.js';
-import type { Model } from '../model/model.js';
-import { checkStateFits } from '../data/make-data.js';
+import { EqType, type Model } from '../model/model.js';
+import { buildDofGains, checkStateFits } from '../data/make-data.js';
 import { setConst } from '../physics/setconst.js';
 import { Entity, type EntityHost, type EntityLayout } from './entity.js';
 import { FPSTracker, hostClock, type Clock } from './fps.js';
@@ -245,7 +245,7 @@ export class Scene implements EntityHost {
       this.model = model;
       this.sim = sim;
       this.nEnvsBuilt = nEnvs;
-      this.applyDefaultGains(sim);
+      this.applyDefaultGains(sim, model);
       this.fpsTracker = new FPSTracker(nEnvs, this.profilingOptions.fpsTrackerAlpha, this.clock);
       logger.info(
         `Scene built in ${((performance.now() - t0) / 1000).toFixed(2)} s: ${nEnvs === 0 ? 'unbatched' : `${nEnvs} envs`}, ` +
@@ -261,15 +261,31 @@ export class Scene implements EntityHost {
     }
   }
 
-  private applyDefaultGains(sim: SimInstance): void {
+  /** Writes the URDF default gains, and tells each entity which of its dofs have a nonzero kp and kv (the
+   *  build-time figures are only for that: the Data already holds them). */
+  private applyDefaultGains(sim: SimInstance, model: Model): void {
     const envs = Int32Array.from({ length: sim.nEnvs }, (_, i) => i);
+    const built = buildDofGains(model);
+    // A dof tied to a driven dof by a joint equality (Franka's second finger) follows it: not idle.
+    for (let q = 0; q < model.neq; q++) {
+      if (model.eqType[q] !== EqType.Joint || model.eqObj2id[q]! < 0) continue;
+      const a = model.jntDofadr[model.eqObj1id[q]!]!, b = model.jntDofadr[model.eqObj2id[q]!]!;
+      for (const g of [built.kp, built.kv]) {
+        if (g[a] === 0) g[a] = g[b]!;
+        if (g[b] === 0) g[b] = g[a]!;
+      }
+    }
     for (const e of this.entities) {
-      if (!e.defaultGains) continue;
-      const dofs = e.joints.filter((j) => j.type !== 'free').flatMap((j) => j.dofsIdx);
-      if (dofs.length === 0) continue;
-      const idx = Int32Array.from(dofs);
-      sim.writeDofs('dofKp', idx, envs, { data: new Float64Array(idx.length).fill(e.defaultGains.kp), rows: 1 });
-      sim.writeDofs('dofKv', idx, envs, { data: new Float64Array(idx.length).fill(e.defaultGains.kv), rows: 1 });
+      const kp = built.kp.slice(e.dofStart, e.dofStart + e.nDofs);
+      const kv = built.kv.slice(e.dofStart, e.dofStart + e.nDofs);
+      const dofs = e.defaultGains ? e.joints.filter((j) => j.type !== 'free').flatMap((j) => j.dofsIdx) : [];
+      if (e.defaultGains && dofs.length > 0) {
+        const idx = Int32Array.from(dofs);
+        sim.writeDofs('dofKp', idx, envs, { data: new Float64Array(idx.length).fill(e.defaultGains.kp), rows: 1 });
+        sim.writeDofs('dofKv', idx, envs, { data: new Float64Array(idx.length).fill(e.defaultGains.kv), rows: 1 });
+        for (const d of dofs) { kp[d - e.dofStart] = e.defaultGains.kp; kv[d - e.dofStart] = e.defaultGains.kv; }
+      }
+      e.noteGains(kp, kv);
     }
   }
 

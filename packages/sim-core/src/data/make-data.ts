@@ -155,30 +155,47 @@ export function makeData(m: Model, nEnvs: number, precision: Precision, opts: Da
   return data;
 }
 
+/** Per-dof PD gains and force range, in joint space. */
+export interface DofGains { kp: Float64Array; kv: Float64Array; lower: Float64Array; upper: Float64Array }
+
 /**
- * Genesis' per-dof PD gains at build: from a position-like actuator on the dof (gain kp, bias [0, -kp, -kv]),
- * mapped through its gear to joint space; 0 without one (the API may set URDF defaults afterwards).
+ * Genesis' per-dof PD gains at build, from the actuator on the dof mapped through its gear to joint space: a
+ * position-like actuator (gain kp, bias [0, -kp, -kv]) gives kp and kv; a velocity-like one (gain kv, bias
+ * [0, 0, -kv]) gives kv, so controlDofsVelocity drives it. 0 without one (the API may set URDF defaults).
  */
+export function buildDofGains(m: Model): DofGains {
+  const plan = planOf(m);
+  const gains: DofGains = {
+    kp: new Float64Array(m.nv), kv: new Float64Array(m.nv),
+    lower: new Float64Array(m.nv).fill(-Infinity), upper: new Float64Array(m.nv).fill(Infinity),
+  };
+  for (let i = 0; i < m.nv; i++) {
+    const u = plan.dofActuator[i]!;
+    if (u < 0 || m.actuatorGaintype[u] !== GainType.Fixed || m.actuatorBiastype[u] !== BiasType.Affine) continue;
+    const gain = m.actuatorGainprm[10 * u]!, b0 = m.actuatorBiasprm[10 * u]!;
+    const b1 = m.actuatorBiasprm[10 * u + 1]!, b2 = m.actuatorBiasprm[10 * u + 2]!;
+    const g = m.actuatorGear[6 * u]!;
+    const positionLike = gain === -b1;
+    const velocityLike = b0 === 0 && b1 === 0 && gain === -b2;
+    if (!positionLike && !velocityLike) continue;
+    gains.kp[i] = positionLike ? gain * g * g : 0;
+    gains.kv[i] = (0 - b2) * g * g; // +0, not -0, for kv 0
+    if (m.actuatorForcelimited[u]) {
+      const a = m.actuatorForcerange[2 * u]! * g, b = m.actuatorForcerange[2 * u + 1]! * g;
+      gains.lower[i] = Math.min(a, b); gains.upper[i] = Math.max(a, b);
+    }
+  }
+  return gains;
+}
+
 function initDofGains(m: Model, d: Data): void {
   const n = d.nEnvs;
-  const plan = planOf(m);
+  const { kp, kv, lower, upper } = buildDofGains(m);
   for (let i = 0; i < m.nv; i++) {
-    let kp = 0, kv = 0, lo = -Infinity, hi = Infinity;
-    const u = plan.dofActuator[i]!;
-    if (u >= 0 && m.actuatorGaintype[u] === GainType.Fixed && m.actuatorBiastype[u] === BiasType.Affine &&
-        m.actuatorGainprm[10 * u] === -m.actuatorBiasprm[10 * u + 1]!) {
-      const g = m.actuatorGear[6 * u]!;
-      kp = m.actuatorGainprm[10 * u]! * g * g;
-      kv = -m.actuatorBiasprm[10 * u + 2]! * g * g;
-      if (m.actuatorForcelimited[u]) {
-        const a = m.actuatorForcerange[2 * u]! * g, b = m.actuatorForcerange[2 * u + 1]! * g;
-        lo = Math.min(a, b); hi = Math.max(a, b);
-      }
-    }
-    d.dofKp.fill(kp, i * n, (i + 1) * n);
-    d.dofKv.fill(kv, i * n, (i + 1) * n);
-    d.dofForceRange.fill(lo, 2 * i * n, (2 * i + 1) * n);
-    d.dofForceRange.fill(hi, (2 * i + 1) * n, (2 * i + 2) * n);
+    d.dofKp.fill(kp[i]!, i * n, (i + 1) * n);
+    d.dofKv.fill(kv[i]!, i * n, (i + 1) * n);
+    d.dofForceRange.fill(lower[i]!, 2 * i * n, (2 * i + 1) * n);
+    d.dofForceRange.fill(upper[i]!, (2 * i + 1) * n, (2 * i + 2) * n);
   }
 }
 
