@@ -12,6 +12,7 @@ import {
   loadMJCF, loadURDF, mergeModels, planeModel, resolveAsset, type EntityRange, type LoadedModel,
 } from '../loaders/index.js';
 import { EqType, type Model } from '../model/model.js';
+import { collisionPlan } from '../collision/plan.js';
 import { buildDofGains, checkStateFits } from '../data/make-data.js';
 import { setConst } from '../physics/setconst.js';
 import { Entity, type EntityHost, type EntityLayout } from './entity.js';
@@ -231,6 +232,8 @@ export class Scene implements EntityHost {
         return merged;
       });
       const model = span('setConst', undefined, () => setConst(merged));
+      // Geom pairs without collision code are refused here, at build, rather than at the first step.
+      if (model.opt.enableCollision) collisionPlan(model);
       // Refused with the size named before any env is allocated (either backend), not V8's bare allocation error.
       checkStateFits(model, nEnvs, initPrecision);
       // Entities now index into the merged model.

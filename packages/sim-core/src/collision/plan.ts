@@ -13,7 +13,6 @@ import type { NarrowPhase } from './contact.js';
 import { mixParams, type PairParams } from './params.js';
 import { planeBox, planeCapsule, planeCylinder, planeSphere } from './plane.js';
 import { capsuleCapsule, sphereCapsule, sphereCylinder, sphereSphere } from './round.js';
-import { logger } from '@gsprof/log';
 
 export interface CollisionPlan {
   npair: number;
@@ -26,7 +25,7 @@ export interface CollisionPlan {
   friction: Float64Array;       // 5 per pair
   solref: Float64Array;         // 2 per pair
   solimp: Float64Array;         // 5 per pair
-  /** Pairs that pass every filter but have no narrow phase here (e.g. box-box); they never make contacts. */
+  /** Pairs that pass every filter but have no narrow phase here (e.g. box-box); collisionPlan refuses them. */
   unsupported: string[];
   selfCollision: boolean;
 }
@@ -138,16 +137,22 @@ export function buildCollisionPlan(m: Model): CollisionPlan {
 
 const plans = new WeakMap<Model, CollisionPlan>();
 
-/** The model's plan, rebuilt if the self-collision switch changed since it was made. */
+/**
+ * The model's plan, rebuilt if the self-collision switch changed since it was made. Geoms that can touch but
+ * have no narrow phase here are refused: they would pass through each other (a stack of boxes sinks into
+ * itself), and a warning before wrong motion is not enough.
+ */
 export function collisionPlan(m: Model): CollisionPlan {
   let plan = plans.get(m);
   if (!plan || plan.selfCollision !== m.opt.enableSelfCollision) {
     plan = buildCollisionPlan(m);
-    plans.set(m, plan);
     if (plan.unsupported.length > 0) {
-      logger.warning(`sim-core collision: no narrow phase for ${plan.unsupported.length} geom pair(s), ` +
-        `they will not collide: ${plan.unsupported.slice(0, 5).join(', ')}${plan.unsupported.length > 5 ? ', ...' : ''}`);
+      const shown = plan.unsupported.slice(0, 5).join(', ') + (plan.unsupported.length > 5 ? `, ... (${plan.unsupported.length} in all)` : '');
+      throw new Error(`sim-core collision: no collision code for ${plan.unsupported.length} geom pair(s) that can touch: ${shown}. ` +
+        'Box-box, box-cylinder, capsule-cylinder and cylinder-cylinder contacts are not implemented yet. Keep such geoms ' +
+        'from colliding (contype/conaffinity, or <contact><exclude body1=... body2=...>), or use spheres and capsules.');
     }
+    plans.set(m, plan);
   }
   return plan;
 }

@@ -136,9 +136,9 @@ test('timers: labels, per-env slots and an env without rows', async () => {
 
 test('two islands (two boxes on the floor, 2 iterations) are solved separately, as MuJoCo', async () => {
   const xml = `<mujoco><option iterations="2"/><worldbody><geom type="plane" size="0 0 0.05"/>
-    <body pos="0 0 0.04"><freejoint/><geom type="box" size="0.1 0.1 0.05"/></body>
-    <body pos="1 0 0.06" euler="0.2 0.1 0"><freejoint/><geom type="box" size="0.05 0.1 0.08" mass="3"/></body>
-  </worldbody></mujoco>`;
+    <body name="a" pos="0 0 0.04"><freejoint/><geom type="box" size="0.1 0.1 0.05"/></body>
+    <body name="b" pos="1 0 0.06" euler="0.2 0.1 0"><freejoint/><geom type="box" size="0.05 0.1 0.08" mass="3"/></body>
+  </worldbody><contact><exclude body1="a" body2="b"/></contact></mujoco>`; // box-box has no collision code; they never touch
   const { mj, m: mjm } = await loadMujocoXml(xml);
   const model = modelFromMujoco(mj, mjm);
   const md = new mj.MjData(mjm);

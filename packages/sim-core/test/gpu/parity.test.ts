@@ -52,13 +52,17 @@ const BOX = `<mujoco><option timestep="0.002"/><worldbody>
 /** Several free bodies (one island each, two joined when the ball meets the capsule) and every narrow phase. */
 const PILE = `<mujoco><option timestep="0.002"/><worldbody>
   <geom name="floor" type="plane" size="0 0 0.05"/>
-  <geom name="step" type="box" pos="0 1 0.05" size="0.2 0.2 0.05"/>
-  <body pos="0 0 0.2" euler="0.3 0.2 0"><freejoint/><geom type="box" size="0.1 0.08 0.05" mass="1"/></body>
+  <body name="stepbody" pos="0 1 0.05"><geom name="step" type="box" size="0.2 0.2 0.05"/></body>
+  <body name="box" pos="0 0 0.2" euler="0.3 0.2 0"><freejoint/><geom type="box" size="0.1 0.08 0.05" mass="1"/></body>
   <body pos="1 0 0.15"><freejoint/><geom type="sphere" size="0.07" mass="0.5"/></body>
-  <body pos="1.05 0 0.35" euler="0 1.2 0"><freejoint/><geom type="capsule" size="0.04 0.1" mass="0.7"/></body>
-  <body pos="-1 0 0.2" euler="0.4 0 0"><freejoint/><geom type="cylinder" size="0.06 0.08" mass="0.8"/></body>
-  <body pos="0.05 1 0.25" euler="1.4 0 0.3"><freejoint/><geom type="capsule" size="0.04 0.15" mass="0.6"/></body>
-</worldbody></mujoco>`;
+  <body name="pill" pos="1.05 0 0.35" euler="0 1.2 0"><freejoint/><geom type="capsule" size="0.04 0.1" mass="0.7"/></body>
+  <body name="can" pos="-1 0 0.2" euler="0.4 0 0"><freejoint/><geom type="cylinder" size="0.06 0.08" mass="0.8"/></body>
+  <body name="rod" pos="0.05 1 0.25" euler="1.4 0 0.3"><freejoint/><geom type="capsule" size="0.04 0.15" mass="0.6"/></body>
+</worldbody><contact>
+  <!-- pairs with no collision code in sim-core (box-box, box-cylinder, capsule-cylinder); they never touch here -->
+  <exclude body1="stepbody" body2="box"/><exclude body1="stepbody" body2="can"/><exclude body1="box" body2="can"/>
+  <exclude body1="pill" body2="can"/><exclude body1="rod" body2="can"/>
+</contact></mujoco>`;
 
 /** Copies every Data field the GPU keeps into the GPU buffers (the initial state and the controls). */
 function upload(sim: GpuSim, d: Data): void {
