@@ -38,7 +38,8 @@ export interface Data {
 
   // Genesis-style dof controller (actuation stage). A dof in a mode other than None ignores the MuJoCo
   // actuator that drives it, so one dof never gets two controllers. At build, dofKp/dofKv/dofForceRange are
-  // initialised from a position-like actuator on that dof (gain kp, bias [0, -kp, -kv], forcerange); dofs
+  // initialised from a position-like actuator on that dof (gain kp, bias [0, -kp, -kv], forcerange) or a
+  // velocity-like one (gain kv, bias [0, 0, -kv]: kv only); dofs
   // without an actuator get kp = kv = 0 for MJCF and Genesis' URDF defaults kp 100, kv 10 for URDF.
   dofCtrlMode: Uint8Array;       // nv
   dofCtrlPos: Real; dofCtrlVel: Real; dofCtrlForce: Real;  // nv

@@ -15,7 +15,7 @@ import {
   EPS, addSym, composePose, normalize, normalized, pointInertia, principalInertia, quatFromRpy, rotateSym,
   type Quat, type Sym3, type Vec3,
 } from '../model/frame-math.js';
-import { geomRbound } from '../model/geom-props.js';
+import { geomInertia, geomRbound, geomVolume } from '../model/geom-props.js';
 import { Attrs } from './attrs.js';
 import type { LoadedModel } from './types.js';
 import { fail, parseXmlFile, type XmlElement } from './xml.js';
@@ -79,10 +79,12 @@ export function loadURDF(file: string, opts: URDFOptions = {}): LoadedModel {
   }
   for (const [name, count] of skipped) log.push(`ignored <${name}>${count > 1 ? ` x${count}` : ''} (no physical effect)`);
 
-  // URDF: a link without <inertial> is massless (Genesis and MuJoCo would derive a mass from its geometry)
+  // A link without <inertial> gets its mass from its collision geometry, as MuJoCo's URDF import does
+  // (inertiafromgeom "auto", density 1000); before, such links were massless.
   const noInertial = [...links.values()].filter((l) => l.geoms.length > 0 && !l.el.children.some((c) => c.name === 'inertial'));
+  for (const l of noInertial) l.inertial = inertialFromGeoms(l.geoms);
   if (noInertial.length > 0) {
-    log.push(`links without <inertial> are massless: ${noInertial.map((l) => l.name).join(', ')}`);
+    log.push(`links without <inertial> take their mass from their collision geometry (density ${GEOM_DENSITY}): ${noInertial.map((l) => l.name).join(', ')}`);
   }
 
   // tree structure: every joint's links exist, each link has at most one parent joint, one root
@@ -355,6 +357,20 @@ function readJoint(el: XmlElement): Joint {
   if (!j.child) fail(el, 'missing <child link=...>');
   if ((j.type === 'revolute' || j.type === 'prismatic') && !j.hasLimit) fail(el, `a ${j.type} joint needs a <limit>`);
   return j;
+}
+
+/** MuJoCo's default geom density (kg/m^3), which its URDF import uses for links without <inertial>. */
+const GEOM_DENSITY = 1000;
+
+/** Solid geoms of uniform density, as one inertial in the link frame. */
+function inertialFromGeoms(geoms: readonly GeomSpec[]): Inertial {
+  let out: Inertial = { mass: 0, com: [0, 0, 0], tensor: [0, 0, 0, 0, 0, 0] };
+  for (const g of geoms) {
+    const mass = GEOM_DENSITY * geomVolume(g.type, g.size);
+    const [ix, iy, iz] = geomInertia(g.type, g.size, mass);
+    out = combine(out, transformInertial({ mass, com: [0, 0, 0], tensor: [ix, iy, iz, 0, 0, 0] }, g.pos, g.quat));
+  }
+  return out;
 }
 
 /** The inertial of a child link, expressed in its parent's frame given the child's pose there. */

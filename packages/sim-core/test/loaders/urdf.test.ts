@@ -99,12 +99,13 @@ describe.skipIf(!hasShared())('bundled ANYmal C URDF against the Menagerie figur
   });
 });
 
+function write(name: string, text: string): string {
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  return file;
+}
+
 describe('loadURDF fixed-link merging', () => {
-  const write = (name: string, text: string) => {
-    const file = join(dir, name);
-    writeFileSync(file, text);
-    return file;
-  };
   const robot = (fixedType: string) => `<robot name="r">
   <link name="base">
     <inertial><origin xyz="0.1 0 0.05" rpy="0 0 0"/><mass value="2"/><inertia ixx="0.02" iyy="0.03" izz="0.04" ixy="0" ixz="0" iyz="0"/></inertial>
@@ -200,6 +201,34 @@ describe("loadURDF against MuJoCo's own URDF import", () => {
     expect(Array.from(ours.geomType)).toEqual(Array.from(ref.geomType));
     expectClose(ours.geomSize, ref.geomSize, 1e-12, 'geomSize');
     expectClose(ours.geomPos, ref.geomPos, 1e-12, 'geomPos');
+  });
+});
+
+describe('a URDF link without <inertial> (issue 13)', () => {
+  it('takes mass, centre of mass and inertia from its collision geometry, as MuJoCo computes them', async () => {
+    // the arm has a rotated, offset box and a cylinder and no <inertial>; before, it was massless
+    const file = write('noinertial.urdf', `<robot name="r">
+  <link name="base"><inertial><mass value="2"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="arm">
+    <collision><origin xyz="0.2 0 0.05" rpy="0.3 0 0.2"/><geometry><box size="0.4 0.06 0.08"/></geometry></collision>
+    <collision><origin xyz="0.4 0 0"/><geometry><cylinder radius="0.04" length="0.1"/></geometry></collision>
+  </link>
+  <joint name="j" type="revolute"><parent link="base"/><child link="arm"/><axis xyz="0 0 1"/>
+    <limit lower="-1" upper="1" effort="10" velocity="1"/></joint>
+</robot>`);
+    const ours = loadURDF(file, { fixed: true }).model;
+    const { mj, m, d } = await loadMujoco(file);
+    const ref = mujocoModel(mj, m);
+    d.delete();
+    m.delete();
+    const arm = (x: Model): number => x.bodyName.indexOf('arm');
+    const a = arm(ours), r = arm(ref);
+    // 1000 kg/m^3 x (0.4 x 0.06 x 0.08 + pi 0.04^2 0.1) = 1.9200 + 0.5027 kg
+    expect(Math.abs(ours.bodyMass[a]! - ref.bodyMass[r]!)).toBeLessThanOrEqual(1e-12);
+    expect(ours.bodyMass[a]!).toBeGreaterThan(2.4);
+    // the same solid, up to rounding (measured 1e-17 here; 1e-12 leaves a wide margin and fails on NaN)
+    expectClose(v3(ours.bodyIpos, a), v3(ref.bodyIpos, r), 1e-12, 'arm ipos');
+    expectClose(tensor(ours, a), tensor(ref, r), 1e-12, 'arm inertia');
   });
 });
 
