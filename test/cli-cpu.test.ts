@@ -106,7 +106,10 @@ describe('gsprof record --backend cpu, then the readers', () => {
   it("the run line's env-steps/s are completed steps over the stepping time (not the trace writing); from the first recorded step they are summary's", async () => {
     const out = tempDir();
     const started = performance.now();
-    const r = await gsprof(['record', '--example', 'franka', '--backend', 'cpu', '--n-envs', '4', '--steps', '40', '--out', out, '--json']);
+    // 256 envs: with small steps the host's work between steps (the run line's wall time counts it, summary's
+    // step spans do not) weighs more. At 4 envs the two were once 16% apart on a loaded 2-core machine; at 256,
+    // with both cores kept busy by other processes, 1.0-4.6% apart over 4 runs.
+    const r = await gsprof(['record', '--example', 'franka', '--backend', 'cpu', '--n-envs', '256', '--steps', '40', '--out', out, '--json']);
     const processSeconds = (performance.now() - started) / 1e3;
     expect(r.code, r.stderr).toBe(0);
     const d = JSON.parse(r.stdout) as {
@@ -120,7 +123,7 @@ describe('gsprof record --backend cpu, then the readers', () => {
     // ... and never less than the recorded steps, a subset of the steps taken, add up to in the trace.
     expect(d.stepSeconds).toBeGreaterThanOrEqual((d.summary.steps.count * d.summary.steps.meanNs) / 1e9);
     // From the first recorded step on, the run line times the steps summary times: the same rate. Measured: 1%
-    // apart (74,135 and 74,943 at 256 envs); bound 10%.
+    // apart (74,135 and 74,943 at 256 envs), 4.6% at worst under load; bound 10%.
     expect(d.recordedFrom).toBe(d.steps - d.summary.steps.count);
     expect(Math.abs(d.envStepsPerSecond / d.summary.steps.envStepsPerSec - 1)).toBeLessThan(0.1);
   });
