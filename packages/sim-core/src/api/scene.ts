@@ -13,6 +13,7 @@ import {
 } from '../loaders/index.js';
 import { EqType, type Model } from '../model/model.js';
 import { collisionPlan } from '../collision/plan.js';
+import { placeModel } from '../loaders/place.js';
 import { buildDofGains, checkStateFits } from '../data/make-data.js';
 import { setConst } from '../physics/setconst.js';
 import { Entity, type EntityHost, type EntityLayout } from './entity.js';
@@ -177,6 +178,7 @@ export class Scene implements EntityHost {
         // The span names the file as the user gave it (a bundled asset's name, not this machine's path).
         const file = resolveAsset(morph.file);
         loaded = span('parse', { file: morph.file }, () => loadMJCF(file));
+        placeModel(loaded.model, morph.pos, morph.quat);
         break;
       }
       case 'urdf': {
