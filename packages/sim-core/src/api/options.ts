@@ -38,6 +38,11 @@ export interface RigidOptions {
   resetOnError?: boolean;
   /** |qpos| or |qvel| above this counts as a blow-up (MuJoCo's mjMAXVAL). */
   blowUpThreshold?: number;
+  /**
+   * Contacts each env can hold (Genesis' max_collision_pairs); constraint rows follow from it. 'auto' (the
+   * default): two per geom, at least 8 and at most 64. More contacts than this in an env is an overflow error.
+   */
+  maxCollisionPairs?: number | 'auto';
 }
 
 export interface ProfilingOptions {
@@ -75,6 +80,7 @@ export interface ResolvedOptions {
   errorCheckInterval: number;
   resetOnError: boolean;
   blowUpThreshold: number;
+  maxCollisionPairs: number | 'auto';
 }
 
 /** Genesis' current defaults (REFERENCE §1: Newton, 50 iterations, tol 1e-6, line search 50 / 1e-2). */
@@ -83,14 +89,14 @@ export const DEFAULT_OPTIONS: Readonly<ResolvedOptions> = Object.freeze({
   integrator: 'implicitfast', eulerdamp: true, constraintSolver: 'newton',
   iterations: 50, tolerance: 1e-6, lsIterations: 50, lsTolerance: 1e-2, cone: 'pyramidal', impratio: 1,
   enableCollision: true, enableJointLimit: true, enableSelfCollision: true,
-  errorCheckInterval: 10, resetOnError: false, blowUpThreshold: 1e10,
+  errorCheckInterval: 10, resetOnError: false, blowUpThreshold: 1e10, maxCollisionPairs: 'auto',
 });
 
 const SIM_KEYS = ['dt', 'substeps', 'gravity'] as const;
 const RIGID_KEYS = [
   'dt', 'integrator', 'eulerdamp', 'constraintSolver', 'iterations', 'tolerance', 'lsIterations', 'lsTolerance',
   'cone', 'impratio', 'enableCollision', 'enableJointLimit', 'enableSelfCollision', 'errorCheckInterval',
-  'resetOnError', 'blowUpThreshold',
+  'resetOnError', 'blowUpThreshold', 'maxCollisionPairs',
 ] as const;
 const PROFILING_KEYS = ['showFPS', 'fpsTrackerAlpha'] as const;
 
@@ -150,6 +156,7 @@ export function validateSceneOptions(o: SceneOptions): void {
   positive(r.impratio, 'rigidOptions.impratio');
   positiveInt(r.errorCheckInterval, 'rigidOptions.errorCheckInterval');
   positive(r.blowUpThreshold, 'rigidOptions.blowUpThreshold');
+  if (r.maxCollisionPairs !== 'auto') positiveInt(r.maxCollisionPairs, 'rigidOptions.maxCollisionPairs');
   for (const k of ['eulerdamp', 'enableCollision', 'enableJointLimit', 'enableSelfCollision', 'resetOnError'] as const) {
     bool(r[k], `rigidOptions.${k}`);
   }

@@ -84,11 +84,15 @@ function listEnvs(envs: readonly number[]): string {
 }
 
 /** One line naming the envs and what went wrong in each group. */
-export function describeEnvErrors(envs: readonly number[], flags: readonly number[], batched: boolean, threshold: number): string {
+export function describeEnvErrors(
+  envs: readonly number[], flags: readonly number[], batched: boolean, threshold: number,
+  capacity: { maxContacts: number; maxEfc: number },
+): string {
   const groups: [number, string][] = [
     [ERR_NAN, 'NaN/Inf in the state'],
     [ERR_BLOWUP, `blow-up (|qpos| or |qvel| > ${threshold.toExponential()})`],
-    [ERR_OVERFLOW, 'contact/constraint buffer overflow'],
+    [ERR_OVERFLOW, `contact/constraint buffer overflow (room for ${capacity.maxContacts} contacts and ${capacity.maxEfc} ` +
+      'constraint rows per env; raise rigidOptions.maxCollisionPairs)'],
   ];
   const parts: string[] = [];
   for (const [bit, what] of groups) {
@@ -237,7 +241,8 @@ export class Scene implements EntityHost {
       // Geom pairs without collision code are refused here, at build, rather than at the first step.
       if (model.opt.enableCollision) collisionPlan(model);
       // Refused with the size named before any env is allocated (either backend), not V8's bare allocation error.
-      checkStateFits(model, nEnvs, initPrecision);
+      const maxContacts = this.options!.maxCollisionPairs === 'auto' ? undefined : this.options!.maxCollisionPairs;
+      checkStateFits(model, nEnvs, initPrecision, maxContacts === undefined ? {} : { maxContacts });
       // Entities now index into the merged model.
       this.entities.forEach((e, i) => { e.attach(model, layoutOf(ranges[i]!)); });
       const sim = await spanAsync('allocate', { nEnvs }, () =>
@@ -246,6 +251,7 @@ export class Scene implements EntityHost {
           blowUpThreshold: this.options!.blowUpThreshold,
           tracer: getTracer,
           ...(options.cpuThreads !== undefined ? { cpuThreads: options.cpuThreads } : {}),
+          ...(maxContacts !== undefined ? { maxContacts } : {}),
         }));
       this.model = model;
       this.sim = sim;
@@ -318,7 +324,7 @@ export class Scene implements EntityHost {
     const o = this.options!;
     const envList = Array.from(envs);
     const flagList = Array.from(flags);
-    const what = describeEnvErrors(envList, flagList, this.nEnvs > 0, o.blowUpThreshold);
+    const what = describeEnvErrors(envList, flagList, this.nEnvs > 0, o.blowUpThreshold, sim.capacity);
     if (o.resetOnError) {
       sim.reset(envs);
       this.errorResetCount += envs.length;

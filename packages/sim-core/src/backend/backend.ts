@@ -45,6 +45,8 @@ export interface BackendBuildOptions {
   readonly tracer: () => SimTracer | null;
   /** CPU threads for this scene, overriding gs.init's cpuThreads (a device backend ignores it). */
   readonly cpuThreads?: number | 'auto';
+  /** Contacts per env (rigidOptions.maxCollisionPairs); the default of makeData when absent. */
+  readonly maxContacts?: number;
 }
 
 /** Per-dof real fields of Data that the API writes and reads (all nv per env). */
@@ -80,6 +82,8 @@ export interface SimInstance {
   readonly precision: Precision;
   /** Bytes of simulation state per env (every Data array, divided by nEnvs). */
   readonly bytesPerEnv: number;
+  /** Contacts and constraint rows each env can hold; more sets the overflow flag. */
+  readonly capacity: { readonly maxContacts: number; readonly maxEfc: number };
   /** How the backend runs, for logs and benchmarks, e.g. "cpu, 2 threads". */
   readonly description: string;
 

@@ -52,7 +52,7 @@ export class CpuBackend implements Backend {
   }
 
   async build(model: Model, nEnvs: number, precision: Precision, options: BackendBuildOptions): Promise<SimInstance> {
-    const data = makeData(model, nEnvs, precision);
+    const data = makeData(model, nEnvs, precision, options.maxContacts === undefined ? {} : { maxContacts: options.maxContacts });
     const threads = threadsFor(data.nEnvs, options.cpuThreads ?? this.init.cpuThreads);
     const sim = new CpuSim(model, data, nEnvs > 0, options, threads);
     await sim.start();
@@ -68,6 +68,7 @@ class CpuSim implements SimInstance {
   readonly nEnvs: number;
   readonly precision: Precision;
   readonly bytesPerEnv: number;
+  readonly capacity: { readonly maxContacts: number; readonly maxEfc: number };
   private data: Data;
   private pool: EnvWorkerPool | null = null;
   private chunk = MIN_CHUNK_ENVS;
@@ -84,6 +85,7 @@ class CpuSim implements SimInstance {
     this.nEnvs = data.nEnvs;
     this.precision = data.precision;
     this.bytesPerEnv = bytesPerEnv(data);
+    this.capacity = { maxContacts: data.maxContacts, maxEfc: data.maxEfc };
   }
 
   get description(): string {

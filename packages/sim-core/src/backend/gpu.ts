@@ -60,7 +60,7 @@ export class GpuBackend implements Backend {
 
   async build(model: Model, nEnvs: number, precision: Precision, options: BackendBuildOptions): Promise<SimInstance> {
     // Every env starts from the same build state, so one host env is the source of uploads and resets.
-    const initial = makeData(model, 0, precision);
+    const initial = makeData(model, 0, precision, options.maxContacts === undefined ? {} : { maxContacts: options.maxContacts });
     const sim = new GpuSim(this.gpu, model, Math.max(1, nEnvs), {
       performanceMode: options.performanceMode || this.init.performanceMode,
       capacities: { maxContacts: initial.maxContacts, maxEfc: initial.maxEfc },
@@ -83,6 +83,7 @@ class GpuSimInstance implements SimInstance {
   readonly nEnvs: number;
   readonly precision: Precision = '32';
   readonly bytesPerEnv: number;
+  readonly capacity: { readonly maxContacts: number; readonly maxEfc: number };
   readonly hostData = null;
   private readonly hostTimers: Float64Array;
   private errFlags: Uint32Array;
@@ -105,6 +106,7 @@ class GpuSimInstance implements SimInstance {
   ) {
     this.nEnvs = sim.nEnvs;
     this.bytesPerEnv = bytesPerEnv(sim.layout);
+    this.capacity = { maxContacts: initial.maxContacts, maxEfc: initial.maxEfc };
     this.hostTimers = new Float64Array(TIMER_SLOTS * this.nEnvs);
     this.errFlags = new Uint32Array(this.nEnvs);
     this.clearedAtRead = new Uint32Array(this.nEnvs);
