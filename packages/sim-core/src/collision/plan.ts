@@ -9,6 +9,7 @@
  */
 import { GeomType, type Model } from '../model/model.js';
 import { capsuleBox, sphereBox } from './box.js';
+import { boxBox } from './box-box.js';
 import type { NarrowPhase } from './contact.js';
 import { mixParams, type PairParams } from './params.js';
 import { planeBox, planeCapsule, planeCylinder, planeSphere } from './plane.js';
@@ -55,6 +56,8 @@ export function narrowPhaseFor(type1: number, type2: number): NarrowPhase | null
         case GeomType.Box: return capsuleBox;
       }
       return null;
+    case GeomType.Box:
+      return type2 === GeomType.Box ? boxBox : null;
   }
   return null;
 }
@@ -149,8 +152,8 @@ export function collisionPlan(m: Model): CollisionPlan {
     if (plan.unsupported.length > 0) {
       const shown = plan.unsupported.slice(0, 5).join(', ') + (plan.unsupported.length > 5 ? `, ... (${plan.unsupported.length} in all)` : '');
       throw new Error(`sim-core collision: no collision code for ${plan.unsupported.length} geom pair(s) that can touch: ${shown}. ` +
-        'Box-box, box-cylinder, capsule-cylinder and cylinder-cylinder contacts are not implemented yet. Keep such geoms ' +
-        'from colliding (contype/conaffinity, or <contact><exclude body1=... body2=...>), or use spheres and capsules.');
+        'Box-cylinder, capsule-cylinder and cylinder-cylinder contacts are not implemented yet. Keep such geoms ' +
+        'from colliding (contype/conaffinity, or <contact><exclude body1=... body2=...>), or use spheres, capsules and boxes.');
     }
     plans.set(m, plan);
   }

@@ -91,6 +91,7 @@ describe('geom-geom collision matches MuJoCo', () => {
     ['capsule-box', capsule, box],
     ['box-capsule (types reordered)', box, capsule],
     ['sphere-cylinder', sphere, cylinder],
+    ['box-box (issue 13)', box, '<geom type="box" size="0.15 0.05 0.07" margin="0.01"/>'],
   ];
   for (const [name, g1, g2] of cases) {
     test(name, async () => {
@@ -109,6 +110,34 @@ describe('geom-geom collision matches MuJoCo', () => {
       expect(total).toBeGreaterThan(15);
     });
   }
+});
+
+describe('box-box matches mjc_BoxBox in its face and edge cases (issue 13)', () => {
+  const box1 = '<geom type="box" size="0.2 0.15 0.05"/>';
+  const box2 = '<geom type="box" size="0.1 0.12 0.08" margin="0.005"/>';
+  test('stacked and nearly aligned (face contacts), tilted onto an edge or a corner, and crossed edges', async () => {
+    const r = rng(4242);
+    const tilt = (ax: number, ay: number, az: number): number[] => {
+      const q = [1, ax, ay, az];
+      const n = Math.hypot(...q);
+      return q.map((v) => v / n);
+    };
+    const { total } = await compareWithMujoco(twoBodies(box1, box2), (q, i) => {
+      q.set([0, 0, 0, 1, 0, 0, 0], 0);
+      const kind = i % 4;
+      if (kind === 0) q.set([0.05 * (r() - 0.5), 0.05 * (r() - 0.5), 0.125 + 0.01 * (r() - 0.5)], 7); // resting on top
+      if (kind === 1) q.set([0.1 * (r() - 0.5), 0.1 * (r() - 0.5), 0.14], 7); // tilted onto an edge or a corner
+      if (kind === 2) q.set([0.25 * (r() - 0.5), 0, 0.13], 7); // hanging over a side
+      if (kind === 3) q.set([0, 0, 0.17], 7); // an edge across an edge
+      const q2 = kind === 0 ? tilt(0.02 * r(), 0.02 * r(), r() - 0.5)
+        : kind === 1 ? tilt(0.4 * (r() - 0.5), 0.4 * (r() - 0.5), r() - 0.5)
+          : kind === 2 ? tilt(0, 0, 0.3 * r())
+            : tilt(0.5 + 0.2 * r(), 0, 0.6 + 0.3 * r());
+      q.set(q2, 10);
+      if (i >= 24) q.set(randomQuat(r), 3); // the lower box turned too
+    }, 32);
+    expect(total).toBeGreaterThan(60);
+  });
 });
 
 describe('collision filters', () => {

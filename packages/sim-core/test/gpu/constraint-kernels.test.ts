@@ -17,6 +17,7 @@ import { GpuSim } from '../../src/gpu/runtime.js';
 import type { Model } from '../../src/model/model.js';
 import { lcg } from '../../../../test/support/random.js';
 import { hasShared, sharedPath } from '../../../../test/support/shared.js';
+import { BOX_TOWER_XML } from '../parity/models.js';
 import { setConst } from '../../src/physics/setconst.js';
 import { loadMujoco, loadMujocoXml, modelFromMujoco } from '../helpers/mujoco.js';
 import { gpuOrSkip, hasGpu } from './gpu-env.js';
@@ -179,6 +180,26 @@ describe.skipIf(!hasGpu)('WGSL constraint stages against the CPU stages', { time
     expect(ncon).toBeGreaterThan(4 * N); // most bodies touch the floor in most envs
     // geom types: 0 plane, 2 sphere, 3 capsule, 5 cylinder, 6 box
     for (const pair of ['0-2', '0-3', '0-5', '0-6', '2-3', '3-6']) expect([...pairs], `a ${pair} contact`).toContain(pair);
+  });
+
+  test('box on box: face, edge and corner contacts, as the CPU makes them (issue 13)', async () => {
+    const { mj, m } = await loadMujocoXml(BOX_TOWER_XML);
+    const model = setConst(modelFromMujoco(mj, m));
+    const fill = (d: Data, e: number) => {
+      const n = d.nEnvs;
+      // the lower box on the floor; the one above resting on it (even envs) or tipped onto an edge or corner
+      const poses = [
+        [0, 0, 0.049], [0.03 * rnd(), 0.03 * rnd(), e % 2 === 0 ? 0.149 : 0.16], [0.02 * rnd(), 0.02 * rnd(), 0.25],
+      ];
+      poses.forEach((p, b) => {
+        const q = [...p, ...randomQuat(b === 1 && e % 2 === 1 ? 0.6 : 0.05)];
+        for (let k = 0; k < 7; k++) d.qpos[(7 * b + k) * n + e] = q[k]!;
+      });
+      for (let k = 0; k < model.nv; k++) d.qvel[k * n + e] = 0.2 * rnd();
+    };
+    const { ncon, pairs } = await compare({ label: 'box tower', model, fill, expectContacts: true, expectLimits: false });
+    expect([...pairs]).toContain('6-6');
+    expect(ncon).toBeGreaterThan(6 * N);
   });
 
   test('CG on the same primitives', async () => {

@@ -16,3 +16,14 @@ export const FRICTIONLESS_BOX_XML = `<mujoco><option timestep="0.002"/><worldbod
   <geom name="floor" type="plane" size="0 0 0.05" friction="0 0 0"/>
   <body pos="0 0 0.049"><freejoint/><geom type="box" size="0.1 0.08 0.05" mass="1" friction="0 0 0"/></body>
 </worldbody></mujoco>`;
+
+/**
+ * Three boxes stacked on a floor, each turned a little and the top one sliding (issue 13: box-box had no
+ * collision code, so the tower sank into itself). Contacts: the floor's 4, and 4 or more per box-box face.
+ */
+export const BOX_TOWER_XML = `<mujoco><option timestep="0.002"/><worldbody>
+  <geom name="floor" type="plane" size="0 0 0.05"/>
+  <body name="b1" pos="0 0 0.05"><freejoint/><geom type="box" size="0.12 0.1 0.05" mass="1"/></body>
+  <body name="b2" pos="0.01 0 0.149" euler="0 0 0.3"><freejoint/><geom type="box" size="0.1 0.08 0.05" mass="0.8"/></body>
+  <body name="b3" pos="-0.01 0.01 0.25" euler="0.05 0 -0.2"><freejoint/><geom type="box" size="0.06 0.06 0.05" mass="0.5"/></body>
+</worldbody><contact><exclude body1="b1" body2="b3"/></contact></mujoco>`;

@@ -14,11 +14,11 @@ export interface Pair { mj: Mj; mjm: Mj; md: Mj; model: Model; d: Data }
 
 /** sim-core Data (f64 unless told, `nEnvs` identical envs) in the same state as MuJoCo's `md` (qpos, qvel, ctrl). */
 export function twin(
-  mj: Mj, mjm: Mj, md: Mj, nEnvs: number, patch?: (m: Model) => void, precision: '32' | '64' = '64',
+  mj: Mj, mjm: Mj, md: Mj, nEnvs: number, patch?: (m: Model) => void, precision: '32' | '64' = '64', maxContacts?: number,
 ): Pair {
   const model = setConst(modelFromMujoco(mj, mjm));
   patch?.(model);
-  const d = makeData(model, nEnvs, precision);
+  const d = makeData(model, nEnvs, precision, maxContacts === undefined ? {} : { maxContacts });
   const n = d.nEnvs;
   for (let e = 0; e < n; e++) {
     for (let k = 0; k < model.nq; k++) d.qpos[k * n + e] = md.qpos[k];

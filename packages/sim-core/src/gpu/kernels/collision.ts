@@ -9,19 +9,20 @@
  * all fit in MAXCON is dropped whole and sets errFlags bit 2 (value 4); later pairs still may fit.
  *
  * Narrow phases mirrored: plane against sphere, capsule, cylinder and box; sphere-sphere, sphere-capsule,
- * capsule-capsule, sphere-cylinder, sphere-box, capsule-box: every pair the CPU supports.
+ * capsule-capsule, sphere-cylinder, sphere-box, capsule-box, box-box (box_box.ts): every pair the CPU supports.
  * Geom types: 0 plane, 2 sphere, 3 capsule, 5 cylinder, 6 box.
  */
 import type { KernelDef } from '../runtime.js';
 import { WGSL_MATH } from '../wgsl-math.js';
+import { BOX_BOX_WGSL } from './box_box.js';
 
 const COLLISION_HELPERS = /* wgsl */ `
 const MINVAL_C: f32 = 1e-15;
-// One pair's contacts (at most 4 for the narrow phases here): distance, point, normal, first tangent.
-var<private> nc_dist: array<f32, 4>;
-var<private> nc_pos: array<vec3<f32>, 4>;
-var<private> nc_n: array<vec3<f32>, 4>;
-var<private> nc_t: array<vec3<f32>, 4>;
+// One pair's contacts (box-box may write up to 24 before dropping repeats): distance, point, normal, tangent.
+var<private> nc_dist: array<f32, 24>;
+var<private> nc_pos: array<vec3<f32>, 24>;
+var<private> nc_n: array<vec3<f32>, 24>;
+var<private> nc_t: array<vec3<f32>, 24>;
 
 fn set_contact(k: i32, dist: f32, p: vec3<f32>, n: vec3<f32>) {
   nc_dist[k] = dist; nc_pos[k] = p; nc_n[k] = n; nc_t[k] = vec3<f32>(0.0);
@@ -354,6 +355,7 @@ fn has_narrow(t1: i32, t2: i32) -> bool {
   if (t1 == 0) { return t2 == 2 || t2 == 3 || t2 == 5 || t2 == 6; }
   if (t1 == 2) { return t2 == 2 || t2 == 3 || t2 == 5 || t2 == 6; }
   if (t1 == 3) { return t2 == 3 || t2 == 6; }
+  if (t1 == 6) { return t2 == 6; }
   return false;
 }
 
@@ -386,6 +388,7 @@ fn narrow(g1: i32, g2: i32, e: u32, margin: f32) -> i32 {
   }
   if (t1 == 3 && t2 == 3) { return capsule_capsule(p1, m1, s1.xy, p2, m2, s2.xy, margin); }
   if (t1 == 3 && t2 == 6) { return capsule_box(p1, m1, s1.x, s1.y, p2, m2, s2, margin); }
+  if (t1 == 6 && t2 == 6) { return box_box(p1, m1, s1, p2, m2, s2, margin); }
   return 0;
 }
 
@@ -500,7 +503,7 @@ fn collide_pair(ga: i32, gb: i32, e: u32, ncon0: i32) -> i32 {
 
 export const collisionKernel: KernelDef = {
   name: 'collision',
-  helpers: WGSL_MATH + COLLISION_HELPERS,
+  helpers: WGSL_MATH + COLLISION_HELPERS + BOX_BOX_WGSL,
   body: /* wgsl */ `
   var ncon = 0;
   if (OPT_COLLISION != 0) {
