@@ -8,7 +8,8 @@
  */
 import { rejectUnknownKeys } from './keys.js';
 import type { SimInstance, ValueBlock } from '../backend/backend.js';
-import { DofCtrlMode } from '../data/data.js';
+import { DofCtrlMode, type Data } from '../data/data.js';
+import { currentLinkState } from './link-state.js';
 import { logger } from './logger.js';
 import { JointType, type Model } from '../model/model.js';
 import {
@@ -56,19 +57,34 @@ export interface DofsArgs {
   envsIdx?: IndexInput;
 }
 
+export interface LinksArgs {
+  linksIdx?: IndexInput;
+  envsIdx?: IndexInput;
+}
+
 /**
- * Genesis' positional form `controlDofsPosition(pos, dofsIdx, envsIdx)` or our options object
- * `{ dofsIdx, envsIdx }`: an index (number, array, typed array, Tensor) as the second argument is dofsIdx.
+ * Genesis' positional form (`controlDofsPosition(pos, dofsIdx, envsIdx)`, `getLinksPos(linksIdx, envsIdx)`)
+ * or our options object `{ dofsIdx | linksIdx, envsIdx }`: an index (number, array, typed array, Tensor) in
+ * the options' place is the entity-local index.
  */
-function dofsArgs(args: DofsArgs | IndexInput, envsIdx: IndexInput | undefined): DofsArgs {
+function positional<K extends 'dofsIdx' | 'linksIdx'>(
+  key: K, args: Partial<Record<K | 'envsIdx', IndexInput>> | IndexInput, envsIdx: IndexInput | undefined,
+): Partial<Record<K | 'envsIdx', IndexInput>> {
   const isIndex = typeof args === 'number' || args instanceof Tensor || Array.isArray(args) || ArrayBuffer.isView(args);
   if (isIndex) {
-    const dofsIdx = args as IndexInput;
-    return envsIdx === undefined ? { dofsIdx } : { dofsIdx, envsIdx };
+    const out = { [key]: args as IndexInput } as Partial<Record<K | 'envsIdx', IndexInput>>;
+    if (envsIdx !== undefined) out.envsIdx = envsIdx;
+    return out;
   }
   if (envsIdx !== undefined) throw new Error('envsIdx given both positionally and in the options object');
-  return args as DofsArgs;
+  return args as Partial<Record<K | 'envsIdx', IndexInput>>;
 }
+
+const dofsArgs = (args: DofsArgs | IndexInput, envsIdx: IndexInput | undefined): DofsArgs => positional('dofsIdx', args, envsIdx);
+const linksArgs = (args: LinksArgs | IndexInput, envsIdx: IndexInput | undefined): LinksArgs => positional('linksIdx', args, envsIdx);
+
+/** Where getLinksVel measures a link's linear velocity: at the link frame's origin, or at its centre of mass. */
+export type VelocityRef = 'linkOrigin' | 'linkCom';
 
 export interface QsArgs {
   qsIdx?: IndexInput;
@@ -198,13 +214,26 @@ export class Entity {
 
   // ---- selection helpers
 
-  private selectDofs(args: DofsArgs): { envs: Selection; dofs: Selection; global: Int32Array } {
-    rejectUnknownKeys(args, ['dofsIdx', 'envsIdx'], 'dofs arguments', { dofs_idx_local: 'dofsIdx' });
+  /** The envs and the entity-local dofs or links selected, and the latter's indices in the scene's model. */
+  private select(kind: 'dofs' | 'links', args: DofsArgs & LinksArgs): { envs: Selection; sel: Selection; global: Int32Array } {
+    const key = kind === 'dofs' ? 'dofsIdx' : 'linksIdx';
+    rejectUnknownKeys(args, [key, 'envsIdx'], `${kind} arguments`, { [`${kind}_idx_local`]: key });
     this.host.requireSim();
     const l = this.requireLayout();
     const envs = parseEnvsIdx(args.envsIdx, this.host.nEnvs);
-    const dofs = parseIndex(args.dofsIdx, l.nDof, 'dofs_idx', 'n_dofs');
-    return { envs, dofs, global: dofs.idx.map((i) => i + l.dofAdr) };
+    const [count, adr] = kind === 'dofs' ? [l.nDof, l.dofAdr] : [l.nBody, l.bodyAdr];
+    const sel = parseIndex(args[key], count, `${kind}_idx`, `n_${kind}`);
+    return { envs, sel, global: sel.idx.map((i) => i + adr) };
+  }
+
+  private selectDofs(args: DofsArgs): { envs: Selection; dofs: Selection; global: Int32Array } {
+    const { envs, sel, global } = this.select('dofs', args);
+    return { envs, dofs: sel, global };
+  }
+
+  private selectLinks(args: LinksArgs): { envs: Selection; links: Selection; global: Int32Array } {
+    const { envs, sel, global } = this.select('links', args);
+    return { envs, links: sel, global };
   }
 
   private selectQs(args: QsArgs): { envs: Selection; qs: Selection; global: Int32Array } {
@@ -352,6 +381,88 @@ export class Entity {
 
   getDofsVelocity(args: DofsArgs = {}): Promise<Tensor> {
     return this.readDofs('qvel', args);
+  }
+
+  // ---- links (bodies): from the current state; forces: of the last step
+
+  /**
+   * `width` numbers per link from the current state (see link-state.ts), as a [envs, links, width] tensor:
+   * `pick(d, body, t, out, o)` writes link `body` of host env t at out[o..o+width).
+   */
+  private async readLinks(
+    args: LinksArgs, width: number, velocities: boolean,
+    pick: (d: Data, body: number, t: number, out: Float32Array | Float64Array, o: number) => void,
+  ): Promise<Tensor> {
+    const { envs, links, global } = this.selectLinks(args);
+    const sim = this.host.requireSim();
+    const d = await currentLinkState(sim, this.model!, envs.idx, velocities);
+    const nL = global.length;
+    const out = sim.precision === '32' ? new Float32Array(envs.idx.length * nL * width) : new Float64Array(envs.idx.length * nL * width);
+    for (let t = 0; t < envs.idx.length; t++) for (let j = 0; j < nL; j++) pick(d, global[j]!, t, out, (t * nL + j) * width);
+    return new Tensor(out, [...readShape(envs, links), width]);
+  }
+
+  /** World position of each link frame: [nEnvs, nLinks, 3] (no env dimension when unbatched). */
+  getLinksPos(args: LinksArgs | IndexInput = {}, envsIdx?: IndexInput): Promise<Tensor> {
+    return this.readLinks(linksArgs(args, envsIdx), 3, false, (d, b, t, out, o) => {
+      for (let k = 0; k < 3; k++) out[o + k] = d.xpos[(3 * b + k) * d.nEnvs + t]!;
+    });
+  }
+
+  /** World orientation of each link frame, (w, x, y, z): [nEnvs, nLinks, 4]. */
+  getLinksQuat(args: LinksArgs | IndexInput = {}, envsIdx?: IndexInput): Promise<Tensor> {
+    return this.readLinks(linksArgs(args, envsIdx), 4, false, (d, b, t, out, o) => {
+      for (let k = 0; k < 4; k++) out[o + k] = d.xquat[(4 * b + k) * d.nEnvs + t]!;
+    });
+  }
+
+  /**
+   * World linear velocity of each link: [nEnvs, nLinks, 3], at the link frame's origin (Genesis' default) or,
+   * with `ref: 'linkCom'`, at its centre of mass. MuJoCo keeps the spatial velocity about its tree's centre
+   * of mass (cvel); the point's velocity is v + w x (point - tree com), as mj_objectVelocity computes it.
+   */
+  getLinksVel(args: LinksArgs & { ref?: VelocityRef } = {}): Promise<Tensor> {
+    const { ref = 'linkOrigin', ...rest } = args;
+    if (ref !== 'linkOrigin' && ref !== 'linkCom') throw new Error(`getLinksVel: ref must be 'linkOrigin' or 'linkCom', got '${String(ref)}'`);
+    const model = this.model!;
+    return this.readLinks(linksArgs(rest, undefined), 3, true, (d, b, t, out, o) => {
+      const n = d.nEnvs;
+      const point = ref === 'linkCom' ? d.xipos : d.xpos;
+      const root = model.bodyRootid[b]!;
+      const c = (k: number) => d.cvel[(6 * b + k) * n + t]!;
+      const r = (k: number) => point[(3 * b + k) * n + t]! - d.subtreeCom[(3 * root + k) * n + t]!;
+      out[o] = c(3) + (c(1) * r(2) - c(2) * r(1));
+      out[o + 1] = c(4) + (c(2) * r(0) - c(0) * r(2));
+      out[o + 2] = c(5) + (c(0) * r(1) - c(1) * r(0));
+    });
+  }
+
+  /** World angular velocity of each link: [nEnvs, nLinks, 3]. */
+  getLinksAngVel(args: LinksArgs | IndexInput = {}, envsIdx?: IndexInput): Promise<Tensor> {
+    return this.readLinks(linksArgs(args, envsIdx), 3, true, (d, b, t, out, o) => {
+      for (let k = 0; k < 3; k++) out[o + k] = d.cvel[(6 * b + k) * d.nEnvs + t]!;
+    });
+  }
+
+  /** The generalized force of the actuators and dof controllers on each dof in the last step (qfrc_actuator). */
+  async getDofsControlForce(args: DofsArgs | IndexInput = {}, envsIdx?: IndexInput): Promise<Tensor> {
+    const { envs, dofs, global } = this.selectDofs(dofsArgs(args, envsIdx));
+    return new Tensor(await this.host.requireSim().readState('qfrcActuator', global, envs.idx), readShape(envs, dofs));
+  }
+
+  /**
+   * The force each dof felt in the last step besides gravity, Coriolis and constraints: actuation plus springs
+   * and dampers plus applied force (qfrc_actuator + qfrc_passive + qfrc_applied), as Genesis' dofs force.
+   */
+  async getDofsForce(args: DofsArgs | IndexInput = {}, envsIdx?: IndexInput): Promise<Tensor> {
+    const { envs, dofs, global } = this.selectDofs(dofsArgs(args, envsIdx));
+    const sim = this.host.requireSim();
+    const [act, pas, app] = await Promise.all([
+      sim.readState('qfrcActuator', global, envs.idx), sim.readState('qfrcPassive', global, envs.idx),
+      sim.readState('qfrcApplied', global, envs.idx),
+    ]);
+    for (let k = 0; k < act.length; k++) act[k] = act[k]! + pas[k]! + app[k]!;
+    return new Tensor(act, readShape(envs, dofs));
   }
 
   async getQpos(args: QsArgs = {}): Promise<Tensor> {

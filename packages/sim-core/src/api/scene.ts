@@ -152,6 +152,16 @@ export class Scene implements EntityHost {
     return this.nEnvsBuilt;
   }
 
+  /** Genesis' scene.t: the number of scene steps taken since build. */
+  get t(): number {
+    return this.stepCount;
+  }
+
+  /** Genesis' scene.cur_t: simulated seconds since build (t x dt). */
+  get curT(): number {
+    return this.stepCount * (this.options?.dt ?? 0);
+  }
+
   /** The merged model (after build). */
   get compiledModel(): Model {
     if (!this.model) throw new Error('Scene is not built yet. Call `await scene.build()` first.');

@@ -49,6 +49,9 @@ export interface BackendBuildOptions {
   readonly maxContacts?: number;
 }
 
+/** Per-dof forces of the last step that the getters read. */
+export type StateField = 'qfrcActuator' | 'qfrcPassive' | 'qfrcApplied';
+
 /** Per-dof real fields of Data that the API writes and reads (all nv per env). */
 export type DofField = 'qvel' | 'qacc' | 'qfrcApplied' | 'dofCtrlPos' | 'dofCtrlVel' | 'dofCtrlForce' | 'dofKp' | 'dofKv';
 
@@ -104,6 +107,8 @@ export interface SimInstance {
   readQpos(qs: Int32Array, envs: Int32Array): Promise<Float32Array | Float64Array>;
   writeCtrl(actuators: Int32Array, envs: Int32Array, values: ValueBlock): void;
   readCtrl(actuators: Int32Array, envs: Int32Array): Promise<Float32Array | Float64Array>;
+  /** Elements `idx` of a per-dof force field in these envs, as the last step computed them. */
+  readState(field: StateField, idx: Int32Array, envs: Int32Array): Promise<Float32Array | Float64Array>;
 
   /** The solver timers, slot-major [slot * nEnvs + e], as of the last step (CPU) or the last sync (GPU). */
   timers(): Float64Array;

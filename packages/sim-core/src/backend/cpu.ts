@@ -17,7 +17,7 @@ import type { Model } from '../model/model.js';
 import {
   ERR_BLOWUP, ERR_NAN,
   type Backend, type BackendBuildOptions, type BackendInitOptions, type DeviceDescription, type DofField,
-  type EnvErrors, type SimInstance, type ValueBlock,
+  type EnvErrors, type SimInstance, type StateField, type ValueBlock,
 } from './backend.js';
 
 /** Below this many envs one thread is as fast: fewer than two chunks leave the workers nothing to take. */
@@ -216,6 +216,10 @@ class CpuSim implements SimInstance {
 
   async readQpos(qs: Int32Array, envs: Int32Array): Promise<Float32Array | Float64Array> {
     return this.read(this.field('qpos'), qs, envs);
+  }
+
+  async readState(field: StateField, idx: Int32Array, envs: Int32Array): Promise<Float32Array | Float64Array> {
+    return this.read(this.live()[field], idx, envs);
   }
 
   writeCtrl(actuators: Int32Array, envs: Int32Array, values: ValueBlock): void {

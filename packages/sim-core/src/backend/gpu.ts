@@ -15,7 +15,8 @@ import { bytesPerEnv } from '../gpu/layout.js';
 import { GpuSim } from '../gpu/runtime.js';
 import { logger } from '@gsprof/log';
 import type {
-  Backend, BackendBuildOptions, BackendInitOptions, DeviceDescription, DofField, EnvErrors, SimInstance, ValueBlock,
+  Backend, BackendBuildOptions, BackendInitOptions, DeviceDescription, DofField, EnvErrors, SimInstance, StateField,
+  ValueBlock,
 } from './backend.js';
 
 /** Steps queued in one event-loop turn before the GPU backend warns that host memory grows with the queue. */
@@ -255,6 +256,10 @@ class GpuSimInstance implements SimInstance {
 
   readQpos(qs: Int32Array, envs: Int32Array): Promise<Float32Array> {
     return this.read('qpos', qs, envs);
+  }
+
+  readState(field: StateField, idx: Int32Array, envs: Int32Array): Promise<Float32Array> {
+    return this.read(field, idx, envs);
   }
 
   writeCtrl(actuators: Int32Array, envs: Int32Array, values: ValueBlock): void {

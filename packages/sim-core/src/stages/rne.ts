@@ -24,7 +24,7 @@ export function rne(m: Model, d: Data, e0: number, e1: number): void {
 }
 
 /** mj_comVel: cvel and cdofDot. */
-function comVel(m: Model, d: Data, e0: number, e1: number): void {
+export function comVel(m: Model, d: Data, e0: number, e1: number): void {
   const n = d.nEnvs;
   const plan = planOf(m);
   const { cvel, cdof, cdofDot, qvel } = d;

@@ -191,6 +191,28 @@ describe.skipIf(!hasGpu)('WebGPU backend through the public API', () => {
     await gs.destroy();
   });
 
+  test('link and force getters read the GPU state: hand position as the CPU computes it, servo forces (issue 13)', async () => {
+    const run = async (backend: 'cpu' | 'gpu'): Promise<{ hand: number[]; force: number[] }> => {
+      await gs.init({ backend, precision: '32', loggingLevel: 'warning' });
+      const scene = new gs.Scene({ rigidOptions: { dt: 0.01 }, profilingOptions: { showFPS: false } });
+      const franka = scene.addEntity(gs.morphs.MJCF({ file: FRANKA }));
+      await scene.build({ nEnvs: 3 });
+      franka.controlDofsPosition(gs.tensor(TARGET));
+      for (let i = 0; i < 20; i++) scene.step();
+      const hand = ((await franka.getLinksPos([7])).toArray() as number[][][])[2]![0]!;
+      const force = ((await franka.getDofsControlForce()).toArray() as number[][])[2]!;
+      await scene.destroy();
+      await gs.destroy();
+      return { hand, force };
+    };
+    const gpu = await run('gpu');
+    const cpu = await run('cpu');
+    // f32 on both; the GPU-vs-CPU drift of 20 steps is far below a millimetre
+    for (let k = 0; k < 3; k++) expect(Math.abs(gpu.hand[k]! - cpu.hand[k]!)).toBeLessThan(1e-4);
+    expect(Math.hypot(...gpu.force.slice(0, 7))).toBeGreaterThan(1); // the servos push toward the target
+    for (let k = 0; k < 9; k++) expect(Math.abs(gpu.force[k]! - cpu.force[k]!)).toBeLessThan(1e-2 * Math.max(1, Math.abs(cpu.force[k]!)));
+  });
+
   test('a loop that never awaits learns of a blow-up at scene.sync() (issue 13)', async () => {
     await gs.init({ backend: 'gpu', loggingLevel: 'warning' });
     const scene = new gs.Scene({ rigidOptions: { dt: 0.01, blowUpThreshold: 50 }, profilingOptions: { showFPS: false } });
