@@ -8,6 +8,7 @@
  */
 import { type DofCtrlMode, TIMER_SLOTS, type Data, type Precision } from '../data/data.js';
 import { makeData, resetData } from '../data/make-data.js';
+import { collisionPlan, geomLabel } from '../collision/plan.js';
 import type { Model } from '../model/model.js';
 import { isSoftwareAdapter, openGpu, type OpenedGpu } from '../gpu/adapter.js';
 import { GPU_KERNELS } from '../gpu/kernels/index.js';
@@ -21,6 +22,30 @@ import type {
 
 /** Steps queued in one event-loop turn before the GPU backend warns that host memory grows with the queue. */
 export const QUEUE_WARNING_STEPS = 5000;
+
+/**
+ * The lowest contact friction the f32 kernels resolve. A pyramid's two rows are the normal plus and minus
+ * friction times the tangent, so the tangential part of the solver's Hessian is friction^2 of the normal
+ * part; in f32 it drowns in rounding and the Hessian turns indefinite. A box sliding on a plane went NaN at
+ * friction 1e-3 (dt 0.002) and 3e-3 (dt 0.01), and matched the CPU to 5 digits at 5e-3 for dt 0.001-0.02;
+ * 1e-2 leaves a factor of 2.
+ */
+export const GPU_MIN_FRICTION = 1e-2;
+
+/** Refuses geom pairs that can touch with a sliding friction the f32 solver cannot resolve. */
+function refuseLowFriction(model: Model): void {
+  if (!model.opt.enableCollision) return;
+  const plan = collisionPlan(model);
+  const low: string[] = [];
+  for (let p = 0; p < plan.npair; p++) {
+    const mu = plan.friction[5 * p]!;
+    if (mu < GPU_MIN_FRICTION) low.push(`${geomLabel(model, plan.geom1[p]!)} - ${geomLabel(model, plan.geom2[p]!)} (${mu})`);
+  }
+  if (low.length === 0) return;
+  throw new Error(`the GPU backend computes in f32 and cannot resolve contact friction below ${GPU_MIN_FRICTION} ` +
+    `(the pyramid's friction rows vanish in rounding and the solver goes NaN): ${low.slice(0, 5).join(', ')}` +
+    `${low.length > 5 ? `, ... (${low.length} pairs)` : ''}. Use the CPU backend, or friction of at least ${GPU_MIN_FRICTION}.`);
+}
 
 /** Device copies of gs.tensor(..., { device: gs.device }) values, per tensor object. */
 const deviceTensors = new WeakMap<object, GPUBuffer>();
@@ -60,6 +85,7 @@ export class GpuBackend implements Backend {
   }
 
   async build(model: Model, nEnvs: number, precision: Precision, options: BackendBuildOptions): Promise<SimInstance> {
+    refuseLowFriction(model);
     // Every env starts from the same build state, so one host env is the source of uploads and resets.
     const initial = makeData(model, 0, precision, options.maxContacts === undefined ? {} : { maxContacts: options.maxContacts });
     const sim = new GpuSim(this.gpu, model, Math.max(1, nEnvs), {

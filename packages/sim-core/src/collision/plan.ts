@@ -64,7 +64,8 @@ export function narrowPhaseFor(type1: number, type2: number): NarrowPhase | null
 
 const TYPE_NAMES = ['plane', 'hfield', 'sphere', 'capsule', 'ellipsoid', 'cylinder', 'box', 'mesh'];
 
-function geomLabel(m: Model, g: number): string {
+/** A geom as an error names it: type and name, or type and index. */
+export function geomLabel(m: Model, g: number): string {
   const name = m.geomName[g];
   return `${TYPE_NAMES[m.geomType[g]!] ?? 'geom'} ${name ? `'${name}'` : `#${g}`}`;
 }

@@ -1,4 +1,7 @@
 /** The public API on the WebGPU backend: device description, parity with the CPU backend, timers, reset, errors. */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import * as gs from '../../src/index.js';
 import { QUEUE_WARNING_STEPS } from '../../src/backend/gpu.js';
@@ -211,6 +214,33 @@ describe.skipIf(!hasGpu)('WebGPU backend through the public API', () => {
     for (let k = 0; k < 3; k++) expect(Math.abs(gpu.hand[k]! - cpu.hand[k]!)).toBeLessThan(1e-4);
     expect(Math.hypot(...gpu.force.slice(0, 7))).toBeGreaterThan(1); // the servos push toward the target
     for (let k = 0; k < 9; k++) expect(Math.abs(gpu.force[k]! - cpu.force[k]!)).toBeLessThan(1e-2 * Math.max(1, Math.abs(cpu.force[k]!)));
+  });
+
+  test('friction below what f32 resolves is refused at build instead of going NaN (issue 13)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gsprof-gpu-friction-'));
+    const box = (mu: number): string => {
+      const f = join(dir, `box-${mu}.xml`);
+      writeFileSync(f, `<mujoco><worldbody><geom name="ice" type="plane" size="0 0 0.05" friction="${mu} 0.005 0.0001"/>
+        <body pos="0 0 0.049"><freejoint/><geom name="puck" type="box" size="0.1 0.08 0.05" friction="${mu} 0.005 0.0001"/></body>
+      </worldbody></mujoco>`);
+      return f;
+    };
+    await gs.init({ backend: 'gpu', loggingLevel: 'warning' });
+    const low = new gs.Scene({ profilingOptions: { showFPS: false } });
+    low.addEntity(gs.morphs.MJCF({ file: box(1e-3) }));
+    // before, this box slid into NaN within 100 steps
+    await expect(low.build({ nEnvs: 2 })).rejects.toThrow(
+      "the GPU backend computes in f32 and cannot resolve contact friction below 0.01 (the pyramid's friction rows vanish in rounding and the solver goes NaN): plane 'ice' - box 'puck' (0.001). Use the CPU backend, or friction of at least 0.01.");
+    const ok = new gs.Scene({ rigidOptions: { dt: 0.002 }, profilingOptions: { showFPS: false } });
+    const puck = ok.addEntity(gs.morphs.MJCF({ file: box(0.01) }));
+    await ok.build({ nEnvs: 2 });
+    puck.setDofsVelocity([0.5, 0, 0, 0, 0, 0]);
+    for (let i = 0; i < 300; i++) ok.step();
+    await ok.sync();
+    const x = ((await puck.getQpos()).toArray() as number[][])[0]![0]!;
+    expect(x).toBeGreaterThan(0.2); // it slid, and no NaN: toBeGreaterThan is false for NaN
+    await ok.destroy();
+    await gs.destroy();
   });
 
   test('a loop that never awaits learns of a blow-up at scene.sync() (issue 13)', async () => {
