@@ -359,10 +359,24 @@ export class Scene implements EntityHost {
     this.checkErrors();
   }
 
-  /** Restores the build-time state of the selected envs (all by default); controls go back to none. */
-  reset(options: { envsIdx?: IndexInput } = {}): void {
+  /**
+   * Restores the build-time state of the selected envs (all by default); controls go back to none. Takes
+   * `{ envsIdx }` or Genesis' positional `reset(state, envsIdx)`, where state must be undefined or null:
+   * saved states are not supported, and a positional envsIdx is never dropped (it reset every env).
+   */
+  reset(options?: { envsIdx?: IndexInput } | null, envsIdx?: IndexInput): void {
     const sim = this.requireSim();
-    const envs = parseEnvsIdx(options.envsIdx, this.nEnvs);
+    let selected: IndexInput | undefined;
+    if (options === null || options === undefined) {
+      selected = envsIdx;
+    } else if (typeof options === 'object' && !Array.isArray(options) && !ArrayBuffer.isView(options) && !(options instanceof Tensor)) {
+      rejectUnknownKeys(options, ['envsIdx'], 'scene.reset', { envs_idx: 'envsIdx' });
+      if (envsIdx !== undefined) throw new Error('scene.reset: envsIdx given both positionally and in the options object');
+      selected = options.envsIdx;
+    } else {
+      throw new Error('scene.reset(state, envsIdx): saved states are not supported; pass undefined as the state, or { envsIdx }');
+    }
+    const envs = parseEnvsIdx(selected, this.nEnvs);
     sim.reset(envs.idx);
   }
 

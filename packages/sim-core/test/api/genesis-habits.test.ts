@@ -33,6 +33,23 @@ describe('Genesis habits', () => {
     expect(scene.nEnvs).toBe(4);
   });
 
+  test('scene.reset(undefined, [0]) resets env 0 only, as Genesis; a saved state is refused, not ignored', async () => {
+    await gs.init({ backend: 'cpu', precision: '64' });
+    const scene = new gs.Scene({ profilingOptions: { showFPS: false } });
+    const franka = scene.addEntity(gs.morphs.MJCF({ file: 'xml/franka_emika_panda/panda.xml' }));
+    await scene.build({ nEnvs: 2 });
+    const q0 = (await franka.getDofsPosition()).toArray() as number[][];
+    franka.controlDofsPosition([0.5, 0.5, 0, -1, 0, 1, 0, 0.02, 0.02]);
+    for (let s = 0; s < 20; s++) scene.step();
+    scene.reset(undefined, [0]);
+    const q = (await franka.getDofsPosition()).toArray() as number[][];
+    expect(q[0]).toEqual(q0[0]);
+    expect(Math.abs(q[1]![0]! - q0[1]![0]!)).toBeGreaterThan(1e-3); // before, env 1 was reset too
+    expect(() => scene.reset({ qpos: [] } as never)).toThrow("scene.reset: unknown option 'qpos' (known: envsIdx)");
+    expect(() => scene.reset([1, 2, 3] as never)).toThrow(/saved states are not supported/);
+    expect(() => scene.reset({ envs_idx: [0] } as never)).toThrow("scene.reset: unknown option 'envs_idx'; did you mean 'envsIdx'?");
+  });
+
   test('controlDofsPosition(pos, dofsIdx, envsIdx) positional as Genesis; dofs_idx_local gets the camelCase name', async () => {
     await gs.init({ backend: 'cpu', precision: '64' });
     const run = async (control: (e: gs.Entity) => void): Promise<number[]> => {
