@@ -90,7 +90,9 @@ export function cloneClass(c: DefaultClass, name: string): DefaultClass {
   return { ...structuredClone(c), name };
 }
 
-const JOINT_TYPES: Record<string, JointType> = { free: JointType.Free, slide: JointType.Slide, hinge: JointType.Hinge };
+const JOINT_TYPES: Record<string, JointType> = {
+  free: JointType.Free, ball: JointType.Ball, slide: JointType.Slide, hinge: JointType.Hinge,
+};
 const GEOM_TYPES: Record<string, GeomType> = {
   plane: GeomType.Plane, sphere: GeomType.Sphere, capsule: GeomType.Capsule, cylinder: GeomType.Cylinder,
   box: GeomType.Box, ellipsoid: GeomType.Ellipsoid, mesh: GeomType.Mesh,
@@ -115,7 +117,6 @@ export function readJoint(a: Attrs, j: JointRaw): void {
   j.name = a.str('name') ?? j.name;
   const type = a.str('type');
   if (type !== undefined) {
-    if (type === 'ball') fail(a.el, 'unsupported joint type "ball" (supported: hinge, slide, free)');
     j.type = a.keyword('type', JOINT_TYPES)!;
   }
   j.limited = a.tfauto('limited') ?? j.limited;

@@ -597,15 +597,18 @@ class MjcfCompiler {
 
   private compileJoint(el: XmlElement, j: JointRaw): JointSpec {
     const free = j.type === JointType.Free;
+    const ball = j.type === JointType.Ball;
     const range = [...j.range] as [number, number];
     const limited = free ? false : this.isLimited(el, j.limited, range, '');
-    if (limited && range[0] >= range[1]) fail(el, 'range[0] should be smaller than range[1]');
-    if (limited && this.compiler.degree && j.type === JointType.Hinge) {
+    // a ball joint's limit is a cone: range[1] is the largest rotation angle
+    if (limited && !ball && range[0] >= range[1]) fail(el, 'range[0] should be smaller than range[1]');
+    if (limited && ball && range[0] !== 0) fail(el, 'range[0] should be 0 in ball joint');
+    if (limited && this.compiler.degree && (j.type === JointType.Hinge || ball)) {
       if (range[0]) range[0] *= Math.PI / 180;
       if (range[1]) range[1] *= Math.PI / 180;
     }
     const actfrcrange = [...j.actfrcrange] as [number, number];
-    const actfrclimited = free ? false : this.isLimited(el, j.actfrclimited, actfrcrange, 'actuatorfrc');
+    const actfrclimited = free || ball ? false : this.isLimited(el, j.actfrclimited, actfrcrange, 'actuatorfrc');
     if (actfrclimited && actfrcrange[0] >= actfrcrange[1]) fail(el, 'actuatorfrcrange[0] should be smaller than actuatorfrcrange[1]');
     const axis: Vec3 = free ? [0, 0, 1] : [j.axis[0]!, j.axis[1]!, j.axis[2]!];
     if (normalize(axis) < EPS) fail(el, 'axis too small');

@@ -249,6 +249,10 @@ class RowBuilder {
     for (let j = 0; j < m.njnt && !this.full; j++) {
       if (!m.jntLimited[j]) continue;
       const type = m.jntType[j]!;
+      if (type === JointType.Ball) {
+        this.ballLimitRow(j);
+        continue;
+      }
       if (type !== JointType.Hinge && type !== JointType.Slide) continue;
       const margin = m.jntMargin[j]!;
       const value = qpos[m.jntQposadr[j]! * n + e]!;
@@ -265,6 +269,38 @@ class RowBuilder {
         this.finishRows(r, 1, false, false, 0);
       }
     }
+  }
+
+  /**
+   * A ball joint's limit (MuJoCo's mj_instantiateLimit): the rotation angle of its normalized quaternion
+   * against max(range), one row whose Jacobian is minus the rotation axis on the joint's three dofs.
+   */
+  private ballLimitRow(j: number): void {
+    const m = this.m, e = this.e, n = this.n, row = this.row, qpos = this.qpos;
+    const qa = m.jntQposadr[j]!, dof = m.jntDofadr[j]!, margin = m.jntMargin[j]!;
+    let qw = qpos[qa * n + e]!, qx = qpos[(qa + 1) * n + e]!, qy = qpos[(qa + 2) * n + e]!, qz = qpos[(qa + 3) * n + e]!;
+    // mju_normalize4
+    const nq = Math.sqrt(qw * qw + qx * qx + qy * qy + qz * qz);
+    if (nq < MINVAL) { qw = 1; qx = 0; qy = 0; qz = 0; }
+    else if (Math.abs(nq - 1) > MINVAL) { const s = 1 / nq; qw *= s; qx *= s; qy *= s; qz *= s; }
+    // mju_quat2Vel(quat, dt = 1), then mju_normalize3 of the rotation vector
+    let ax = qx, ay = qy, az = qz;
+    const sinHalf = Math.sqrt(ax * ax + ay * ay + az * az);
+    if (sinHalf < MINVAL) { ax = 1; ay = 0; az = 0; } else { const s = 1 / sinHalf; ax *= s; ay *= s; az *= s; }
+    let speed = 2 * Math.atan2(sinHalf, qw);
+    if (speed > Math.PI) speed -= 2 * Math.PI;
+    let vx = ax * speed, vy = ay * speed, vz = az * speed;
+    const value = Math.sqrt(vx * vx + vy * vy + vz * vz);
+    if (value < MINVAL) { vx = 1; vy = 0; vz = 0; } else { const s = 1 / value; vx *= s; vy *= s; vz *= s; }
+    const dist = Math.max(m.jntRange[2 * j]!, m.jntRange[2 * j + 1]!) - value;
+    if (!(dist < margin)) return;
+    row.fill(0);
+    row[dof] = -vx; row[dof + 1] = -vy; row[dof + 2] = -vz;
+    if (!this.reserve(1)) return;
+    const r = this.nefc;
+    this.addRow(ConstraintType.LimitJoint, j, dist, margin, 0, m.dofInvweight0[dof]!);
+    this.loadParams(m.jntSolref, 2 * j, m.jntSolimp, 5 * j);
+    this.finishRows(r, 1, false, false, 0);
   }
 
   contactRows(): void {

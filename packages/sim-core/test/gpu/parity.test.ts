@@ -18,7 +18,7 @@ import { lcg } from '../../../../test/support/random.js';
 import { hasShared, sharedPath } from '../../../../test/support/shared.js';
 import { loadMujoco, loadMujocoXml, modelFromMujoco } from '../helpers/mujoco.js';
 import { gpuOrSkip, hasGpu } from './gpu-env.js';
-import { ACTFRC_CTRL, ACTFRC_XML, BOX_TOWER_XML } from '../parity/models.js';
+import { ACTFRC_CTRL, ACTFRC_XML, BALL_CHAIN_XML, BOX_TOWER_XML } from '../parity/models.js';
 
 const STEPS = 200;
 /**
@@ -147,6 +147,20 @@ describe.skipIf(!hasGpu)('GPU pipeline against the f32 CPU pipeline, 200 steps',
     // spring the GPU body would stay put and drift by the whole swing
     expect(Math.abs(d.qpos[0]! - start[0]!)).toBeGreaterThan(0.01);
     expect(Math.abs(d.qpos[3 * N]! - start[3]!)).toBeGreaterThan(0.01);
+    expect(drift.pos).toBeLessThan(POS_TOL);
+    expect(drift.vel).toBeLessThan(VEL_TOL);
+  });
+
+  test('a swinging ball chain meeting its cone limit and the floor (issue 13)', async () => {
+    const { mj, m } = await loadMujocoXml(BALL_CHAIN_XML);
+    const model = setConst(modelFromMujoco(mj, m));
+    const d = makeData(model, N, '32');
+    fill(d, Float64Array.from(m.qpos0 as ArrayLike<number>), 'qpos');
+    const qvel = [0.5, 3, -1, 0, 6, 2, 4, -2, 1];
+    for (let e = 0; e < N; e++) for (let k = 0; k < 9; k++) d.qvel[k * N + e] = qvel[k]!;
+    const drift = await runBoth(model, d);
+    expect(drift.maxNefc).toBeGreaterThan(0); // the cone limit or the floor made rows
+    expect(drift.gpuMaxNefc).toBe(drift.maxNefc);
     expect(drift.pos).toBeLessThan(POS_TOL);
     expect(drift.vel).toBeLessThan(VEL_TOL);
   });

@@ -5,6 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { makeData } from '../../src/data/make-data.js';
 import { ModelFileError, loadMJCF } from '../../src/loaders/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gsprof-mjcf-err-'));
@@ -44,8 +45,11 @@ describe('loadMJCF errors', () => {
   });
 
   it('rejects unsupported attributes and values with their element', () => {
-    const ball = write('ball.xml', '<mujoco><worldbody><body>\n<joint type="ball"/><geom size="1"/></body></worldbody></mujoco>');
-    expect(() => loadMJCF(ball)).toThrow(`${ball}:2: <joint>: unsupported joint type "ball"`);
+    const ball = write('ball.xml', '<mujoco><worldbody><body>\n<joint type="ball" range="5 30"/><geom size="1"/></body></worldbody></mujoco>');
+    expect(() => loadMJCF(ball)).toThrow(`${ball}:2: <joint>: range[0] should be 0 in ball joint`);
+    const ballMotor = write('ball-motor.xml', '<mujoco><worldbody><body><joint name="b" type="ball"/><geom size="1"/></body></worldbody><actuator><motor joint="b"/></actuator></mujoco>');
+    // loaded, then refused when the scene's data is built (where transmissions are planned)
+    expect(() => makeData(loadMJCF(ballMotor).model, 1, '64')).toThrow(/joint transmission is supported on hinge and slide joints only/);
     const attr = write('attr.xml', '<mujoco><worldbody><body><geom size="1" fluidshape="ellipsoid"/></body></worldbody></mujoco>');
     expect(() => loadMJCF(attr)).toThrow(`${attr}:1: <geom>: unsupported attribute 'fluidshape'`);
     const mesh = write('mesh.xml', '<mujoco><worldbody><body><geom type="mesh" mesh="m"/></body></worldbody></mujoco>');

@@ -27,3 +27,20 @@ export const BOX_TOWER_XML = `<mujoco><option timestep="0.002"/><worldbody>
   <body name="b2" pos="0.01 0 0.149" euler="0 0 0.3"><freejoint/><geom type="box" size="0.1 0.08 0.05" mass="0.8"/></body>
   <body name="b3" pos="-0.01 0.01 0.25" euler="0.05 0 -0.2"><freejoint/><geom type="box" size="0.06 0.06 0.05" mass="0.5"/></body>
 </worldbody><contact><exclude body1="b1" body2="b3"/></contact></mujoco>`;
+
+/**
+ * A chain of three capsules on ball joints hanging from the world, with damping, stiffness, armature and a
+ * 20-degree cone limit on the middle joint, started swinging into a floor it hits (issue 13: ball joints
+ * were refused at load).
+ */
+export const BALL_CHAIN_XML = `<mujoco><option timestep="0.002"/><worldbody>
+  <geom name="floor" type="plane" pos="0 0 -0.55" size="0 0 0.05"/>
+  <body name="l1" pos="0 0 0.5"><joint name="b1" type="ball" damping="0.05" armature="0.01"/>
+    <geom type="capsule" fromto="0 0 0 0.25 0 -0.1" size="0.03"/>
+    <body name="l2" pos="0.25 0 -0.1"><joint name="b2" type="ball" range="0 20" stiffness="0.5" damping="0.02"/>
+      <geom type="capsule" fromto="0 0 0 0.2 0.05 -0.2" size="0.025"/>
+      <body name="l3" pos="0.2 0.05 -0.2"><joint name="b3" type="ball" damping="0.01"/>
+        <geom type="capsule" fromto="0 0 0 0.1 -0.1 -0.3" size="0.02"/></body>
+    </body>
+  </body>
+</worldbody></mujoco>`;

@@ -157,6 +157,7 @@ fn limit_rows(e: u32) {
     if (mc_full) { return; }
     if (mn(M_JNT_LIMITED, j) == 0) { continue; }
     let t = mn(M_JNT_TYPE, j);
+    if (t == 1) { ball_limit_row(j, e); continue; }
     if (t != 2 && t != 3) { continue; }
     let margin = mr(M_JNT_MARGIN, j);
     let value = dget(D_QPOS, mn(M_JNT_QPOSADR, j), e);
@@ -172,6 +173,32 @@ fn limit_rows(e: u32) {
       scalar_row(r, e, 3, j, dist, margin, 0.0, mr(M_DOF_INVWEIGHT0, dof), vec2<f32>(mr(M_JNT_SOLREF, 2 * j), mr(M_JNT_SOLREF, 2 * j + 1)), model_solimp(M_JNT_SOLIMP, j));
     }
   }
+}
+
+// A ball joint's cone limit (as make_constraint.ts): its rotation angle against max(range), one row of minus
+// the rotation axis on its three dofs.
+fn ball_limit_row(j: i32, e: u32) {
+  let qa = mn(M_JNT_QPOSADR, j);
+  let dof = mn(M_JNT_DOFADR, j);
+  let margin = mr(M_JNT_MARGIN, j);
+  var q = vec4<f32>(dget(D_QPOS, qa, e), dget(D_QPOS, qa + 1, e), dget(D_QPOS, qa + 2, e), dget(D_QPOS, qa + 3, e));
+  let nq = length(q);
+  if (nq < 1e-15) { q = vec4<f32>(1.0, 0.0, 0.0, 0.0); } else { q = q / nq; }
+  var axis = q.yzw;
+  let sinHalf = length(axis);
+  if (sinHalf < 1e-15) { axis = vec3<f32>(1.0, 0.0, 0.0); } else { axis = axis / sinHalf; }
+  var speed = 2.0 * atan2(sinHalf, q.x);
+  if (speed > 3.14159265358979) { speed -= 6.28318530717959; }
+  var v = axis * speed;
+  let value = length(v);
+  if (value < 1e-15) { v = vec3<f32>(1.0, 0.0, 0.0); } else { v = v / value; }
+  let dist = max(mr(M_JNT_RANGE, 2 * j), mr(M_JNT_RANGE, 2 * j + 1)) - value;
+  if (!(dist < margin)) { return; }
+  let r = alloc_rows(1, e);
+  if (r < 0) { return; }
+  zero_row(r, e);
+  for (var k = 0; k < 3; k++) { dset(D_EFC_J, r * NV + dof + k, e, -v[k]); }
+  scalar_row(r, e, 3, j, dist, margin, 0.0, mr(M_DOF_INVWEIGHT0, dof), vec2<f32>(mr(M_JNT_SOLREF, 2 * j), mr(M_JNT_SOLREF, 2 * j + 1)), model_solimp(M_JNT_SOLIMP, j));
 }
 
 // The first body at or above b that has dofs (0: welded to the world).

@@ -220,15 +220,21 @@ const passive: KernelDef = {
       dset(D_QFRC_PASSIVE, da, e, dget(D_QFRC_PASSIVE, da, e) - k * (dget(D_QPOS, qa, e) - mr(M_QPOS_SPRING, qa)));
       continue;
     }
-    // Free joint (the only other type the GPU backend builds): a linear spring on the position, then, as MuJoCo,
-    // the rotation vector from the spring quaternion to the normalized qpos quaternion.
-    for (var c = 0; c < 3; c++) {
-      dset(D_QFRC_PASSIVE, da + c, e, dget(D_QFRC_PASSIVE, da + c, e) - k * (dget(D_QPOS, qa + c, e) - mr(M_QPOS_SPRING, qa + c)));
+    // Free joint: a linear spring on the position first. Free and ball: as MuJoCo, the rotation vector from the
+    // spring quaternion to the normalized qpos quaternion.
+    var qr = qa;
+    var dr = da;
+    if (jtype == 0) {
+      for (var c = 0; c < 3; c++) {
+        dset(D_QFRC_PASSIVE, da + c, e, dget(D_QFRC_PASSIVE, da + c, e) - k * (dget(D_QPOS, qa + c, e) - mr(M_QPOS_SPRING, qa + c)));
+      }
+      qr = qa + 3;
+      dr = da + 3;
     }
-    var q = vec4<f32>(dget(D_QPOS, qa + 3, e), dget(D_QPOS, qa + 4, e), dget(D_QPOS, qa + 5, e), dget(D_QPOS, qa + 6, e));
+    var q = vec4<f32>(dget(D_QPOS, qr, e), dget(D_QPOS, qr + 1, e), dget(D_QPOS, qr + 2, e), dget(D_QPOS, qr + 3, e));
     let nrm = length(q);
     if (nrm < 1e-15) { q = vec4<f32>(1.0, 0.0, 0.0, 0.0); } else { q = q / nrm; }
-    let sp = vec4<f32>(mr(M_QPOS_SPRING, qa + 3), -mr(M_QPOS_SPRING, qa + 4), -mr(M_QPOS_SPRING, qa + 5), -mr(M_QPOS_SPRING, qa + 6));
+    let sp = vec4<f32>(mr(M_QPOS_SPRING, qr), -mr(M_QPOS_SPRING, qr + 1), -mr(M_QPOS_SPRING, qr + 2), -mr(M_QPOS_SPRING, qr + 3));
     let dif = quat_mul(sp, q);
     var axis = dif.yzw;
     let sinHalf = length(axis);
@@ -236,7 +242,7 @@ const passive: KernelDef = {
     var angle = 2.0 * atan2(sinHalf, dif.x);
     if (angle > 3.14159265358979) { angle -= 6.28318530717959; }
     for (var c = 0; c < 3; c++) {
-      dset(D_QFRC_PASSIVE, da + 3 + c, e, dget(D_QFRC_PASSIVE, da + 3 + c, e) - k * axis[c] * angle);
+      dset(D_QFRC_PASSIVE, dr + c, e, dget(D_QFRC_PASSIVE, dr + c, e) - k * axis[c] * angle);
     }
   }`,
 };
