@@ -123,9 +123,10 @@ describe('gsprof record --backend cpu, then the readers', () => {
     // ... and never less than the recorded steps, a subset of the steps taken, add up to in the trace.
     expect(d.stepSeconds).toBeGreaterThanOrEqual((d.summary.steps.count * d.summary.steps.meanNs) / 1e9);
     // From the first recorded step on, the run line times the steps summary times: the same rate. Measured: 1%
-    // apart (74,135 and 74,943 at 256 envs), 4.6% at worst under load; bound 10%.
+    // apart (74,135 and 74,943 at 256 envs), 4.6% at worst with both cores kept busy; bound 20%, for a CI
+    // machine that also runs the other test files.
     expect(d.recordedFrom).toBe(d.steps - d.summary.steps.count);
-    expect(Math.abs(d.envStepsPerSecond / d.summary.steps.envStepsPerSec - 1)).toBeLessThan(0.1);
+    expect(Math.abs(d.envStepsPerSecond / d.summary.steps.envStepsPerSec - 1)).toBeLessThan(0.2);
   });
 
   it('query: Perfetto table names, csv and json, and nothing but reads', async () => {
