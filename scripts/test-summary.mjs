@@ -7,7 +7,10 @@ const out = '.cache/vitest.json';
 // A report left by an earlier run must never be read as this run's counts.
 rmSync(out, { force: true });
 const args = ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`, ...process.argv.slice(2)];
-const run = spawnSync('npx', args, { stdio: 'inherit', env: { ...process.env, NO_COLOR: '1' } });
+// The suite's import cache starts empty and stays out of the user's own cache folder.
+const traceCache = '.cache/trace-cache';
+rmSync(traceCache, { recursive: true, force: true });
+const run = spawnSync('npx', args, { stdio: 'inherit', env: { ...process.env, NO_COLOR: '1', GSPROF_CACHE_DIR: `${process.cwd()}/${traceCache}` } });
 if (!existsSync(out)) {
   console.log('tests: 0 passed, 1 failed');
   process.exit(run.status || 1);

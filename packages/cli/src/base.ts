@@ -15,6 +15,13 @@ export const strictFlag = Flags.boolean({
   description: 'refuse a trace with any flaw (exit 2) instead of loading what can be read and warning with the counts',
 });
 
+/** `--no-cache` for the commands that read traces: import again instead of reusing the import cache. */
+export const cacheFlag = Flags.boolean({
+  description: 'reuse the imported tables of the trace from the import cache and keep them there (--no-cache: import again, keep nothing)',
+  allowNo: true,
+  default: true,
+});
+
 interface ExitLike {
   code?: string;
   oclif?: { exit?: number };
@@ -41,6 +48,10 @@ export abstract class GsprofCommand extends Command {
     if (flags?.strict === strictFlag && this.argv.includes('--strict')) {
       const { importSettings } = await import('./views/open-trace.js');
       importSettings.strict = true;
+    }
+    if (flags?.cache === cacheFlag && this.argv.includes('--no-cache')) {
+      const { importSettings } = await import('./views/open-trace.js');
+      importSettings.cache = false;
     }
     // gsprof's packages log through @gsprof/log; warnings other libraries raise through Node's channel join it
     // instead of printing Node's "(node:1234) Warning: ..." banner. Logs go to stderr, so --json stays clean.

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { GsprofCommand, strictFlag } from '../base.js';
+import { GsprofCommand, cacheFlag, strictFlag } from '../base.js';
 import { CliError } from '../errors.js';
 
 export default class Compare extends GsprofCommand {
@@ -21,6 +21,7 @@ export default class Compare extends GsprofCommand {
   };
   static override flags = {
     strict: strictFlag,
+    cache: cacheFlag,
     factor: Flags.string({ description: 'slowdown factor that counts as worse', default: '1.1' }),
     method: Flags.string({ description: 'decision rule', options: ['mannwhitney', 'ttest', 'percent'], default: 'mannwhitney' }),
     'fail-on': Flags.string({ description: 'what makes the exit code 1', options: ['worse', 'never'], default: 'worse' }),

@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { GsprofCommand, strictFlag } from '../base.js';
+import { GsprofCommand, cacheFlag, strictFlag } from '../base.js';
 
 export default class Convert extends GsprofCommand {
   static override summary = 'Convert a trace between Perfetto protobuf (.pftrace) and Chrome JSON (.json, .json.gz).';
@@ -11,7 +11,7 @@ export default class Convert extends GsprofCommand {
     '<%= config.bin %> convert trace.pt.trace.json.gz trace.pftrace',
   ];
   static override enableJsonFlag = true;
-  static override flags = { strict: strictFlag };
+  static override flags = { strict: strictFlag, cache: cacheFlag };
   static override args = {
     input: Args.string({ description: 'trace to read', required: true }),
     output: Args.string({ description: 'file to write (.pftrace, .json or .json.gz)', required: true }),

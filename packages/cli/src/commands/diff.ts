@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { GsprofCommand, strictFlag } from '../base.js';
+import { GsprofCommand, cacheFlag, strictFlag } from '../base.js';
 
 export default class Diff extends GsprofCommand {
   static override summary = 'Per-op and per-kernel differences between two traces (HTA TraceDiff).';
@@ -17,6 +17,7 @@ export default class Diff extends GsprofCommand {
   };
   static override flags = {
     strict: strictFlag,
+    cache: cacheFlag,
     limit: Flags.integer({ description: 'rows to show', min: 1, default: 30 }),
     iteration: Flags.integer({ description: 'compare only ProfilerStep#K of both traces (HTA TraceDiff\'s control_iteration/test_iteration): CPU ops starting inside it, kernels launched from inside it', min: 0 }),
   };

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { GsprofCommand, strictFlag } from '../base.js';
+import { GsprofCommand, cacheFlag, strictFlag } from '../base.js';
 
 export default class Gaps extends GsprofCommand {
   static override summary = 'Where the GPU sat idle: host wait, kernel wait and other, the top gaps, and a verdict.';
@@ -15,6 +15,7 @@ export default class Gaps extends GsprofCommand {
   static override args = { trace: Args.string({ description: 'trace file, or a folder (its newest trace)', required: true }) };
   static override flags = {
     strict: strictFlag,
+    cache: cacheFlag,
     top: Flags.integer({ description: 'how many of the longest gaps to list', min: 0, default: 10 }),
   };
 

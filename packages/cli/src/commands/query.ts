@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { GsprofCommand } from '../base.js';
+import { GsprofCommand, cacheFlag } from '../base.js';
 
 export default class Query extends GsprofCommand {
   static override summary = 'Run read-only SQL over a trace\'s tables (Perfetto\'s names: slice, track, thread, counter, args, flow, ...).';
@@ -20,6 +20,7 @@ export default class Query extends GsprofCommand {
     format: Flags.string({ description: 'output format', options: ['table', 'csv', 'json'], default: 'table' }),
     timeout: Flags.integer({ description: 'seconds before the query is stopped (0: no limit)', min: 0, default: 60 }),
     'memory-limit': Flags.string({ description: 'DuckDB memory limit; past it DuckDB spills to disk or fails the query', default: '1GB' }),
+    cache: cacheFlag,
   };
 
   async run(): Promise<unknown> {

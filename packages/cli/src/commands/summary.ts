@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import type { ReportName, ReportSort, TimeUnit } from '@gsprof/profiler';
-import { GsprofCommand, strictFlag } from '../base.js';
+import { GsprofCommand, cacheFlag, strictFlag } from '../base.js';
 import type { ReportFormat } from '../views/summary-reports.js';
 
 export default class Summary extends GsprofCommand {
@@ -20,6 +20,7 @@ export default class Summary extends GsprofCommand {
   static override args = { trace: Args.string({ description: 'trace file (.pftrace, .json, .json.gz), or a folder (its newest trace)', required: true }) };
   static override flags = {
     strict: strictFlag,
+    cache: cacheFlag,
     limit: Flags.integer({ description: 'rows per table (the rest are folded into "others")', min: 1, default: 25 }),
     report: Flags.string({ description: 'nsys stats-style report(s), one row per name across all queues and threads', options: ['kernels', 'host', 'memops', 'ranges', 'steps'], multiple: true }),
     format: Flags.string({ description: 'output format of the reports', options: ['table', 'csv', 'json'], default: 'table' }),

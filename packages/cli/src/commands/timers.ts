@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { GsprofCommand, strictFlag } from '../base.js';
+import { GsprofCommand, cacheFlag, strictFlag } from '../base.js';
 
 export default class Timers extends GsprofCommand {
   static override summary = 'Per-env solver timers: Genesis\' three panels and a histogram of per-env solve time.';
@@ -15,6 +15,7 @@ export default class Timers extends GsprofCommand {
   static override args = { trace: Args.string({ description: 'trace file with per-env timers (gsprof record), or a folder (its newest trace)', required: true }) };
   static override flags = {
     strict: strictFlag,
+    cache: cacheFlag,
     envs: Flags.string({ description: 'envs to draw in the per-env panels, e.g. 0-7 or 0,3,9 (default: all)' }),
     slot: Flags.string({ description: 'timer slot (name or index; default: solve_ns when measured, else iterations)' }),
     height: Flags.integer({ description: 'chart height in lines', min: 3, default: 10 }),

@@ -53,13 +53,13 @@ export function resolveTrace(path: string): string {
   return join(path, recent[0]!.f);
 }
 
-/** How traces are imported for this command: `--strict` sets `strict` (see GsprofCommand.init). */
-export const importSettings = { strict: false };
+/** How traces are imported for this command: `--strict` and `--no-cache` set these (see GsprofCommand.init). */
+export const importSettings = { strict: false, cache: true };
 
 export async function withTrace<T>(given: string, fn: (db: TraceDb) => Promise<T>): Promise<T> {
   const path = resolveTrace(given);
   const { openTrace } = await import('@gsprof/profiler');
-  const db = await openTrace(path, { strict: importSettings.strict });
+  const db = await openTrace(path, { strict: importSettings.strict, cache: importSettings.cache });
   try {
     await warnAboutProblems(db, path);
     return await fn(db);

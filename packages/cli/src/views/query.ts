@@ -7,7 +7,7 @@ import type { QueryStream } from '@gsprof/profiler';
 import { CliError } from '../errors.js';
 import { renderCsv, renderTable } from '../render/table.js';
 import { toJson } from '../render/json.js';
-import { resolveTrace } from './open-trace.js';
+import { importSettings, resolveTrace } from './open-trace.js';
 
 export interface QueryReportOptions {
   color: boolean;
@@ -34,7 +34,7 @@ function indented(v: unknown, pad: string): string {
 export async function queryReport(trace: string, sql: string, options: QueryReportOptions): Promise<{ rows: number }> {
   trace = resolveTrace(trace);
   const { openTrace, ReadOnlyQueryError } = await import('@gsprof/profiler');
-  const db = await openTrace(trace, { memoryLimit: options.memoryLimit });
+  const db = await openTrace(trace, { memoryLimit: options.memoryLimit, cache: importSettings.cache });
   try {
     let stream: QueryStream;
     try {

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { importTraceInto, type ImportOptions } from '../import/import-trace.js';
 import type { TraceFormat } from '../import/source.js';
+import { cacheEnabled, dropCached, findCached, storeCached, traceCacheKey } from './trace-cache.js';
 
 export type SqlValue = string | number | boolean | null | SqlValue[] | { [k: string]: SqlValue };
 export type SqlRow = Record<string, SqlValue>;
@@ -53,12 +54,17 @@ export interface OpenTraceOptions extends ImportOptions {
   /** DuckDB memory limit (default '1GB'); past it DuckDB spills to disk. */
   memoryLimit?: string;
   threads?: number;
+  /** Reuse, and keep, the imported tables in the import cache (see trace-cache.ts). Default true. */
+  cache?: boolean;
 }
 
 const READ_ONLY_MESSAGE = 'only read-only queries are allowed (SELECT, WITH, EXPLAIN, FROM, VALUES, ...)';
 export const DEFAULT_QUERY_TIMEOUT_MS = 60_000;
 const READ_ONLY_START = /^\s*(\(|select\b|with\b|explain\b|from\b|values\b|table\b|describe\b|summarize\b|show\b)/i;
 const READ_ONLY_TYPES = new Set<number>([StatementType.SELECT, StatementType.EXPLAIN]);
+
+/** Reopened read-only: no statement, however it is wrapped (EXPLAIN ANALYZE DELETE ...), can change the tables. */
+const READ_ONLY_CONFIG = { access_mode: 'READ_ONLY', enable_external_access: 'false', lock_configuration: 'true' } as const;
 
 const TEMP_PREFIX = 'gsprof-trace-';
 /** Temporary database folders of this process, removed on every exit path (close, exit, SIGINT/SIGTERM/SIGHUP). */
@@ -136,22 +142,33 @@ export class TraceDb {
   /** @internal use openTrace */
   static async open(path: string, opts: OpenTraceOptions = {}): Promise<TraceDb> {
     try { await stat(path); } catch { /* importTraceInto reports the missing file */ }
+    const config: Record<string, string> = {
+      memory_limit: opts.memoryLimit ?? '1GB',
+      threads: String(opts.threads ?? 2),
+      preserve_insertion_order: 'false',
+    };
+    const key = cacheEnabled(opts.cache) ? await traceCacheKey(path, opts) : null;
+    if (key !== null) {
+      const hit = await findCached(key);
+      if (hit) {
+        try {
+          const instance = await DuckDBInstance.create(hit.file, { ...config, ...READ_ONLY_CONFIG });
+          return new TraceDb(path, hit.format, instance, await instance.connect(), null);
+        } catch {
+          await dropCached(hit.file); // unreadable (a newer DuckDB, a damaged file): import again
+        }
+      }
+    }
     removeStaleTempDatabases();
     const tempDir = await mkdtemp(join(tmpdir(), TEMP_PREFIX));
     liveTempDirs.add(tempDir);
     installCleanup();
     await writeFile(join(tempDir, 'pid.tmp'), String(process.pid));
     await rename(join(tempDir, 'pid.tmp'), join(tempDir, 'pid'));
-    const file = join(tempDir, 'trace.duckdb');
-    const config: Record<string, string> = {
-      memory_limit: opts.memoryLimit ?? '1GB',
-      threads: String(opts.threads ?? 2),
-      preserve_insertion_order: 'false',
-      temp_directory: join(tempDir, 'spill'),
-    };
+    let file = join(tempDir, 'trace.duckdb');
     let format: TraceFormat;
     try {
-      const writer = await DuckDBInstance.create(file, config);
+      const writer = await DuckDBInstance.create(file, { ...config, temp_directory: join(tempDir, 'spill') });
       const wconn = await writer.connect();
       try {
         format = await importTraceInto(path, wconn, opts);
@@ -160,12 +177,15 @@ export class TraceDb {
         wconn.closeSync();
         writer.closeSync();
       }
-      // Reopened read-only: no statement, however it is wrapped (EXPLAIN ANALYZE DELETE ...), can change the tables.
-      const instance = await DuckDBInstance.create(file, {
-        ...config, access_mode: 'READ_ONLY', enable_external_access: 'false', lock_configuration: 'true',
-      });
+      const cached = key === null ? null : await storeCached(key, format, file);
+      if (cached !== null) {
+        file = cached;
+        await rm(tempDir, { recursive: true, force: true });
+        liveTempDirs.delete(tempDir);
+      }
+      const instance = await DuckDBInstance.create(file, { ...config, ...READ_ONLY_CONFIG });
       const conn = await instance.connect();
-      return new TraceDb(path, format, instance, conn, tempDir);
+      return new TraceDb(path, format, instance, conn, cached === null ? tempDir : null);
     } catch (err) {
       await rm(tempDir, { recursive: true, force: true });
       liveTempDirs.delete(tempDir);
