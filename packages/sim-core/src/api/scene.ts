@@ -352,11 +352,29 @@ export class Scene implements EntityHost {
   /**
    * Resolves when every step issued so far has finished (a no-op wait on the CPU), then checks the error
    * flags as they stand: on the GPU the checks inside step() can only see flags read while the program
-   * awaited, so a loop that never awaits learns of NaN or overflow here.
+   * awaited, so a loop that never awaits learns of NaN or overflow here. With `maxInFlight`, it only waits
+   * until at most that many steps are unfinished (and checks nothing): the device keeps working meanwhile.
    */
-  async sync(): Promise<void> {
-    await this.requireSim().sync();
+  async sync(options: { maxInFlight?: number } = {}): Promise<void> {
+    rejectUnknownKeys(options, ['maxInFlight'], 'scene.sync');
+    const sim = this.requireSim();
+    if (options.maxInFlight !== undefined) {
+      if (!Number.isInteger(options.maxInFlight) || options.maxInFlight < 0) {
+        throw new Error(`scene.sync: maxInFlight must be an integer >= 0, got ${String(options.maxInFlight)}`);
+      }
+      await sim.throttle(options.maxInFlight);
+      return;
+    }
+    await sim.sync();
     this.checkErrors();
+  }
+
+  /**
+   * Steps issued that the device may not have finished (0 on the CPU). `await scene.sync({ maxInFlight: n })`
+   * waits until at most n are, without draining the device: backpressure for a loop that queues steps.
+   */
+  get stepsInFlight(): number {
+    return this.requireSim().stepsInFlight;
   }
 
   /**

@@ -94,6 +94,10 @@ export interface SimInstance {
   step(): void;
   /** Resolves once every step issued so far has finished and host copies (timers, errors) are current. */
   sync(): Promise<void>;
+  /** Steps issued that the device may not have finished yet (an upper bound; 0 on the CPU). */
+  readonly stepsInFlight: number;
+  /** Resolves once at most `maxInFlight` steps are unfinished: backpressure without draining the device. */
+  throttle(maxInFlight: number): Promise<void>;
   /** Restores the build-time state of these envs: state, controls (mode None, ctrl 0), timers and error flags.
    *  Gains (kp, kv, force range) are parameters, not state, and persist. */
   reset(envs: Int32Array): void;

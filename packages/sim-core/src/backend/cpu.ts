@@ -152,6 +152,10 @@ class CpuSim implements SimInstance {
     }
   }
 
+  readonly stepsInFlight = 0;
+
+  async throttle(_maxInFlight: number): Promise<void> {}
+
   async sync(): Promise<void> {
     this.live();
   }

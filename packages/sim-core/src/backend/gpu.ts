@@ -20,6 +20,9 @@ import type {
   ValueBlock,
 } from './backend.js';
 
+/** Steps between completion marks (throttle's granularity: it may wait until this many fewer are in flight). */
+const COMPLETION_MARK_EVERY = 32;
+
 /** Steps queued in one event-loop turn before the GPU backend warns that host memory grows with the queue. */
 export const QUEUE_WARNING_STEPS = 5000;
 
@@ -165,7 +168,41 @@ class GpuSimInstance implements SimInstance {
   step(): void {
     const sim = this.live();
     sim.step(this.model.opt.substeps);
+    this.issued += 1;
+    if (this.issued % COMPLETION_MARK_EVERY === 0) this.markCompletion();
     this.noteQueued();
+  }
+
+  /**
+   * Completion marks: every COMPLETION_MARK_EVERY steps, a promise that resolves when the device has finished
+   * every step issued up to then. `finished` is the last marked step known done (a lower bound).
+   */
+  private issued = 0;
+  private finished = 0;
+  private marks: Array<{ step: number; done: Promise<void> }> = [];
+
+  private markCompletion(): void {
+    while (this.marks.length > 0 && this.marks[0]!.step <= this.finished) this.marks.shift();
+    const step = this.issued;
+    const done = this.sim.gpu.device.queue.onSubmittedWorkDone().then(
+      () => { this.finished = Math.max(this.finished, step); },
+      () => undefined,
+    );
+    this.marks.push({ step, done });
+  }
+
+  get stepsInFlight(): number {
+    return this.issued - this.finished;
+  }
+
+  async throttle(maxInFlight: number): Promise<void> {
+    if (this.issued - this.finished <= maxInFlight) return;
+    // the newest steps have no mark yet: mark them, so the wait below can always end
+    if (this.marks.length === 0 || this.marks[this.marks.length - 1]!.step !== this.issued) this.markCompletion();
+    while (this.marks.length > 0 && this.issued - this.finished > maxInFlight) {
+      await this.marks.shift()!.done;
+    }
+    this.marks = this.marks.filter((m) => m.step > this.finished);
   }
 
   /** Steps queued since the program last returned to the event loop, where Dawn hands finished work back. */
@@ -188,7 +225,9 @@ class GpuSimInstance implements SimInstance {
 
   async sync(): Promise<void> {
     const sim = this.live();
+    const issued = this.issued;
     await sim.sync();
+    this.finished = Math.max(this.finished, issued);
     const n = this.nEnvs;
     const read = ++this.flagReads;
     const [it, act, con, ls, nefc, err] = await Promise.all(

@@ -216,6 +216,27 @@ describe.skipIf(!hasGpu)('WebGPU backend through the public API', () => {
     for (let k = 0; k < 9; k++) expect(Math.abs(gpu.force[k]! - cpu.force[k]!)).toBeLessThan(1e-2 * Math.max(1, Math.abs(cpu.force[k]!)));
   });
 
+  test('sync({ maxInFlight }) bounds the steps queued for the GPU without draining it (issue 15)', async () => {
+    await gs.init({ backend: 'gpu', loggingLevel: 'warning' });
+    const scene = new gs.Scene({ rigidOptions: { dt: 0.01 }, profilingOptions: { showFPS: false } });
+    scene.addEntity(gs.morphs.MJCF({ file: FRANKA }));
+    await scene.build({ nEnvs: 8 });
+    let worst = 0;
+    for (let i = 0; i < 1500; i++) {
+      scene.step();
+      worst = Math.max(worst, scene.stepsInFlight);
+      if (i % 50 === 49) await scene.sync({ maxInFlight: 100 });
+      if (i % 50 === 49) expect(scene.stepsInFlight).toBeLessThanOrEqual(100);
+    }
+    // never more than the bound plus the 50 steps queued between two waits
+    expect(worst).toBeLessThanOrEqual(150);
+    await scene.sync();
+    expect(scene.stepsInFlight).toBe(0);
+    await expect(scene.sync({ maxInFlight: -1 })).rejects.toThrow('scene.sync: maxInFlight must be an integer >= 0, got -1');
+    await scene.destroy();
+    await gs.destroy();
+  });
+
   test('friction below what f32 resolves is refused at build instead of going NaN (issue 13)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gsprof-gpu-friction-'));
     const box = (mu: number): string => {
