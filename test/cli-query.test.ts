@@ -57,7 +57,8 @@ describe('gsprof query', () => {
   it('removes its temporary database on SIGTERM, and the next run removes those of killed runs', async () => {
     const tmp = join(dir, 'tmp');
     mkdirSync(tmp);
-    const env = cliEnv({ TMPDIR: tmp });
+    // the temporary database of an import: no import cache, which would open a kept one instead
+    const env = cliEnv({ TMPDIR: tmp, GSPROF_NO_CACHE: '1' });
     // A folder left by a run that was SIGKILLed: its pid is dead.
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
     const stale = join(tmp, 'gsprof-trace-stale1');

@@ -147,6 +147,8 @@ export class TraceDb {
       threads: String(opts.threads ?? 2),
       preserve_insertion_order: 'false',
     };
+    // Folders that killed runs left are removed on every open, a cached one too.
+    removeStaleTempDatabases();
     const key = cacheEnabled(opts.cache) ? await traceCacheKey(path, opts) : null;
     if (key !== null) {
       const hit = await findCached(key);
@@ -159,7 +161,6 @@ export class TraceDb {
         }
       }
     }
-    removeStaleTempDatabases();
     const tempDir = await mkdtemp(join(tmpdir(), TEMP_PREFIX));
     liveTempDirs.add(tempDir);
     installCleanup();
