@@ -19,7 +19,7 @@ export type { InitOptions } from './api/init.js';
 export { Scene, SimulationError, URDF_DEFAULT_KP, URDF_DEFAULT_KV } from './api/scene.js';
 export type { BuildOptions, ErrorReport } from './api/scene.js';
 export { Entity, Joint } from './api/entity.js';
-export type { DofsArgs, QsArgs, JointKind } from './api/entity.js';
+export type { Contact, DofsArgs, LinksArgs, QsArgs, JointKind, VelocityRef } from './api/entity.js';
 export { morphs } from './api/morphs.js';
 export type { Morph, PlaneMorph, MJCFMorph, URDFMorph } from './api/morphs.js';
 export { Tensor, tensor, tile, zeros, formatShape } from './api/tensor.js';

@@ -25,6 +25,8 @@ export interface EntityLayout {
   readonly dofAdr: number; readonly nDof: number;
   readonly qAdr: number; readonly nQ: number;
   readonly uAdr: number; readonly nU: number;
+  /** Geoms on the entity's bodies (contiguous), and those it attaches to the world body. */
+  readonly geomAdr: number; readonly nGeom: number; readonly worldGeoms: readonly number[];
 }
 
 export type JointKind = 'free' | 'ball' | 'slide' | 'hinge';
@@ -82,6 +84,21 @@ function positional<K extends 'dofsIdx' | 'linksIdx'>(
 
 const dofsArgs = (args: DofsArgs | IndexInput, envsIdx: IndexInput | undefined): DofsArgs => positional('dofsIdx', args, envsIdx);
 const linksArgs = (args: LinksArgs | IndexInput, envsIdx: IndexInput | undefined): LinksArgs => positional('linksIdx', args, envsIdx);
+
+/** One contact that involves an entity, as getContacts gives it (scene-wide geom and link indices). */
+export interface Contact {
+  /** The geom pair as MuJoCo orders it (the lower geom type first), and the links they belong to. */
+  readonly geomA: number;
+  readonly geomB: number;
+  readonly linkA: number;
+  readonly linkB: number;
+  /** World position, midway between the two surfaces. */
+  readonly position: readonly [number, number, number];
+  /** Unit normal from geom A into geom B. */
+  readonly normal: readonly [number, number, number];
+  /** How deep the geoms overlap (minus MuJoCo's contact distance; negative inside the margin only). */
+  readonly penetration: number;
+}
 
 /** Where getLinksVel measures a link's linear velocity: at the link frame's origin, or at its centre of mass. */
 export type VelocityRef = 'linkOrigin' | 'linkCom';
@@ -190,7 +207,8 @@ export class Entity {
       `so ${mode === DofCtrlMode.Position ? 'they will not move toward the target' : 'the target velocity has no effect'}. Set gains with entity.set${gain === 'kp' ? 'DofsKp' : 'DofsKv'}().`);
   }
 
-  private requireLayout(): EntityLayout {
+  /** @internal the entity's place in the scene's model (for another entity's getContacts) */
+  requireLayout(): EntityLayout {
     if (!this.layout) throw new Error('This entity has no model yet.');
     return this.layout;
   }
@@ -442,6 +460,33 @@ export class Entity {
     return this.readLinks(linksArgs(args, envsIdx), 3, true, (d, b, t, out, o) => {
       for (let k = 0; k < 3; k++) out[o + k] = d.cvel[(6 * b + k) * d.nEnvs + t]!;
     });
+  }
+
+  /**
+   * The contacts that involve this entity (with `withEntity`, only those with that entity too), per env, as
+   * the last step's collision stage found them; an array of envs, or one list in an unbatched scene.
+   */
+  async getContacts(args: { envsIdx?: IndexInput; withEntity?: Entity } = {}): Promise<Contact[][] | Contact[]> {
+    rejectUnknownKeys(args, ['envsIdx', 'withEntity'], 'getContacts', { envs_idx: 'envsIdx', with_entity: 'withEntity' });
+    const sim = this.host.requireSim();
+    const model = this.model!;
+    const envs = parseEnvsIdx(args.envsIdx, this.host.nEnvs);
+    const mine = (g: number, l: EntityLayout): boolean => (g >= l.geomAdr && g < l.geomAdr + l.nGeom) || l.worldGeoms.includes(g);
+    const own = this.requireLayout();
+    const other = args.withEntity?.requireLayout();
+    const perEnv = (await sim.readContacts(envs.idx)).map((c) => {
+      const out: Contact[] = [];
+      for (let k = 0; k < c.dist.length; k++) {
+        const ga = c.geom[2 * k]!, gb = c.geom[2 * k + 1]!;
+        if (!mine(ga, own) && !mine(gb, own)) continue;
+        if (other && !((mine(ga, own) && mine(gb, other)) || (mine(gb, own) && mine(ga, other)))) continue;
+        const la = model.geomBodyid[ga]!, lb = model.geomBodyid[gb]!;
+        const v = (a: Float64Array): [number, number, number] => [a[3 * k]!, a[3 * k + 1]!, a[3 * k + 2]!];
+        out.push({ geomA: ga, geomB: gb, linkA: la, linkB: lb, position: v(c.pos), normal: v(c.normal), penetration: -c.dist[k]! });
+      }
+      return out;
+    });
+    return envs.scalar ? perEnv[0]! : perEnv;
   }
 
   /** The generalized force of the actuators and dof controllers on each dof in the last step (qfrc_actuator). */

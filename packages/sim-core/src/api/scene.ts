@@ -422,7 +422,9 @@ export class Scene implements EntityHost {
 function localLayout(model: Model): EntityLayout {
   return {
     bodyAdr: 1, nBody: model.nbody - 1, jntAdr: 0, nJnt: model.njnt, dofAdr: 0, nDof: model.nv, qAdr: 0, nQ: model.nq,
-    uAdr: 0, nU: model.nu,
+    // geoms come ordered by body: the world's first
+    uAdr: 0, nU: model.nu, geomAdr: model.bodyGeomnum[0]!, nGeom: model.ngeom - model.bodyGeomnum[0]!,
+    worldGeoms: Array.from({ length: model.bodyGeomnum[0]! }, (_, k) => k),
   };
 }
 
@@ -430,5 +432,6 @@ function layoutOf(r: EntityRange): EntityLayout {
   return {
     bodyAdr: r.bodyStart, nBody: r.nbody, jntAdr: r.jntStart, nJnt: r.njnt, dofAdr: r.dofStart, nDof: r.nv,
     qAdr: r.qposStart, nQ: r.nq, uAdr: r.actuatorStart, nU: r.nu,
+    geomAdr: r.geomStart, nGeom: r.ngeom, worldGeoms: r.worldGeoms,
   };
 }

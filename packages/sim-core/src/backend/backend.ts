@@ -49,6 +49,18 @@ export interface BackendBuildOptions {
   readonly maxContacts?: number;
 }
 
+/** The contacts of one env as the last step's collision stage found them (MuJoCo's d->contact after mj_step). */
+export interface EnvContacts {
+  /** Geom pairs, 2 per contact (geom 1 has the lower type, as MuJoCo orders them). */
+  readonly geom: Int32Array;
+  /** Positions, 3 per contact (midway between the surfaces). */
+  readonly pos: Float64Array;
+  /** Normals, 3 per contact, from geom 1 into geom 2. */
+  readonly normal: Float64Array;
+  /** Signed distances, 1 per contact (negative: penetration). */
+  readonly dist: Float64Array;
+}
+
 /** Per-dof forces of the last step that the getters read. */
 export type StateField = 'qfrcActuator' | 'qfrcPassive' | 'qfrcApplied';
 
@@ -111,6 +123,8 @@ export interface SimInstance {
   readQpos(qs: Int32Array, envs: Int32Array): Promise<Float32Array | Float64Array>;
   writeCtrl(actuators: Int32Array, envs: Int32Array, values: ValueBlock): void;
   readCtrl(actuators: Int32Array, envs: Int32Array): Promise<Float32Array | Float64Array>;
+  /** The contacts of each of these envs, as the last step's collision stage found them. */
+  readContacts(envs: Int32Array): Promise<EnvContacts[]>;
   /** Elements `idx` of a per-dof force field in these envs, as the last step computed them. */
   readState(field: StateField, idx: Int32Array, envs: Int32Array): Promise<Float32Array | Float64Array>;
 

@@ -17,8 +17,9 @@ import type { Model } from '../model/model.js';
 import {
   ERR_BLOWUP, ERR_NAN,
   type Backend, type BackendBuildOptions, type BackendInitOptions, type DeviceDescription, type DofField,
-  type EnvErrors, type SimInstance, type StateField, type ValueBlock,
+  type EnvContacts, type EnvErrors, type SimInstance, type StateField, type ValueBlock,
 } from './backend.js';
+import { gatherContacts } from './contacts.js';
 
 /** Below this many envs one thread is as fast: fewer than two chunks leave the workers nothing to take. */
 export const AUTO_THREADS_MIN_ENVS = 128;
@@ -220,6 +221,10 @@ class CpuSim implements SimInstance {
 
   async readQpos(qs: Int32Array, envs: Int32Array): Promise<Float32Array | Float64Array> {
     return this.read(this.field('qpos'), qs, envs);
+  }
+
+  async readContacts(envs: Int32Array): Promise<EnvContacts[]> {
+    return gatherContacts(this.live(), this.nEnvs, envs);
   }
 
   async readState(field: StateField, idx: Int32Array, envs: Int32Array): Promise<Float32Array | Float64Array> {

@@ -16,9 +16,10 @@ import { bytesPerEnv } from '../gpu/layout.js';
 import { GpuSim } from '../gpu/runtime.js';
 import { logger } from '@gsprof/log';
 import type {
-  Backend, BackendBuildOptions, BackendInitOptions, DeviceDescription, DofField, EnvErrors, SimInstance, StateField,
+  Backend, BackendBuildOptions, BackendInitOptions, DeviceDescription, DofField, EnvContacts, EnvErrors, SimInstance, StateField,
   ValueBlock,
 } from './backend.js';
+import { gatherContacts } from './contacts.js';
 
 /** Steps between completion marks (throttle's granularity: it may wait until this many fewer are in flight). */
 const COMPLETION_MARK_EVERY = 32;
@@ -321,6 +322,14 @@ class GpuSimInstance implements SimInstance {
 
   readQpos(qs: Int32Array, envs: Int32Array): Promise<Float32Array> {
     return this.read('qpos', qs, envs);
+  }
+
+  async readContacts(envs: Int32Array): Promise<EnvContacts[]> {
+    const sim = this.live();
+    const [ncon, contactGeom, contactPos, contactFrame, contactDist] = await Promise.all(
+      ['ncon', 'contactGeom', 'contactPos', 'contactFrame', 'contactDist'].map((f) => sim.readField(f)),
+    );
+    return gatherContacts({ ncon: ncon!, contactGeom: contactGeom!, contactPos: contactPos!, contactFrame: contactFrame!, contactDist: contactDist! }, this.nEnvs, envs);
   }
 
   readState(field: StateField, idx: Int32Array, envs: Int32Array): Promise<Float32Array> {

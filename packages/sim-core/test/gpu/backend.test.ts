@@ -260,6 +260,10 @@ describe.skipIf(!hasGpu)('WebGPU backend through the public API', () => {
     await ok.sync();
     const x = ((await puck.getQpos()).toArray() as number[][])[0]![0]!;
     expect(x).toBeGreaterThan(0.2); // it slid, and no NaN: toBeGreaterThan is false for NaN
+    // getContacts reads the GPU's contact buffers: the puck's 4 corners on the ice, normal up
+    const contacts = (await puck.getContacts()) as gs.Contact[][];
+    expect(contacts.map((c) => c.length)).toEqual([4, 4]);
+    expect(contacts[1]!.every((c) => c.normal[2] > 0.999 && Math.abs(c.position[2]) < 1e-3)).toBe(true);
     await ok.destroy();
     await gs.destroy();
   });
