@@ -786,21 +786,38 @@ class MjcfCompiler {
 
     let nq = 0, nv = 0;
     for (const j of jointSpecs) {
-      nq += j.type === JointType.Free ? 7 : 1;
-      nv += j.type === JointType.Free ? 6 : 1;
+      nq += j.type === JointType.Free ? 7 : j.type === JointType.Ball ? 4 : 1;
+      nv += j.type === JointType.Free ? 6 : j.type === JointType.Ball ? 3 : 1;
     }
     const keys: KeySpec[] = this.keys.map((k) => {
       const check = (v: number[] | undefined, n: number, what: string) => {
         if (v && v.length > 0 && v.length !== n) fail(k.el, `invalid ${what} size, expected ${n}, got ${v.length}`);
         return v && v.length > 0 ? v : undefined;
       };
+      const qpos = check(k.qpos, nq, 'qpos');
+      if (qpos) normalizeKeyQuats(qpos, jointSpecs);
       return {
-        name: k.name, time: k.time, qpos: check(k.qpos, nq, 'qpos'), qvel: check(k.qvel, nv, 'qvel'),
+        name: k.name, time: k.time, qpos, qvel: check(k.qvel, nv, 'qvel'),
         ctrl: check(k.ctrl, actuators.length, 'ctrl'),
       };
     });
 
     const opt = { ...defaultOptions(), ...this.options };
     return buildModel({ bodies, actuators, equalities, excludes, keys, opt });
+  }
+}
+
+/** MuJoCo normalizes the quaternions of free and ball joints in a keyframe's qpos (mju_normalize4). */
+function normalizeKeyQuats(qpos: number[], joints: readonly JointSpec[]): void {
+  let adr = 0;
+  for (const j of joints) {
+    const size = j.type === JointType.Free ? 7 : j.type === JointType.Ball ? 4 : 1;
+    const q = j.type === JointType.Free ? adr + 3 : j.type === JointType.Ball ? adr : -1;
+    if (q >= 0) {
+      const norm = Math.hypot(qpos[q]!, qpos[q + 1]!, qpos[q + 2]!, qpos[q + 3]!);
+      if (norm < 1e-15) qpos.splice(q, 4, 1, 0, 0, 0);
+      else if (Math.abs(norm - 1) > 1e-15) for (let k = 0; k < 4; k++) qpos[q + k] = qpos[q + k]! / norm;
+    }
+    adr += size;
   }
 }

@@ -43,4 +43,4 @@ export const BALL_CHAIN_XML = `<mujoco><option timestep="0.002"/><worldbody>
         <geom type="capsule" fromto="0 0 0 0.1 -0.1 -0.3" size="0.02"/></body>
     </body>
   </body>
-</worldbody></mujoco>`;
+</worldbody><keyframe><key name="bent" qpos="0.96 0 0.28 0  1 0 0 0  0.92 0.2 0 0.33" qvel="0 0 0  0 0 0  0 1 0"/></keyframe></mujoco>`;
