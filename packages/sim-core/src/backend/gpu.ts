@@ -9,7 +9,7 @@
 import { type DofCtrlMode, TIMER_SLOTS, type Data, type Precision } from '../data/data.js';
 import { makeData, resetData } from '../data/make-data.js';
 import { collisionPlan, geomLabel } from '../collision/plan.js';
-import type { Model } from '../model/model.js';
+import { EqType, type Model } from '../model/model.js';
 import { isSoftwareAdapter, openGpu, type OpenedGpu } from '../gpu/adapter.js';
 import { GPU_KERNELS } from '../gpu/kernels/index.js';
 import { bytesPerEnv } from '../gpu/layout.js';
@@ -90,6 +90,9 @@ export class GpuBackend implements Backend {
 
   async build(model: Model, nEnvs: number, precision: Precision, options: BackendBuildOptions): Promise<SimInstance> {
     refuseLowFriction(model);
+    if (Array.from(model.eqType).some((t) => t !== EqType.Joint)) {
+      throw new Error('the GPU backend has no kernel for connect equalities yet; use the CPU backend for this model');
+    }
     // Every env starts from the same build state, so one host env is the source of uploads and resets.
     const initial = makeData(model, 0, precision, options.maxContacts === undefined ? {} : { maxContacts: options.maxContacts });
     const sim = new GpuSim(this.gpu, model, Math.max(1, nEnvs), {

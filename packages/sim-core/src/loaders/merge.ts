@@ -71,9 +71,10 @@ export function mergeModels(parts: LoadedModel[]): MergedModel {
 
     for (const a of s.actuators) merged.actuators.push({ ...a, joint: a.joint + r.jntStart });
     for (const q of s.equalities) {
-      // joint equalities refer to joints; other kinds (not produced by our loaders) to bodies
-      const shift = q.type === EqType.Joint ? r.jntStart : offset;
-      merged.equalities.push({ ...q, obj1: q.obj1 + shift, obj2: q.obj2 < 0 ? q.obj2 : q.obj2 + shift });
+      // joint equalities refer to joints (-1: none); connect and weld to bodies, where the world (0) stays
+      const joint = q.type === EqType.Joint;
+      const move = (o: number): number => (joint ? (o < 0 ? o : o + r.jntStart) : (o === 0 ? 0 : o + offset));
+      merged.equalities.push({ ...q, obj1: move(q.obj1), obj2: move(q.obj2) });
     }
     for (const [a, b] of s.excludes) merged.excludes.push([a === 0 ? 0 : a + offset, b === 0 ? 0 : b + offset]);
     entities.push(r);

@@ -39,8 +39,9 @@ interface CompilerSettings {
   balanceinertia: boolean;
 }
 
+/** A <joint> equality names two joints; a <connect> two bodies (body2 absent: the world), its anchor in data. */
 interface EqualityRead {
-  el: XmlElement; name: string; joint1: string; joint2: string | null;
+  el: XmlElement; name: string; kind: 'joint' | 'connect'; obj1: string; obj2: string | null;
   active: boolean; solref: number[]; solimp: number[]; data: number[];
 }
 
@@ -329,17 +330,27 @@ class MjcfCompiler {
   private equalitySection(s: XmlElement): void {
     new Attrs(s).done();
     for (const c of s.children) {
-      if (c.name !== 'joint') fail(c, 'unsupported element (only joint equalities are supported)');
+      if (c.name !== 'joint' && c.name !== 'connect') fail(c, 'unsupported element (only joint and connect equalities are supported)');
       const a = new Attrs(c);
       const cls = this.classOf(c, a, this.classes.get('main')!);
       const e = structuredClone(cls.equality);
       readEqualityCommon(a, e);
-      const poly = a.nums('polycoef', 5, false);
-      if (poly) poly.forEach((v, i) => { e.data[i] = v; });
-      const joint1 = a.requiredStr('joint1');
-      const joint2 = a.str('joint2') ?? null;
+      let obj1: string, obj2: string | null;
+      if (c.name === 'joint') {
+        const poly = a.nums('polycoef', 5, false);
+        if (poly) poly.forEach((v, i) => { e.data[i] = v; });
+        obj1 = a.requiredStr('joint1');
+        obj2 = a.str('joint2') ?? null;
+      } else {
+        if (a.has('site1') || a.has('site2')) fail(c, 'unsupported connect between sites (connect bodies: body1, body2, anchor)');
+        obj1 = a.requiredStr('body1');
+        obj2 = a.str('body2') ?? null;
+        const anchor = a.nums('anchor', 3);
+        if (!anchor) fail(c, "missing required attribute 'anchor'");
+        anchor.forEach((v, i) => { e.data[i] = v; });
+      }
       a.done();
-      this.equalities.push({ el: c, name: e.name, joint1, joint2, active: e.active, solref: e.solref, solimp: e.solimp, data: e.data });
+      this.equalities.push({ el: c, name: e.name, kind: c.name, obj1, obj2, active: e.active, solref: e.solref, solimp: e.solimp, data: e.data });
     }
   }
 
@@ -766,15 +777,18 @@ class MjcfCompiler {
     });
 
     const equalities: EqualitySpec[] = this.equalities.map((e) => {
-      const obj1 = jointId.get(e.joint1);
-      if (obj1 === undefined) fail(e.el, `unknown joint "${e.joint1}"`);
-      let obj2 = -1;
-      if (e.joint2 !== null) {
-        const j2 = jointId.get(e.joint2);
-        if (j2 === undefined) fail(e.el, `unknown joint "${e.joint2}"`);
-        obj2 = j2;
+      const [ids, what] = e.kind === 'joint' ? [jointId, 'joint'] : [bodyId, 'body'];
+      const obj1 = ids.get(e.obj1);
+      if (obj1 === undefined) fail(e.el, `unknown ${what} "${e.obj1}"`);
+      // a joint equality without joint2 fixes joint1; a connect without body2 ties body1 to the world
+      let obj2 = e.kind === 'joint' ? -1 : 0;
+      if (e.obj2 !== null) {
+        const o2 = ids.get(e.obj2);
+        if (o2 === undefined) fail(e.el, `unknown ${what} "${e.obj2}"`);
+        obj2 = o2;
       }
-      return { name: e.name, type: EqType.Joint, obj1, obj2, active: e.active, solref: e.solref, solimp: e.solimp, data: e.data };
+      const type = e.kind === 'joint' ? EqType.Joint : EqType.Connect;
+      return { name: e.name, type, obj1, obj2, active: e.active, solref: e.solref, solimp: e.solimp, data: e.data };
     });
 
     const excludes: [number, number][] = this.excludes.map(({ el, body1, body2 }) => {

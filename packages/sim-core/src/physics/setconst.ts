@@ -5,7 +5,7 @@
  * the damping of position-like actuators given as a dampratio (biasprm[2] > 0 becomes
  * -dampratio * 2 * sqrt(kp * reflected inertia)).
  */
-import { JointType, type Model } from '../model/model.js';
+import { EqType, JointType, type Model } from '../model/model.js';
 import { makeData } from '../data/make-data.js';
 import { kinematics } from '../stages/kinematics.js';
 import { com } from '../stages/com.js';
@@ -109,7 +109,24 @@ export function setConst(input: Model): Model {
     biasprm[10 * u + 2] = -kv * 2 * Math.sqrt(kp * mass);
   }
 
-  return { ...m, bodyInvweight0, dofInvweight0, statMeaninertia: meaninertia, actuatorBiasprm: biasprm };
+  // A connect equality's anchor in body 2's frame (eqData 3-5), where the anchor on body 1 is at qpos0
+  let eqData = m.eqData;
+  for (let i = 0; i < m.neq; i++) {
+    if (m.eqType[i] !== EqType.Connect) continue;
+    if (eqData === m.eqData) eqData = Float64Array.from(eqData);
+    const b1 = m.eqObj1id[i]!, b2 = m.eqObj2id[i]!, c = 11 * i;
+    const world = [0, 1, 2].map((r) => {
+      let v = 0;
+      for (let k = 0; k < 3; k++) v += d.xmat[9 * b1 + 3 * r + k]! * eqData[c + k]!;
+      return v + d.xpos[3 * b1 + r]!;
+    });
+    const rel = [0, 1, 2].map((k) => world[k]! - d.xpos[3 * b2 + k]!);
+    for (let k = 0; k < 3; k++) {
+      eqData[c + 3 + k] = d.xmat[9 * b2 + k]! * rel[0]! + d.xmat[9 * b2 + 3 + k]! * rel[1]! + d.xmat[9 * b2 + 6 + k]! * rel[2]!;
+    }
+  }
+
+  return { ...m, bodyInvweight0, dofInvweight0, statMeaninertia: meaninertia, actuatorBiasprm: biasprm, eqData };
 }
 
 /** Dofs that move body b: its last dof (or its nearest moving ancestor's) and that dof's ancestors. */

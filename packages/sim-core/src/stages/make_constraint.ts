@@ -79,12 +79,16 @@ class RowBuilder {
   n = 1; maxEfc = 0;
   efcJ!: Real; efcPos!: Real; efcMargin!: Real; efcFrictionloss!: Real; efcR!: Real; efcD!: Real; efcAref!: Real;
   efcType!: Int32Array; efcId!: Int32Array; errFlags!: Uint32Array;
-  qpos!: Real; qvelSoa!: Real; cdofSoa!: Real; subtreeCom!: Real;
+  qpos!: Real; qvelSoa!: Real; cdofSoa!: Real; subtreeCom!: Real; xpos!: Real; xmat!: Real;
   ncon!: Int32Array; contactDist!: Real; contactIncludemargin!: Real; contactGeom!: Int32Array; contactPos!: Real;
   contactFrame!: Real; contactSolref!: Real; contactSolimp!: Real; contactFriction!: Real;
 
+  /** The model has connect equalities, whose rows need point Jacobians in every env. */
+  readonly hasConnect: boolean;
+
   constructor(readonly m: Model, maxEfc: number) {
     const nv = Math.max(1, m.nv);
+    this.hasConnect = Array.from(m.eqType).some((t) => t === EqType.Connect);
     this.slots = Array.from({ length: BLOCK }, () => new Slot(nv, maxEfc));
     this.cur = this.slots[0]!;
     this.jp = new Float64Array(3 * nv);
@@ -101,14 +105,15 @@ class RowBuilder {
     this.efcJ = d.efcJ; this.efcPos = d.efcPos; this.efcMargin = d.efcMargin; this.efcFrictionloss = d.efcFrictionloss;
     this.efcR = d.efcR; this.efcD = d.efcD; this.efcAref = d.efcAref; this.efcType = d.efcType; this.efcId = d.efcId;
     this.errFlags = d.errFlags; this.qpos = d.qpos; this.qvelSoa = d.qvel; this.cdofSoa = d.cdof; this.subtreeCom = d.subtreeCom;
+    this.xpos = d.xpos; this.xmat = d.xmat;
     this.ncon = d.ncon; this.contactDist = d.contactDist; this.contactIncludemargin = d.contactIncludemargin;
     this.contactGeom = d.contactGeom; this.contactPos = d.contactPos; this.contactFrame = d.contactFrame;
     this.contactSolref = d.contactSolref; this.contactSolimp = d.contactSolimp; this.contactFriction = d.contactFriction;
   }
 
-  /** Gathers the block's cdof (env-innermost) when any of its envs has contacts. */
+  /** Gathers the block's cdof (env-innermost) when any of its envs has contacts, or connect equalities need it. */
   gatherBlock(eb: number, be: number): void {
-    let any = false;
+    let any = this.hasConnect;
     for (let e = eb; e < be; e++) if (this.ncon[e]! > 0) any = true;
     if (!any) return;
     const n = this.n, len = 6 * this.m.nv, src = this.cdofSoa;
@@ -163,12 +168,13 @@ class RowBuilder {
    * Sets R, D and aref of rows [start, start+count) that share one impedance (one scalar row, or all rows of
    * a pyramidal contact), from this.solref/solimp. `mu0` is the contact's sliding friction (pyramidal only).
    */
-  finishRows(start: number, count: number, isFriction: boolean, pyramidal: boolean, mu0: number): void {
+  finishRows(start: number, count: number, isFriction: boolean, pyramidal: boolean, mu0: number, impedancePos?: number): void {
     const m = this.m, slot = this.cur;
     const { solref, solimp } = this;
     safeSolref(solref, m.opt.timestep);
     clampSolimp(solimp);
-    const imp = impedance(solimp, slot.pos[start]!, slot.margin[start]!);
+    // a connect's impedance is that of its whole position error (MuJoCo's getposdim: the norm of its rows)
+    const imp = impedance(solimp, impedancePos ?? slot.pos[start]!, slot.margin[start]!);
     const K = isFriction ? 0 : refStiffness(solref, solimp);
     const B = refDamping(solref, solimp);
     let Rpy = 0;
@@ -196,8 +202,12 @@ class RowBuilder {
     const m = this.m, e = this.e, n = this.n, nv = m.nv, row = this.row, qpos = this.qpos;
     for (let i = 0; i < m.neq && !this.full; i++) {
       if (!m.eqActive0[i]) continue;
-      // The loaders refuse connect and weld equalities; a model built another way must not lose them silently.
-      if (m.eqType[i] !== EqType.Joint) throw new Error(`sim-core: equality ${i} has type ${m.eqType[i]}; only joint equalities are supported`);
+      if (m.eqType[i] === EqType.Connect) {
+        this.connectRows(i);
+        continue;
+      }
+      // The loaders refuse weld equalities; a model built another way must not lose them silently.
+      if (m.eqType[i] !== EqType.Joint) throw new Error(`sim-core: equality ${i} has type ${m.eqType[i]}; only joint and connect equalities are supported`);
       const j1 = m.eqObj1id[i]!, j2 = m.eqObj2id[i]!;
       const c = 11 * i;
       const dof1 = m.jntDofadr[j1]!;
@@ -225,6 +235,38 @@ class RowBuilder {
       this.loadParams(m.eqSolref, 2 * i, m.eqSolimp, 5 * i);
       this.finishRows(r, 1, false, false, 0);
     }
+  }
+
+  /**
+   * A connect equality (MuJoCo's mj_instantiateEquality): the anchor on body 1 (eqData 0-2, its frame) and on
+   * body 2 (eqData 3-5) coincide. Three rows, x y z of their difference, sharing one impedance.
+   */
+  private connectRows(i: number): void {
+    const m = this.m, e = this.e, n = this.n, nv = m.nv, row = this.row, jp = this.jp;
+    const b1 = m.eqObj1id[i]!, b2 = m.eqObj2id[i]!, c = 11 * i;
+    const point = (b: number, at: number): [number, number, number] => {
+      const out: [number, number, number] = [0, 0, 0];
+      for (let r = 0; r < 3; r++) {
+        let v = 0;
+        for (let k = 0; k < 3; k++) v += this.xmat[(9 * b + 3 * r + k) * n + e]! * m.eqData[c + at + k]!;
+        out[r] = v + this.xpos[(3 * b + r) * n + e]!;
+      }
+      return out;
+    };
+    const p1 = point(b1, 0), p2 = point(b2, 3);
+    jp.fill(0);
+    addPointJacobian(m, this.subtreeCom, n, e, this.cur.cdof, b1, p1[0], p1[1], p1[2], 1, jp, null);
+    addPointJacobian(m, this.subtreeCom, n, e, this.cur.cdof, b2, p2[0], p2[1], p2[2], -1, jp, null);
+    const dA = m.bodyInvweight0[2 * b1]! + m.bodyInvweight0[2 * b2]!;
+    if (!this.reserve(3)) return;
+    const start = this.nefc;
+    for (let k = 0; k < 3; k++) {
+      for (let j = 0; j < nv; j++) row[j] = jp[k * nv + j]!;
+      this.addRow(ConstraintType.Equality, i, p1[k]! - p2[k]!, 0, 0, dA);
+    }
+    const dx = p1[0] - p2[0], dy = p1[1] - p2[1], dz = p1[2] - p2[2];
+    this.loadParams(m.eqSolref, 2 * i, m.eqSolimp, 5 * i);
+    this.finishRows(start, 3, false, false, 0, Math.sqrt(dx * dx + dy * dy + dz * dz));
   }
 
   frictionRows(): void {

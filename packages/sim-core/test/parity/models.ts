@@ -44,3 +44,20 @@ export const BALL_CHAIN_XML = `<mujoco><option timestep="0.002"/><worldbody>
     </body>
   </body>
 </worldbody><keyframe><key name="bent" qpos="0.96 0 0.28 0  1 0 0 0  0.92 0.2 0 0.33" qvel="0 0 0  0 0 0  0 1 0"/></keyframe></mujoco>`;
+
+/**
+ * A four-bar linkage closed by a connect equality (issue 13): two hinged links from the world, the second
+ * link's tip tied to the first link's tip with a connect, swinging under gravity; plus a hanging bob tied to
+ * the world by a connect without body2.
+ */
+export const CONNECT_XML = `<mujoco><option timestep="0.002"/><worldbody>
+  <body name="a" pos="0 0 1"><joint name="ha" axis="0 1 0" damping="0.05"/>
+    <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"/>
+    <body name="c" pos="0.3 0 0"><joint name="hc" axis="0 1 0"/><geom type="capsule" fromto="0 0 0 0.1 0 -0.3" size="0.02"/></body>
+  </body>
+  <body name="b" pos="0.4 0 1"><joint name="hb" axis="0 1 0"/><geom type="capsule" fromto="0 0 0 0 0 -0.3" size="0.02"/></body>
+  <body name="bob" pos="-0.5 0 1"><freejoint/><geom type="sphere" size="0.05"/></body>
+</worldbody><equality>
+  <connect body1="c" body2="b" anchor="0.1 0 -0.3" solref="0.01 1"/>
+  <connect body1="bob" anchor="0.1 0 0.2"/>
+</equality></mujoco>`;
