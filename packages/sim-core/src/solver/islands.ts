@@ -70,7 +70,9 @@ export class Islands {
       const l = label[this.find(tree[j]!)]!;
       islandOf[tree[j]!] = l >= 0 ? l : -1;
     }
-    for (let r = 0; r < nefc; r++) this.rowIsland[r] = rownnz[r]! > 0 ? islandOf[tree[colind[r * nv]!]!]! : -1;
+    // A row that touches no dof (a planar linkage's connect row across the plane) joins island 0: its zero
+    // Jacobian changes nothing there, and it still gets the state and force it would get in one system.
+    for (let r = 0; r < nefc; r++) this.rowIsland[r] = rownnz[r]! > 0 ? islandOf[tree[colind[r * nv]!]!]! : 0;
     this.count = count;
     return count;
   }

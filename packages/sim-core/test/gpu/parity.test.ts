@@ -18,7 +18,7 @@ import { lcg } from '../../../../test/support/random.js';
 import { hasShared, sharedPath } from '../../../../test/support/shared.js';
 import { loadMujoco, loadMujocoXml, modelFromMujoco } from '../helpers/mujoco.js';
 import { gpuOrSkip, hasGpu } from './gpu-env.js';
-import { ACTFRC_CTRL, ACTFRC_XML, BALL_CHAIN_XML, BOX_TOWER_XML } from '../parity/models.js';
+import { ACTFRC_CTRL, ACTFRC_XML, BALL_CHAIN_XML, BOX_TOWER_XML, CONNECT_XML } from '../parity/models.js';
 
 const STEPS = 200;
 /**
@@ -147,6 +147,19 @@ describe.skipIf(!hasGpu)('GPU pipeline against the f32 CPU pipeline, 200 steps',
     // spring the GPU body would stay put and drift by the whole swing
     expect(Math.abs(d.qpos[0]! - start[0]!)).toBeGreaterThan(0.01);
     expect(Math.abs(d.qpos[3 * N]! - start[3]!)).toBeGreaterThan(0.01);
+    expect(drift.pos).toBeLessThan(POS_TOL);
+    expect(drift.vel).toBeLessThan(VEL_TOL);
+  });
+
+  test('a four-bar linkage closed by a connect equality, and a bob hung from the world (issue 13)', async () => {
+    const { mj, m } = await loadMujocoXml(CONNECT_XML);
+    const model = setConst(modelFromMujoco(mj, m));
+    const d = makeData(model, N, '32');
+    fill(d, Float64Array.from(m.qpos0 as ArrayLike<number>), 'qpos');
+    for (let e = 0; e < N; e++) d.qvel[e] = 2; // swing the crank
+    const drift = await runBoth(model, d);
+    expect(drift.maxNefc).toBeGreaterThanOrEqual(6); // both connects
+    expect(drift.gpuMaxNefc).toBe(drift.maxNefc);
     expect(drift.pos).toBeLessThan(POS_TOL);
     expect(drift.vel).toBeLessThan(VEL_TOL);
   });

@@ -48,7 +48,7 @@ export const BALL_CHAIN_XML = `<mujoco><option timestep="0.002"/><worldbody>
 /**
  * A four-bar linkage closed by a connect equality (issue 13): two hinged links from the world, the second
  * link's tip tied to the first link's tip with a connect, swinging under gravity; plus a hanging bob tied to
- * the world by a connect without body2.
+ * the world by a connect without body2. The linked tips do not collide (as linkages usually exclude them).
  */
 export const CONNECT_XML = `<mujoco><option timestep="0.002"/><worldbody>
   <body name="a" pos="0 0 1"><joint name="ha" axis="0 1 0" damping="0.05"/>
@@ -57,7 +57,7 @@ export const CONNECT_XML = `<mujoco><option timestep="0.002"/><worldbody>
   </body>
   <body name="b" pos="0.4 0 1"><joint name="hb" axis="0 1 0"/><geom type="capsule" fromto="0 0 0 0 0 -0.3" size="0.02"/></body>
   <body name="bob" pos="-0.5 0 1"><freejoint/><geom type="sphere" size="0.05"/></body>
-</worldbody><equality>
+</worldbody><contact><exclude body1="c" body2="b"/></contact><equality>
   <connect body1="c" body2="b" anchor="0.1 0 -0.3" solref="0.01 1"/>
   <connect body1="bob" anchor="0.1 0 0.2"/>
 </equality></mujoco>`;

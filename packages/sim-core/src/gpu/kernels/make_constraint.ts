@@ -104,7 +104,9 @@ fn scalar_row(r: i32, e: u32, typ: i32, id: i32, pos: f32, margin: f32, floss: f
 fn equality_rows(e: u32) {
   for (var i = 0; i < NEQ; i++) {
     if (mc_full) { return; }
-    if (mn(M_EQ_ACTIVE0, i) == 0 || mn(M_EQ_TYPE, i) != 2) { continue; }
+    if (mn(M_EQ_ACTIVE0, i) == 0) { continue; }
+    if (mn(M_EQ_TYPE, i) == 0) { connect_rows(i, e); continue; }
+    if (mn(M_EQ_TYPE, i) != 2) { continue; }
     let j1 = mn(M_EQ_OBJ1ID, i);
     let j2 = mn(M_EQ_OBJ2ID, i);
     let c = 11 * i;
@@ -135,6 +137,30 @@ fn equality_rows(e: u32) {
     dset(D_EFC_J, r * NV + dof1, e, 1.0);
     if (dof2 >= 0) { dset(D_EFC_J, r * NV + dof2, e, dget(D_EFC_J, r * NV + dof2, e) - deriv); }
     scalar_row(r, e, 0, i, pos, 0.0, 0.0, dA, vec2<f32>(mr(M_EQ_SOLREF, 2 * i), mr(M_EQ_SOLREF, 2 * i + 1)), model_solimp(M_EQ_SOLIMP, i));
+  }
+}
+
+// A connect equality (as make_constraint.ts): the anchors on the two bodies coincide; three rows, x y z of
+// their difference, sharing the impedance of its norm.
+fn connect_rows(i: i32, e: u32) {
+  let b1 = mn(M_EQ_OBJ1ID, i);
+  let b2 = mn(M_EQ_OBJ2ID, i);
+  let c = 11 * i;
+  let p1 = ldmat(D_XMAT, b1, e) * vec3<f32>(mr(M_EQ_DATA, c), mr(M_EQ_DATA, c + 1), mr(M_EQ_DATA, c + 2)) + ld3(D_XPOS, b1, e);
+  let p2 = ldmat(D_XMAT, b2, e) * vec3<f32>(mr(M_EQ_DATA, c + 3), mr(M_EQ_DATA, c + 4), mr(M_EQ_DATA, c + 5)) + ld3(D_XPOS, b2, e);
+  for (var j = 0; j < 6 * NV; j++) { dset(D_CON_JAC, j, e, 0.0); }
+  add_point_jacobian(b1, p1, 1.0, e);
+  add_point_jacobian(b2, p2, -1.0, e);
+  let r = alloc_rows(3, e);
+  if (r < 0) { return; }
+  let d = p1 - p2;
+  let dA = mr(M_BODY_INVWEIGHT0, 2 * b1) + mr(M_BODY_INVWEIGHT0, 2 * b2);
+  let sr = safe_solref(vec2<f32>(mr(M_EQ_SOLREF, 2 * i), mr(M_EQ_SOLREF, 2 * i + 1)));
+  let si = clamp_solimp(model_solimp(M_EQ_SOLIMP, i));
+  let imp = impedance(si, length(d), 0.0);
+  for (var k = 0; k < 3; k++) {
+    for (var j = 0; j < NV; j++) { dset(D_EFC_J, (r + k) * NV + j, e, dget(D_CON_JAC, 6 * j + k, e)); }
+    finish_row(r + k, e, 0, i, d[k], 0.0, 0.0, regularizer(imp, dA), ref_stiffness(sr, si), ref_damping(sr, si), imp);
   }
 }
 

@@ -381,7 +381,8 @@ fn discover_islands(e: u32) -> i32 {
   for (var j = 0; j < NV; j++) { iset(D_SOL_DOF_ISLAND, j, e, max(-1, iget(D_SOL_ISL_LABEL, isl_find(tree_of(j), e), e))); }
   for (var r = 0; r < sv_nefc; r++) {
     let c0 = first_col(r, e);
-    iset(D_SOL_ROW_ISLAND, r, e, select(-1, iget(D_SOL_DOF_ISLAND, max(c0, 0), e), c0 >= 0));
+    // a row that touches no dof joins island 0, as on the CPU (solver/islands.ts)
+    iset(D_SOL_ROW_ISLAND, r, e, select(0, iget(D_SOL_DOF_ISLAND, max(c0, 0), e), c0 >= 0));
   }
   return count;
 }
