@@ -10,7 +10,7 @@ import {
   type DuckDBConnection, type DuckDBDataChunk, type DuckDBExtractedStatements, type DuckDBPreparedStatement, type DuckDBResult,
 } from '@duckdb/node-api';
 import { readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { stat, rm, mkdtemp, rename, writeFile } from 'node:fs/promises';
+import { mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { importTraceInto, type ImportOptions } from '../import/import-trace.js';
@@ -149,28 +149,33 @@ export class TraceDb {
     };
     // Folders that killed runs left are removed on every open, a cached one too.
     removeStaleTempDatabases();
-    const key = cacheEnabled(opts.cache) ? await traceCacheKey(path, opts) : null;
-    if (key !== null) {
-      const hit = await findCached(key);
-      if (hit) {
-        try {
-          const instance = await DuckDBInstance.create(hit.file, { ...config, ...READ_ONLY_CONFIG });
-          return new TraceDb(path, hit.format, instance, await instance.connect(), null);
-        } catch {
-          await dropCached(hit.file); // unreadable (a newer DuckDB, a damaged file): import again
-        }
-      }
-    }
+    // Every open gets a temporary folder of its own: DuckDB spills there when a query outgrows the memory
+    // limit (a read-only database too), and an import writes its database there first.
     const tempDir = await mkdtemp(join(tmpdir(), TEMP_PREFIX));
     liveTempDirs.add(tempDir);
     installCleanup();
     await writeFile(join(tempDir, 'pid.tmp'), String(process.pid));
     await rename(join(tempDir, 'pid.tmp'), join(tempDir, 'pid'));
-    let file = join(tempDir, 'trace.duckdb');
-    let format: TraceFormat;
+    const spilling = { ...config, temp_directory: join(tempDir, 'spill') };
+    const release = async (): Promise<void> => {
+      await rm(tempDir, { recursive: true, force: true });
+      liveTempDirs.delete(tempDir);
+    };
     try {
-      const writer = await DuckDBInstance.create(file, { ...config, temp_directory: join(tempDir, 'spill') });
+      const key = cacheEnabled(opts.cache) ? await traceCacheKey(path, opts) : null;
+      const hit = key === null ? null : await findCached(key);
+      if (hit) {
+        try {
+          const instance = await DuckDBInstance.create(hit.file, { ...spilling, ...READ_ONLY_CONFIG });
+          return new TraceDb(path, hit.format, instance, await instance.connect(), tempDir);
+        } catch {
+          await dropCached(hit.file); // unreadable (a newer DuckDB, a damaged file): import again
+        }
+      }
+      let file = join(tempDir, 'trace.duckdb');
+      const writer = await DuckDBInstance.create(file, spilling);
       const wconn = await writer.connect();
+      let format: TraceFormat;
       try {
         format = await importTraceInto(path, wconn, opts);
         await wconn.run('CHECKPOINT');
@@ -178,18 +183,11 @@ export class TraceDb {
         wconn.closeSync();
         writer.closeSync();
       }
-      const cached = key === null ? null : await storeCached(key, format, file);
-      if (cached !== null) {
-        file = cached;
-        await rm(tempDir, { recursive: true, force: true });
-        liveTempDirs.delete(tempDir);
-      }
-      const instance = await DuckDBInstance.create(file, { ...config, ...READ_ONLY_CONFIG });
-      const conn = await instance.connect();
-      return new TraceDb(path, format, instance, conn, cached === null ? tempDir : null);
+      file = (key === null ? null : await storeCached(key, format, file)) ?? file;
+      const instance = await DuckDBInstance.create(file, { ...spilling, ...READ_ONLY_CONFIG });
+      return new TraceDb(path, format, instance, await instance.connect(), tempDir);
     } catch (err) {
-      await rm(tempDir, { recursive: true, force: true });
-      liveTempDirs.delete(tempDir);
+      await release();
       throw err;
     }
   }

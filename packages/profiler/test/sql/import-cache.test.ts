@@ -77,6 +77,21 @@ describe('import cache', () => {
     expect(statSync(entry).size).toBeGreaterThan(1000); // replaced by a fresh import
   });
 
+  it('a query past the memory limit spills to disk on an open from the cache as on a fresh import', async () => {
+    // before, the cached database was opened without a spill folder: `summary` on a 1 GB trace ran out of memory
+    const path = files.write('s.json', trace(5));
+    for (const pass of ['import', 'cache hit']) {
+      const db = await openTrace(path, { memoryLimit: '32MB' });
+      try {
+        const { rows } = await db.query('select count(*) as n from (select range as r from range(6000000) order by hash(range))');
+        expect(rows[0]!.n, pass).toBe(6000000);
+      } finally {
+        await db.close();
+      }
+    }
+    expect(entries()).toHaveLength(1);
+  });
+
   it('trims the least recently used entries past GSPROF_CACHE_MAX_BYTES', async () => {
     const first = files.write('e1.json', trace(5));
     await count(first);
