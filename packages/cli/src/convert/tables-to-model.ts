@@ -155,13 +155,25 @@ export async function tablesToModel(db: TraceDb, source: string): Promise<TraceM
   }
   nestStrictly(slices, tracks);
 
+  // A Kineto trace's own distributedInfo and deviceProperties (the importer keeps them as JSON metadata),
+  // unless a trace gsprof wrote already carries them in its own metadata.
+  const kinetoJson = async (name: string): Promise<unknown> => {
+    const v = await db.metadata(name);
+    if (typeof v !== 'string') return undefined;
+    try { return JSON.parse(v) as unknown; } catch { return undefined; }
+  };
+  const kinetoDevices = await kinetoJson('deviceProperties');
+  const kinetoDistributed = await kinetoJson('distributedInfo');
+  const distributedInfo = meta.distributedInfo
+    ?? (kinetoDistributed && typeof kinetoDistributed === 'object' && !Array.isArray(kinetoDistributed) ? kinetoDistributed as Record<string, unknown> : undefined);
   const metadata: TraceMetadata = {
     baseTimeNs: base,
     traceName: meta.traceName ?? basename(source),
     producer: meta.producer ?? 'gsprof convert',
     hostname: meta.hostname ?? '',
     pid: meta.pid ?? procs[0]?.pid ?? 0,
-    deviceProperties: meta.deviceProperties ?? [],
+    deviceProperties: meta.deviceProperties ?? (Array.isArray(kinetoDevices) ? kinetoDevices as TraceMetadata['deviceProperties'] : []),
+    ...(distributedInfo ? { distributedInfo } : {}),
     syncEachStep: meta.syncEachStep ?? false,
     run: { ...(meta.run ?? {}), convertedFrom: basename(source) },
     ...(meta.clockAlignment ? { clockAlignment: meta.clockAlignment } : {}),

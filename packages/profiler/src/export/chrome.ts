@@ -93,7 +93,7 @@ export async function writeChromeTraceFile(trace: TraceModel, path: string): Pro
     };
     out.text(
       `{"schemaVersion":1,"deviceProperties":${JSON.stringify(md.deviceProperties)},` +
-        `"distributedInfo":{"backend":"none","rank":0,"world_size":1},"displayTimeUnit":"ms",` +
+        `"distributedInfo":${JSON.stringify(md.distributedInfo ?? { backend: 'none', rank: 0, world_size: 1 })},"displayTimeUnit":"ms",` +
         `"baseTimeNanoseconds":${md.baseTimeNs.toString()},"traceName":${JSON.stringify(md.traceName)},` +
         `"gsprofMetadata":${metadataJson(md)},"traceEvents":[`,
     );

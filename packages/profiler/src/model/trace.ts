@@ -92,6 +92,8 @@ export interface TraceMetadata {
   hostname: string;
   pid: number;
   deviceProperties: DeviceProperties[];
+  /** Kineto's distributedInfo (rank, world_size, backend), kept through convert; absent for a single process. */
+  distributedInfo?: Record<string, unknown>;
   /** GPU->host alignment estimate; errorBoundNs is the half-width of the feasible offset interval. */
   clockAlignment?: { offsetNs: number; driftPpm: number; errorBoundNs: number; samples: number; method: string; driftAtBound?: boolean };
   syncEachStep: boolean;
