@@ -160,13 +160,25 @@ export async function writeChromeTraceFile(trace: TraceModel, path: string): Pro
       if (add(`{"ph":"i","s":"t","cat":${quote(e.category)},"name":${quote(e.name)},${where[lane]},"ts":${formatMicros(e.ts)}${args}}`)) await flush();
     }
 
+    // A JSON reader (Perfetto's, ours) names a counter track "<name> <arg key>": a track named "mem bytes" is
+    // written as name "mem", key "bytes", so that reading the file back gives the same name, pass after pass
+    // (before, each pass appended " value"). A name without a space keeps the key "value".
+    const counterParts = new Map<number, string>();
     const counterOrder = sortedByTs(trace.counters, 'counter sample');
     for (let k = 0; k < counterOrder.length; k++) {
       const c = trace.counters[counterOrder[k]!]!;
       const track = byId.get(c.track);
       if (track?.kind !== 'counter') throw new Error(`trace: counter sample ${counterOrder[k]} is on ${track ? 'non-counter' : 'unknown'} track ${c.track}`);
+      let head = counterParts.get(c.track);
+      if (head === undefined) {
+        const cut = track.name.lastIndexOf(' ');
+        head = cut > 0 && cut < track.name.length - 1
+          ? `"name":${quote(track.name.slice(0, cut))},"pid":${track.pid},"args":{${quote(track.name.slice(cut + 1))}:`
+          : `"name":${quote(track.name)},"pid":${track.pid},"args":{"value":`;
+        counterParts.set(c.track, head);
+      }
       const value = Number.isFinite(c.value) ? String(c.value) : 'null';
-      if (add(`{"ph":"C","name":${quote(track.name)},"pid":${track.pid},"ts":${formatMicros(c.ts)},"args":{"value":${value}}}`)) await flush();
+      if (add(`{"ph":"C","ts":${formatMicros(c.ts)},${head}${value}}}`)) await flush();
     }
 
     for (let k = 0; k < trace.flows.length; k++) {

@@ -110,7 +110,10 @@ describe('writeChromeTrace', () => {
     const counters = events.filter((e) => e.ph === 'C');
     expect(counters).toHaveLength(trace.counters.length);
     expect(counters.filter((e) => e.name === 'FPS').map((e) => e.args?.value)).toEqual([1234.5, 1235.5]);
-    expect(counters.find((e) => e.name === 'GPU memory')?.pid).toBe(GPU_PID);
+    // "GPU memory" is written as counter "GPU", series "memory": a JSON reader names it "GPU memory" again
+    const memory = counters.find((e) => e.name === 'GPU');
+    expect(memory?.pid).toBe(GPU_PID);
+    expect(Object.keys(memory?.args ?? {})).toEqual(['memory']);
 
     const sync = events.filter((e) => e.name === 'sync');
     expect(sync).toHaveLength(2);
