@@ -8,6 +8,7 @@
 import { EqType, JointType, type Model } from '../model/model.js';
 import { makeData } from '../data/make-data.js';
 import { kinematics } from '../stages/kinematics.js';
+import { bodyPointToWorld } from '../solver/jacobian.js';
 import { com } from '../stages/com.js';
 import { crb } from '../stages/crb.js';
 import { factorM, solveMEnv } from '../stages/factor_m.js';
@@ -115,11 +116,8 @@ export function setConst(input: Model): Model {
     if (m.eqType[i] !== EqType.Connect) continue;
     if (eqData === m.eqData) eqData = Float64Array.from(eqData);
     const b1 = m.eqObj1id[i]!, b2 = m.eqObj2id[i]!, c = 11 * i;
-    const world = [0, 1, 2].map((r) => {
-      let v = 0;
-      for (let k = 0; k < 3; k++) v += d.xmat[9 * b1 + 3 * r + k]! * eqData[c + k]!;
-      return v + d.xpos[3 * b1 + r]!;
-    });
+    const world = new Float64Array(3);
+    bodyPointToWorld(world, d.xpos, d.xmat, 1, 0, b1, eqData, c);
     const rel = [0, 1, 2].map((k) => world[k]! - d.xpos[3 * b2 + k]!);
     for (let k = 0; k < 3; k++) {
       eqData[c + 3 + k] = d.xmat[9 * b2 + k]! * rel[0]! + d.xmat[9 * b2 + 3 + k]! * rel[1]! + d.xmat[9 * b2 + 6 + k]! * rel[2]!;

@@ -6,6 +6,20 @@ import type { Real } from '../data/data.js';
 import type { Model } from '../model/model.js';
 
 /**
+ * out = xmat(body) * local + xpos(body) for env e of SoA Data fields (n envs; n = 1, e = 0 for one env):
+ * a point given in a body's frame, in the world (MuJoCo's mj_local2Global for a point).
+ */
+export function bodyPointToWorld(
+  out: Float64Array, xpos: Real, xmat: Real, n: number, e: number, body: number, local: ArrayLike<number>, at: number,
+): void {
+  for (let r = 0; r < 3; r++) {
+    let v = 0;
+    for (let k = 0; k < 3; k++) v += xmat[(9 * body + 3 * r + k) * n + e]! * local[at + k]!;
+    out[r] = v + xpos[(3 * body + r) * n + e]!;
+  }
+}
+
+/**
  * Adds sign * (translational Jacobian of the point p on `body`) to jp (3 x nv, row-major), and the rotational
  * Jacobian to jr when given. Bodies welded to the world contribute nothing.
  */

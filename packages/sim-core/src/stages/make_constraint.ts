@@ -10,7 +10,7 @@ import { mixCondim } from '../collision/params.js';
 import type { Data, Real } from '../data/data.js';
 import { ConeType, EqType, JointType, type Model } from '../model/model.js';
 import { clampSolimp, impedance, refDamping, refStiffness, regularizer, safeSolref } from '../solver/impedance.js';
-import { addPointJacobian, bodyMoves } from '../solver/jacobian.js';
+import { addPointJacobian, bodyMoves, bodyPointToWorld } from '../solver/jacobian.js';
 import { ConstraintType, MINVAL } from '../solver/types.js';
 
 const ERR_OVERFLOW = 1 << 2;
@@ -85,6 +85,9 @@ class RowBuilder {
 
   /** The model has connect equalities, whose rows need point Jacobians in every env. */
   readonly hasConnect: boolean;
+  /** A connect's two anchors in the world (scratch). */
+  private readonly anchor1 = new Float64Array(3);
+  private readonly anchor2 = new Float64Array(3);
 
   constructor(readonly m: Model, maxEfc: number) {
     const nv = Math.max(1, m.nv);
@@ -244,19 +247,12 @@ class RowBuilder {
   private connectRows(i: number): void {
     const m = this.m, e = this.e, n = this.n, nv = m.nv, row = this.row, jp = this.jp;
     const b1 = m.eqObj1id[i]!, b2 = m.eqObj2id[i]!, c = 11 * i;
-    const point = (b: number, at: number): [number, number, number] => {
-      const out: [number, number, number] = [0, 0, 0];
-      for (let r = 0; r < 3; r++) {
-        let v = 0;
-        for (let k = 0; k < 3; k++) v += this.xmat[(9 * b + 3 * r + k) * n + e]! * m.eqData[c + at + k]!;
-        out[r] = v + this.xpos[(3 * b + r) * n + e]!;
-      }
-      return out;
-    };
-    const p1 = point(b1, 0), p2 = point(b2, 3);
+    const p1 = this.anchor1, p2 = this.anchor2;
+    bodyPointToWorld(p1, this.xpos, this.xmat, n, e, b1, m.eqData, c);
+    bodyPointToWorld(p2, this.xpos, this.xmat, n, e, b2, m.eqData, c + 3);
     jp.fill(0);
-    addPointJacobian(m, this.subtreeCom, n, e, this.cur.cdof, b1, p1[0], p1[1], p1[2], 1, jp, null);
-    addPointJacobian(m, this.subtreeCom, n, e, this.cur.cdof, b2, p2[0], p2[1], p2[2], -1, jp, null);
+    addPointJacobian(m, this.subtreeCom, n, e, this.cur.cdof, b1, p1[0]!, p1[1]!, p1[2]!, 1, jp, null);
+    addPointJacobian(m, this.subtreeCom, n, e, this.cur.cdof, b2, p2[0]!, p2[1]!, p2[2]!, -1, jp, null);
     const dA = m.bodyInvweight0[2 * b1]! + m.bodyInvweight0[2 * b2]!;
     if (!this.reserve(3)) return;
     const start = this.nefc;
@@ -264,7 +260,7 @@ class RowBuilder {
       for (let j = 0; j < nv; j++) row[j] = jp[k * nv + j]!;
       this.addRow(ConstraintType.Equality, i, p1[k]! - p2[k]!, 0, 0, dA);
     }
-    const dx = p1[0] - p2[0], dy = p1[1] - p2[1], dz = p1[2] - p2[2];
+    const dx = p1[0]! - p2[0]!, dy = p1[1]! - p2[1]!, dz = p1[2]! - p2[2]!;
     this.loadParams(m.eqSolref, 2 * i, m.eqSolimp, 5 * i);
     this.finishRows(start, 3, false, false, 0, Math.sqrt(dx * dx + dy * dy + dz * dz));
   }
