@@ -119,13 +119,16 @@ function fill(d: Data, values: ArrayLike<number>, field: 'qpos' | 'ctrl'): void 
   for (let e = 0; e < n; e++) for (let k = 0; k < values.length; k++) d[field][k * n + e] = values[k]!;
 }
 
+/** MuJoCo's compiled model of `xml` with sim-core's constants, and f32 Data of N envs at qpos0 (makeData's start). */
+async function xmlScene(xml: string, maxContacts?: number): Promise<{ model: Model; d: Data }> {
+  const { mj, m } = await loadMujocoXml(xml);
+  const model = setConst(modelFromMujoco(mj, m));
+  return { model, d: makeData(model, N, '32', maxContacts === undefined ? {} : { maxContacts }) };
+}
+
 describe.skipIf(!hasGpu)('GPU pipeline against the f32 CPU pipeline, 200 steps', { timeout: 600_000 }, () => {
   test('a box dropped on a plane: lands and settles the same way', async () => {
-    const { mj, m } = await loadMujocoXml(BOX);
-    const model = setConst(modelFromMujoco(mj, m));
-    const d = makeData(model, N, '32');
-    const q0 = Float64Array.from(m.qpos0 as ArrayLike<number>);
-    fill(d, q0, 'qpos');
+    const { model, d } = await xmlScene(BOX);
     const drift = await runBoth(model, d);
     expect(drift.maxNcon).toBeGreaterThan(0); // it hit the floor within the run
     expect(drift.gpuMaxNcon).toBeGreaterThan(0);
@@ -135,11 +138,9 @@ describe.skipIf(!hasGpu)('GPU pipeline against the f32 CPU pipeline, 200 steps',
 
   test('a free joint with stiffness springs back toward its reference, position and rotation (issue 13)', async () => {
     // no floor and no gravity: only the spring moves the body, which starts displaced and rotated from qpos0
-    const { mj, m } = await loadMujocoXml(`<mujoco><option timestep="0.002" gravity="0 0 0"/><worldbody>
+    const { model, d } = await xmlScene(`<mujoco><option timestep="0.002" gravity="0 0 0"/><worldbody>
       <body pos="0 0 0.5"><joint type="free" stiffness="3" damping="0.01"/><geom type="box" size="0.1 0.08 0.05" mass="1"/></body>
     </worldbody></mujoco>`);
-    const model = setConst(modelFromMujoco(mj, m));
-    const d = makeData(model, N, '32');
     const start = [0.1, -0.05, 0.6, Math.cos(0.4), Math.sin(0.4) * 0.6, 0, Math.sin(0.4) * 0.8];
     fill(d, start, 'qpos');
     const drift = await runBoth(model, d);
@@ -152,10 +153,7 @@ describe.skipIf(!hasGpu)('GPU pipeline against the f32 CPU pipeline, 200 steps',
   });
 
   test('a four-bar linkage closed by a connect equality, and a bob hung from the world (issue 13)', async () => {
-    const { mj, m } = await loadMujocoXml(CONNECT_XML);
-    const model = setConst(modelFromMujoco(mj, m));
-    const d = makeData(model, N, '32');
-    fill(d, Float64Array.from(m.qpos0 as ArrayLike<number>), 'qpos');
+    const { model, d } = await xmlScene(CONNECT_XML);
     for (let e = 0; e < N; e++) d.qvel[e] = 2; // swing the crank
     const drift = await runBoth(model, d);
     expect(drift.maxNefc).toBeGreaterThanOrEqual(6); // both connects
@@ -165,10 +163,7 @@ describe.skipIf(!hasGpu)('GPU pipeline against the f32 CPU pipeline, 200 steps',
   });
 
   test('a swinging ball chain meeting its cone limit and the floor (issue 13)', async () => {
-    const { mj, m } = await loadMujocoXml(BALL_CHAIN_XML);
-    const model = setConst(modelFromMujoco(mj, m));
-    const d = makeData(model, N, '32');
-    fill(d, Float64Array.from(m.qpos0 as ArrayLike<number>), 'qpos');
+    const { model, d } = await xmlScene(BALL_CHAIN_XML);
     const qvel = [0.5, 3, -1, 0, 6, 2, 4, -2, 1];
     for (let e = 0; e < N; e++) for (let k = 0; k < 9; k++) d.qvel[k * N + e] = qvel[k]!;
     const drift = await runBoth(model, d);
@@ -179,11 +174,7 @@ describe.skipIf(!hasGpu)('GPU pipeline against the f32 CPU pipeline, 200 steps',
   });
 
   test('a box tower: box-box contacts on the GPU as on the CPU, the tower standing (issue 13)', async () => {
-    const { mj, m } = await loadMujocoXml(BOX_TOWER_XML);
-    const model = setConst(modelFromMujoco(mj, m));
-    const d = makeData(model, N, '32', { maxContacts: 24 });
-    const q0 = Float64Array.from(m.qpos0 as ArrayLike<number>);
-    fill(d, q0, 'qpos');
+    const { model, d } = await xmlScene(BOX_TOWER_XML, 24);
     const drift = await runBoth(model, d);
     expect(drift.maxNcon).toBeGreaterThanOrEqual(12); // the floor's 4 and two box-box faces
     expect(drift.gpuMaxNcon).toBe(drift.maxNcon);
@@ -196,9 +187,7 @@ describe.skipIf(!hasGpu)('GPU pipeline against the f32 CPU pipeline, 200 steps',
   });
 
   test('joint-level actuatorfrcrange clamps the summed actuator force on hinge and slide (issue 13)', async () => {
-    const { mj, m } = await loadMujocoXml(ACTFRC_XML);
-    const model = setConst(modelFromMujoco(mj, m));
-    const d = makeData(model, N, '32');
+    const { model, d } = await xmlScene(ACTFRC_XML);
     fill(d, ACTFRC_CTRL, 'ctrl');
     const drift = await runBoth(model, d);
     // the CPU side is the clamped one (its own test holds it to MuJoCo); unclamped, the GPU drifts by metres
@@ -208,10 +197,7 @@ describe.skipIf(!hasGpu)('GPU pipeline against the f32 CPU pipeline, 200 steps',
   });
 
   test('a pile of primitives (separate islands, every narrow phase) falling onto a floor and a step', async () => {
-    const { mj, m } = await loadMujocoXml(PILE);
-    const model = setConst(modelFromMujoco(mj, m));
-    const d = makeData(model, N, '32');
-    fill(d, Float64Array.from(m.qpos0 as ArrayLike<number>), 'qpos');
+    const { model, d } = await xmlScene(PILE);
     const drift = await runBoth(model, d);
     expect(drift.maxNcon).toBeGreaterThan(4);
     expect(drift.gpuMaxNcon).toBe(drift.maxNcon);
