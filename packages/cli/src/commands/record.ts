@@ -23,6 +23,7 @@ export default class Record extends GsprofCommand {
     { description: 'Record your own model: 256 envs holding its initial pose', command: '<%= config.bin %> record --scene my_robot.xml --n-envs 256 --steps 300' },
     { description: 'A URDF on a ground plane, joint targets jittered by up to 0.2 rad', command: '<%= config.bin %> record --scene robot.urdf --control random:0.2 --seed 1' },
     { description: 'Profile an unmodified WebGPU program', command: '<%= config.bin %> record --active 10 -- node examples/profiling/webgpu-compute.mjs --frames 20' },
+    { description: 'Two ranks of a program, one per adapter, each with its own trace; then one timeline', command: '<%= config.bin %> record --nproc 2 -- node examples/multi-gpu/rank.mjs && <%= config.bin %> merge out -o out/merged.pftrace' },
   ];
   static override strict = false;
   static override enableJsonFlag = true;
@@ -51,6 +52,7 @@ export default class Record extends GsprofCommand {
     format: Flags.string({ description: 'trace format(s) to write', options: ['perfetto', 'json', 'both'], default: 'both' }),
     'baseline-out': Flags.string({ description: 'also write the compare baseline (JSON) to this file' }),
     fps: Flags.boolean({ description: 'print the FPS lines (--no-fps: quiet)', default: true, allowNo: true }),
+    nproc: Flags.integer({ description: 'with -- <program>: run N ranks of it at once, as torchrun --standalone --nproc-per-node N does (RANK, LOCAL_RANK, WORLD_SIZE; GSPROF_ADAPTER=LOCAL_RANK unless set); each rank writes <name>.rank<k> traces, summarised per rank with the straggler view', min: 1, default: 1 }),
     runs: Flags.integer({ description: 'independent runs, each in a fresh process, merged into one baseline for compare (written to --baseline-out, else OUT/baseline.json; traces in OUT/run-K)', min: 1, default: 1 }),
   };
 
@@ -67,6 +69,43 @@ export default class Record extends GsprofCommand {
     const scheduleFlags = { wait: flags.wait, warmup: flags.warmup, active: flags.active, repeat: flags.repeat, skipFirst: flags['skip-first'] };
     const format = flags.format as 'perfetto' | 'json' | 'both';
     const { liveProgressEnabled } = await import('../render/color.js');
+
+    if (flags.nproc > 1 && command.length === 0) throw new CliError('--nproc', 'starts several copies of a program: put the program after -- (e.g. record --nproc 2 -- node rank.mjs)');
+    if (flags.nproc > 1 && flags.runs > 1) throw new CliError('--nproc', 'cannot be combined with --runs yet: record each multi-rank run on its own, with its own --out');
+    if (flags.nproc > 1) {
+      const { recordRanks } = await import('../record/run-program.js');
+      const result = await recordRanks({
+        command, schedule: scheduleFromFlags(scheduleFlags, undefined), sync: flags.sync, profileMemory: flags['profile-memory'], outDir: flags.out, format,
+        freshCache: flags['fresh-cache'], stepsFrom: flags['steps-from'] as 'auto' | 'marks' | 'submits',
+      }, flags.nproc);
+      for (const r of result.ranks) {
+        const ending = r.signal !== null ? `, killed by ${r.signal}` : r.exitCode !== 0 ? `, exit code ${r.exitCode}` : '';
+        this.print(`rank ${r.rank}: ${r.steps} steps (${r.stepMode}), ${r.devices} device(s) instrumented${ending}`);
+      }
+      const traces = result.ranks.flatMap((r) => r.traces);
+      const { primaryTrace } = await import('../views/record-report.js');
+      const perRank = result.ranks.map((r) => primaryTrace(r.traces)).filter((t): t is string => t !== undefined);
+      let data: unknown = null;
+      if (perRank.length > 0) {
+        const { rankRuns } = await import('../views/rank-traces.js');
+        const { statSync } = await import('node:fs');
+        const [run] = await rankRuns(perRank.map((path) => ({ path, mtimeMs: statSync(path).mtimeMs })));
+        if (run) {
+          const view = await (await import('../views/rank-reports.js')).rankSummary(run, { color: this.color });
+          this.print(view.text);
+          data = view.data;
+        }
+      }
+      for (const t of traces) this.print(`wrote ${t}`);
+      // A rank's crash or failing exit code is the run's: the first failing rank's status becomes gsprof's.
+      const failed = result.ranks.find((r) => r.signal !== null || (r.exitCode !== 0 && r.exitCode !== null));
+      if (failed) {
+        const number = failed.signal !== null ? (osConstants.signals[failed.signal as NodeJS.Signals] ?? 0) : 0;
+        throw new CliError(`rank ${failed.rank}`, failed.signal !== null ? `killed by ${failed.signal}` : `exited with code ${failed.exitCode}`, failed.signal !== null ? 128 + number : failed.exitCode!);
+      }
+      if (traces.length === 0) throw new CliError('record', `${command[0]} wrote no trace on any rank (did it take a step, with a WebGPU device from the 'webgpu' package or a @gsprof/sim-core scene?)`);
+      return { ...result, summary: data };
+    }
 
     if (flags.runs > 1) {
       const { recordRuns } = await import('../record/runs.js');

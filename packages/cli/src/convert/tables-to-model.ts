@@ -177,6 +177,7 @@ export async function tablesToModel(db: TraceDb, source: string): Promise<TraceM
     syncEachStep: meta.syncEachStep ?? false,
     run: { ...(meta.run ?? {}), convertedFrom: basename(source) },
     ...(meta.clockAlignment ? { clockAlignment: meta.clockAlignment } : {}),
+    ...(meta.hostClock ? { hostClock: meta.hostClock } : {}),
     ...(timerLabels ? { timerLabels } : {}),
   };
   return { metadata, processes: procs, tracks, slices, instants, counters, flows, envTimers };

@@ -1,10 +1,11 @@
 /**
  * `gsprof record -- <command...>`: runs a Node program with the instrumentation preload (`node --import`),
- * forwards its output, and reports the traces it wrote. SIGINT, SIGTERM and SIGHUP are passed on to the program,
+ * forwards its output, and reports the traces it wrote; `--nproc N` runs N ranks of it. SIGINT, SIGTERM and SIGHUP are passed on to the program,
  * which writes the trace of the steps recorded so far and exits; gsprof waits for that.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,64 +51,162 @@ function isNode(word: string): boolean {
   return name === 'node' || word === process.execPath || /^node\d*(\.exe)?$/.test(name);
 }
 
+/** What the preload reports in its result file when the program ends. */
+interface PreloadReport {
+  steps?: number; stepMode?: 'marks' | 'scene steps' | 'submits'; submitStepsBeforeMark?: number; devices?: number; traces?: string[]; writeError?: string;
+}
+
+/** Copies a child's output to ours with a prefix on every line (the ranks of `--nproc` write at once). */
+function prefixLines(from: NodeJS.ReadableStream, to: NodeJS.WritableStream, prefix: string): Promise<void> {
+  let rest = '';
+  from.setEncoding('utf8');
+  from.on('data', (chunk: string) => {
+    const lines = (rest + chunk).split('\n');
+    rest = lines.pop() ?? '';
+    if (lines.length > 0) to.write(lines.map((l) => `${prefix}${l}\n`).join(''));
+  });
+  return new Promise((resolve) => {
+    from.once('end', () => {
+      if (rest) to.write(`${prefix}${rest}\n`);
+      resolve();
+    });
+  });
+}
+
+interface ChildRun { code: number | null; signal: NodeJS.Signals | null; report: PreloadReport }
+
+/** Runs the program once with the preload and the given extra environment, until it exits. */
+async function runChild(options: RecordProgramOptions, config: PreloadConfig, extraEnv: NodeJS.ProcessEnv, linePrefix: string | null, children: Set<ChildProcess>): Promise<ChildRun> {
+  const { importArgs } = preloadArgs();
+  const [first, ...rest] = options.command as [string, ...string[]];
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv, [PRELOAD_ENV]: encodeConfig(config) };
+  let file: string;
+  let args: string[];
+  if (isNode(first)) {
+    file = first === 'node' ? process.execPath : first;
+    args = [...importArgs, ...rest];
+  } else {
+    // Not `node ...` (a script with a shebang, npx, tsx): every Node process it starts loads the preload.
+    file = first;
+    args = rest;
+    env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} ${importArgs.join(' ')}`.trim();
+  }
+  const child = spawn(file, args, { stdio: linePrefix === null ? 'inherit' : ['inherit', 'pipe', 'pipe'], env });
+  children.add(child);
+  const copied = linePrefix === null ? [] : [prefixLines(child.stdout!, process.stdout, linePrefix), prefixLines(child.stderr!, process.stderr, linePrefix)];
+  const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
+    child.once('error', (err: NodeJS.ErrnoException) => {
+      reject(new CliError(first, err.code === 'ENOENT' ? 'command not found' : err.message));
+    });
+    child.once('close', (c, s) => resolve({ code: c, signal: s }));
+  }).finally(() => children.delete(child));
+  await Promise.all(copied);
+  let report: PreloadReport = {};
+  try { report = JSON.parse(readFileSync(config.resultFile, 'utf8')) as PreloadReport; } catch { /* the program died before its exit hook */ }
+  return { code, signal, report };
+}
+
+/** Signals to gsprof go to every program it started (each writes the trace of the steps recorded so far and
+ * exits), and gsprof waits for them: a `kill` of gsprof alone never leaves a program running unrecorded. */
+async function forwardingSignals<T>(children: Set<ChildProcess>, body: () => Promise<T>): Promise<T> {
+  const forward = (signal: NodeJS.Signals): void => { for (const c of children) c.kill(signal); };
+  const forwarded: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const s of forwarded) process.on(s, forward);
+  try {
+    return await body();
+  } finally {
+    for (const s of forwarded) process.off(s, forward);
+  }
+}
+
+function resultOf(options: RecordProgramOptions, run: ChildRun): RecordProgramResult {
+  const { report } = run;
+  if (report.writeError) throw new CliError('record', report.writeError);
+  return {
+    command: options.command,
+    exitCode: run.code,
+    signal: run.signal,
+    steps: report.steps ?? 0,
+    stepMode: report.stepMode ?? 'unknown',
+    submitStepsBeforeMark: report.submitStepsBeforeMark ?? 0,
+    devices: report.devices ?? 0,
+    // Only the files the preload reports having written: whatever else appeared in the folder may be another
+    // run's (two records into the same --out).
+    traces: report.traces ?? [],
+  };
+}
+
+function preloadConfig(options: RecordProgramOptions, resultFile: string): PreloadConfig {
+  return {
+    outDir: options.outDir,
+    format: options.format,
+    schedule: options.schedule,
+    sync: options.sync,
+    profileMemory: options.profileMemory ?? false,
+    stepsFrom: options.stepsFrom,
+    workerName: `${hostname()}_${process.pid}`,
+    resultFile,
+  };
+}
+
 export async function recordProgram(options: RecordProgramOptions): Promise<RecordProgramResult> {
   if (options.command.length === 0) throw new CliError('record', 'no command after --');
   const cache = options.freshCache ? useFreshCache() : null;
   const work = mkdtempSync(join(tmpdir(), 'gsprof-run-'));
   try {
     mkdirSync(options.outDir, { recursive: true });
-    const resultFile = join(work, 'result.json');
-    const config: PreloadConfig = {
-      outDir: options.outDir,
-      format: options.format,
-      schedule: options.schedule,
-      sync: options.sync,
-      profileMemory: options.profileMemory ?? false,
-      stepsFrom: options.stepsFrom,
-      workerName: `${hostname()}_${process.pid}`,
-      resultFile,
-    };
-    const { importArgs } = preloadArgs();
-    const [first, ...rest] = options.command as [string, ...string[]];
-    const env: NodeJS.ProcessEnv = { ...process.env, [PRELOAD_ENV]: encodeConfig(config) };
-    let file: string;
-    let args: string[];
-    if (isNode(first)) {
-      file = first === 'node' ? process.execPath : first;
-      args = [...importArgs, ...rest];
-    } else {
-      // Not `node ...` (a script with a shebang, npx, tsx): every Node process it starts loads the preload.
-      file = first;
-      args = rest;
-      env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} ${importArgs.join(' ')}`.trim();
-    }
-    const child = spawn(file, args, { stdio: 'inherit', env });
-    // Signals to gsprof go to the program (which writes the trace of the steps recorded so far and exits) and
-    // gsprof waits for it: a `kill` of gsprof alone never leaves the program running unrecorded.
-    const forward = (signal: NodeJS.Signals): void => { child.kill(signal); };
-    const forwarded: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-    for (const s of forwarded) process.on(s, forward);
-    const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
-      child.once('error', (err: NodeJS.ErrnoException) => {
-        reject(new CliError(first, err.code === 'ENOENT' ? 'command not found' : err.message));
-      });
-      child.once('exit', (c, s) => resolve({ code: c, signal: s }));
-    }).finally(() => { for (const s of forwarded) process.off(s, forward); });
-    let report: { steps?: number; stepMode?: 'marks' | 'scene steps' | 'submits'; submitStepsBeforeMark?: number; devices?: number; traces?: string[]; writeError?: string } = {};
-    try { report = JSON.parse(readFileSync(resultFile, 'utf8')) as typeof report; } catch { /* the program died before its exit hook */ }
-    if (report.writeError) throw new CliError('record', report.writeError);
-    return {
-      command: options.command,
-      exitCode: code,
-      signal,
-      steps: report.steps ?? 0,
-      stepMode: report.stepMode ?? 'unknown',
-      submitStepsBeforeMark: report.submitStepsBeforeMark ?? 0,
-      devices: report.devices ?? 0,
-      // Only the files the preload reports having written: whatever else appeared in the folder may be another
-      // run's (two records into the same --out).
-      traces: report.traces ?? [],
-    };
+    const children = new Set<ChildProcess>();
+    const run = await forwardingSignals(children, () => runChild(options, preloadConfig(options, join(work, 'result.json')), {}, null, children));
+    return resultOf(options, run);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+    cache?.dispose();
+  }
+}
+
+export interface RecordRanksResult {
+  /** The launch id every rank's trace carries (distributedInfo.job_id). */
+  jobId: string;
+  worldSize: number;
+  ranks: Array<RecordProgramResult & { rank: number }>;
+}
+
+/** A free TCP port on this machine, for MASTER_PORT (a program written for torchrun may open it). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * `record --nproc N -- <command>`: N copies of the program at once, as `torchrun --standalone --nproc-per-node N`
+ * starts them: RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR/MASTER_PORT, and each on its own
+ * adapter (GSPROF_ADAPTER = LOCAL_RANK) unless GSPROF_ADAPTER is set. Each rank writes its own trace,
+ * `<host>_<gsprof pid>.rank<k>.<time>.pftrace`, with distributedInfo; their output is prefixed `[rank k] `.
+ */
+export async function recordRanks(options: RecordProgramOptions, nproc: number): Promise<RecordRanksResult> {
+  if (options.command.length === 0) throw new CliError('record', 'no command after --');
+  const cache = options.freshCache ? useFreshCache() : null;
+  const work = mkdtempSync(join(tmpdir(), 'gsprof-run-'));
+  try {
+    mkdirSync(options.outDir, { recursive: true });
+    const jobId = `${hostname()}_${process.pid}_${Date.now()}`;
+    const port = process.env.MASTER_PORT ?? String(await freePort());
+    const children = new Set<ChildProcess>();
+    const runs = await forwardingSignals(children, () => Promise.all(Array.from({ length: nproc }, (_, rank) => {
+      const env: NodeJS.ProcessEnv = {
+        RANK: String(rank), LOCAL_RANK: String(rank), WORLD_SIZE: String(nproc), LOCAL_WORLD_SIZE: String(nproc),
+        GROUP_RANK: '0', MASTER_ADDR: process.env.MASTER_ADDR ?? '127.0.0.1', MASTER_PORT: port, GSPROF_JOB_ID: jobId,
+        GSPROF_ADAPTER: process.env.GSPROF_ADAPTER ?? String(rank),
+      };
+      return runChild(options, preloadConfig(options, join(work, `result-${rank}.json`)), env, `[rank ${rank}] `, children);
+    })));
+    return { jobId, worldSize: nproc, ranks: runs.map((r, rank) => ({ rank, ...resultOf(options, r) })) };
   } finally {
     rmSync(work, { recursive: true, force: true });
     cache?.dispose();

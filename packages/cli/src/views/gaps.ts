@@ -52,6 +52,9 @@ export function renderGaps(g: GapsResult, options: { color: boolean }): string {
 }
 
 export async function gapsReport(given: string, options: { color: boolean; top: number }): Promise<View> {
+  const { newestRankRun } = await import('./rank-traces.js');
+  const run = await newestRankRun(given);
+  if (run) return (await import('./rank-reports.js')).rankGaps(run, options);
   const { gaps } = await import('@gsprof/profiler');
   const trace = resolveTrace(given);
   const result = await withTrace(trace, (db) => gaps(db, { topIntervals: options.top }));

@@ -33,6 +33,11 @@ function isBaselineFile(path: string): boolean {
   }
 }
 
+/** A regular file named as a trace (.pftrace, .json, .json.gz) that is not a baseline. */
+export function isTraceFile(path: string): boolean {
+  return TRACE.test(path) && !isBaselineFile(path);
+}
+
 /** A trace path as given; a folder means its newest trace (Perfetto preferred), e.g. `gsprof summary out`.
  * In a folder only regular files count (a FIFO named *.pftrace would block the reader) and baselines never do. */
 export function resolveTrace(path: string): string {
@@ -44,7 +49,7 @@ export function resolveTrace(path: string): string {
     .filter((f) => TRACE.test(f))
     .flatMap((f) => {
       const st = statSync(join(path, f), { throwIfNoEntry: false });
-      return st?.isFile() && !isBaselineFile(join(path, f)) ? [{ f, t: st.mtimeMs }] : [];
+      return st?.isFile() && isTraceFile(join(path, f)) ? [{ f, t: st.mtimeMs }] : [];
     });
   if (traces.length === 0) throw new CliError(path, 'folder has no trace (.pftrace, .json, .json.gz; baselines are not traces)');
   const newest = traces.reduce((m, x) => Math.max(m, x.t), -Infinity);

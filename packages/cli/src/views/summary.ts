@@ -87,6 +87,9 @@ export function clockAlignmentLine(a: KernelSummary['clockAlignment']): string |
 }
 
 export async function summarize(given: string, options: { color: boolean; limit?: number; nameWidth?: number }): Promise<View> {
+  const { newestRankRun } = await import('./rank-traces.js');
+  const run = await newestRankRun(given);
+  if (run) return (await import('./rank-reports.js')).rankSummary(run, options);
   const { kernelSummary } = await import('@gsprof/profiler');
   const trace = resolveTrace(given);
   const summary = await withTrace(trace, (db) => kernelSummary(db));

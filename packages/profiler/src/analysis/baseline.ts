@@ -33,11 +33,14 @@ export interface RunConfig {
   node?: string;
   gsprof?: string;
   gitCommit?: string;
+  /** The rank of a multi-process run (its trace's distributedInfo), and the run's number of ranks. */
+  rank?: number;
+  worldSize?: number;
   [key: string]: unknown;
 }
 
 /** Keys whose difference makes a comparison meaningless: a different workload, not a slowdown. */
-export const COMPARABLE_KEYS = ['example', 'scene', 'backend', 'nEnvs', 'precision', 'adapter'] as const;
+export const COMPARABLE_KEYS = ['example', 'scene', 'backend', 'nEnvs', 'precision', 'adapter', 'rank', 'worldSize'] as const;
 
 /** One run's samples: its step durations and, per step, each kernel's total and the counters' values. */
 export interface RunSamples {
@@ -148,6 +151,11 @@ async function configFromMetadata(db: TraceDb): Promise<RunConfig> {
     if (typeof devices[0]?.name === 'string') out.adapter = devices[0].name;
     if (typeof m.hostname === 'string') out.machine = m.hostname;
     if (typeof m.producer === 'string') out.gsprof = m.producer;
+    const dist = (m.distributedInfo && typeof m.distributedInfo === 'object' ? m.distributedInfo : {}) as Record<string, unknown>;
+    if (typeof dist.rank === 'number' && typeof dist.world_size === 'number' && dist.world_size > 1) {
+      out.rank = dist.rank;
+      out.worldSize = dist.world_size;
+    }
     return out;
   } catch {
     return { nEnvs: await nEnvsOf(db) };

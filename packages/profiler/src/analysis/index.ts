@@ -7,3 +7,4 @@ export * from './diff.js';
 export * from './compare.js';
 export * from './baseline.js';
 export * as traceStats from './stats.js';
+export * from './stragglers.js';

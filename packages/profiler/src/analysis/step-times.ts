@@ -14,6 +14,8 @@ import { GPU_OP_CATEGORY_SQL, STEP_WHERE, num } from './common.js';
 export interface StepTimes {
   /** ns, one per ProfilerStep in order. */
   durations: number[];
+  /** The step numbers of the ProfilerStep#k spans, in the same order (what lines up the steps of several ranks). */
+  numbers: number[];
   /** Whether GPU work extended any step past its host span (the host ran ahead of the GPU). */
   gpuBound: boolean;
 }
@@ -22,14 +24,15 @@ export async function completedStepTimes(db: TraceDb): Promise<StepTimes> {
   // GPU ops belong to the step during which they were launched (or, with no launch link, started). Steps do not
   // overlap, so an as-of join (the last step that began at or before the launch) finds it in n log n; a range
   // join took 168 s for 77k steps and 770k kernels.
-  const rows = await db.rows<{ ts: number; e: number; dur: number; done: number | null }>(`
-    WITH st AS (SELECT row_number() OVER (ORDER BY ts, id) - 1 AS step, ts, dur, ts + dur AS e FROM slice WHERE ${STEP_WHERE}),
+  const rows = await db.rows<{ ts: number; e: number; dur: number; done: number | null; name: string }>(`
+    WITH st AS (SELECT row_number() OVER (ORDER BY ts, id) - 1 AS step, ts, dur, ts + dur AS e, name FROM slice WHERE ${STEP_WHERE}),
     g AS (SELECT g.ts + g.dur AS done, coalesce(l.ts, g.ts) AS at FROM slice g
           LEFT JOIN gpu_launch gl ON gl.gpu_slice_id = g.id LEFT JOIN slice l ON l.id = gl.launch_slice_id
           WHERE g.category IN ${GPU_OP_CATEGORY_SQL} AND g.dur >= 0),
     per AS (SELECT st.step, max(g.done) AS done FROM g ASOF JOIN st ON g.at >= st.ts WHERE g.at < st.e GROUP BY st.step)
-    SELECT st.ts, st.e, st.dur, per.done FROM st LEFT JOIN per USING (step) ORDER BY st.step`);
+    SELECT st.ts, st.e, st.dur, per.done, st.name FROM st LEFT JOIN per USING (step) ORDER BY st.step`);
   const durations: number[] = [];
+  const numbers: number[] = [];
   let gpuBound = false;
   let previous = Number.NEGATIVE_INFINITY;
   for (const r of rows) {
@@ -46,6 +49,7 @@ export async function completedStepTimes(db: TraceDb): Promise<StepTimes> {
       durations.push(completed - start);
     }
     previous = completed;
+    numbers.push(Number(/#(\d+)/.exec(r.name)?.[1] ?? Number.NaN));
   }
-  return { durations, gpuBound };
+  return { durations, numbers, gpuBound };
 }

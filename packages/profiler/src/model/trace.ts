@@ -84,6 +84,16 @@ export interface DeviceProperties {
   limits?: Record<string, number>;
 }
 
+/** A host time as a reading of the machine's CLOCK_MONOTONIC. */
+export interface MonotonicAnchor {
+  /** Linux's boot id: two readings compare only under the same one (null where the system has none). */
+  bootId: string | null;
+  /** CLOCK_MONOTONIC in ns, as a decimal string (a bigint does not survive JSON). */
+  monotonicNs: string;
+  /** Half-width of the interval the reading is known to lie in. */
+  errorNs: number;
+}
+
 export interface TraceMetadata {
   /** Host wall clock at ts = 0, epoch ns. */
   baseTimeNs: bigint;
@@ -92,8 +102,11 @@ export interface TraceMetadata {
   hostname: string;
   pid: number;
   deviceProperties: DeviceProperties[];
-  /** Kineto's distributedInfo (rank, world_size, backend), kept through convert; absent for a single process. */
+  /** Kineto's distributedInfo (rank, world_size, backend; gsprof adds local_rank, launcher and job_id), kept
+   *  through convert; absent for a process that no multi-process launcher started. */
   distributedInfo?: Record<string, unknown>;
+  /** The machine's monotonic clock at ts = 0: traces of processes on one machine line up on it (gsprof merge). */
+  hostClock?: MonotonicAnchor;
   /** GPU->host alignment estimate; errorBoundNs is the half-width of the feasible offset interval. */
   clockAlignment?: { offsetNs: number; driftPpm: number; errorBoundNs: number; samples: number; method: string; driftAtBound?: boolean };
   syncEachStep: boolean;

@@ -9,6 +9,7 @@ import type { Args, DeviceProperties, SliceEvent, TraceModel, TraceTrack } from 
 import { emptyTrace } from '../model/trace.js';
 import { estimateClockAlignment, gpuToHost, type ClockSample } from './clock-align.js';
 import type { HostClock } from './host-clock.js';
+import type { DistributedInfo } from './launcher.js';
 import { resolvePartialOverlaps } from './lanes.js';
 import { warn } from './warn.js';
 
@@ -51,6 +52,8 @@ export interface CycleOptions {
   syncEachStep: boolean;
   run: Args;
   devices: readonly GpuDeviceInfo[];
+  /** The launcher's rank facts (Kineto's distributedInfo), when one started this process. */
+  distributed?: DistributedInfo;
 }
 
 export type CycleMode = 'warmup' | 'record' | 'stopped';
@@ -81,6 +84,7 @@ export class Cycle {
       deviceProperties: [],
       syncEachStep: options.syncEachStep,
       run: { ...options.run },
+      ...(options.distributed ? { distributedInfo: { ...options.distributed } } : {}),
     });
     this.trace.processes.push({ pid: process.pid, name: `node ${basename(process.argv[1] ?? '')}`.trim(), kind: 'cpu' });
     this.hostTrack = this.addTrack({ kind: 'thread', name: 'host', pid: process.pid, tid: process.pid });
@@ -91,8 +95,14 @@ export class Cycle {
 
   start(hostNs: number): void {
     this.mode = 'record';
+    this.setBase(hostNs);
+  }
+
+  private setBase(hostNs: number): void {
     this.baseHostNs = hostNs;
     this.trace.metadata.baseTimeNs = this.clock.epochNs(hostNs);
+    const anchor = this.clock.monotonic?.(hostNs);
+    if (anchor) this.trace.metadata.hostClock = anchor;
   }
 
   ts(hostNs: number): number { return Math.round(hostNs - this.baseHostNs); }
@@ -103,8 +113,7 @@ export class Cycle {
     if (!this.recording) throw new Error('cycle: moveBaseEarlier before recording started');
     const shift = Math.round(this.baseHostNs - hostNs);
     if (shift <= 0) return;
-    this.baseHostNs -= shift;
-    this.trace.metadata.baseTimeNs = this.clock.epochNs(this.baseHostNs);
+    this.setBase(this.baseHostNs - shift);
     for (const list of [this.trace.slices, this.trace.instants, this.trace.counters, this.trace.envTimers]) {
       for (const e of list) e.ts += shift;
     }

@@ -1,6 +1,7 @@
 /**
  * onTraceReady handlers, as torch's tensorboard_trace_handler: each writes the handed-over trace to a new file
- * named {worker}.{time_ns}.<ext> and records the path on the profiler (prof.lastTracePaths).
+ * named {worker}.{time_ns}.<ext> ({worker}.rank{k}.{time_ns}.<ext> for a rank of a multi-process run) and
+ * records the path on the profiler (prof.lastTracePaths).
  */
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -26,12 +27,17 @@ export function defaultWorkerName(): string {
   return `${hostname()}_${process.pid}`;
 }
 
+/** The file name up to the time: the worker, then the rank when a launcher gave one. */
+function stem(worker: string, prof: Profiler): string {
+  return prof.distributed ? `${worker}.rank${prof.distributed.rank}` : worker;
+}
+
 /** Writes Kineto-style Chrome JSON: `{worker}.{time_ns}.pt.trace.json[.gz]`. */
 export function tensorboardTraceHandler(dir: string, options: TensorboardHandlerOptions = {}): (prof: Profiler) => Promise<string> {
   const worker = options.workerName ?? defaultWorkerName();
   return async (prof) => {
     await mkdir(dir, { recursive: true });
-    const path = join(dir, `${worker}.${timeNs()}.pt.trace.json${options.useGzip ? '.gz' : ''}`);
+    const path = join(dir, `${stem(worker, prof)}.${timeNs()}.pt.trace.json${options.useGzip ? '.gz' : ''}`);
     await writeChromeTrace(prof.trace, path);
     prof.noteTracePath(path);
     return path;
@@ -43,7 +49,7 @@ export function perfettoTraceHandler(dir: string, options: { workerName?: string
   const worker = options.workerName ?? defaultWorkerName();
   return async (prof) => {
     await mkdir(dir, { recursive: true });
-    const path = join(dir, `${worker}.${timeNs()}.pftrace`);
+    const path = join(dir, `${stem(worker, prof)}.${timeNs()}.pftrace`);
     await writePerfettoTrace(prof.trace, path);
     prof.noteTracePath(path);
     return path;

@@ -11,4 +11,5 @@ export { createGpu, requestProfiledDevice, DISABLE_QUANTIZATION_TOGGLE } from '.
 export { tensorboardTraceHandler, perfettoTraceHandler, defaultWorkerName, type TensorboardHandlerOptions } from './handlers.js';
 export { estimateClockAlignment, gpuToHost, type ClockAlignment, type ClockSample, type ClockAlignmentOptions } from './clock-align.js';
 export { FakeClock, systemClock, type HostClock } from './host-clock.js';
+export { distributedFromEnv, type DistributedInfo } from './launcher.js';
 export { percentile } from './stats.js';

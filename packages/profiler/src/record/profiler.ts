@@ -13,6 +13,7 @@ import { systemClock, type HostClock } from './host-clock.js';
 import { GcSpans } from './gc-spans.js';
 import { devicesFor, instrumentDeviceFor, memoryCounterName } from './instrument-device.js';
 import { keyAverages, type KeyAverages } from './key-averages.js';
+import { distributedFromEnv, type DistributedInfo } from './launcher.js';
 import { activeRecorder, setActiveRecorder, type Recorder, type SpanToken } from './recorder.js';
 import { alwaysRecord, ProfilerAction, type ScheduleFn } from './schedule.js';
 import type { PreRecordedSpan } from './span-collector.js';
@@ -43,6 +44,9 @@ export interface ProfileOptions {
   /** While started, Ctrl-C stops the profiler, hands over what was recorded, then exits with code 130. */
   handleSigint?: boolean;
   traceName?: string;
+  /** This process's rank in a multi-process run (Kineto's distributedInfo). Default: read from the launcher's
+   *  variables (torchrun, mpirun, srun, `gsprof record --nproc`); null: a process on its own. */
+  distributed?: DistributedInfo | null;
   /** Host clock; tests pass a fake one. */
   clock?: HostClock;
 }
@@ -79,6 +83,8 @@ export class Profiler implements Recorder, AsyncDisposable {
   readonly profileMemory: boolean;
   readonly withStack: boolean;
   readonly syncEachStep: boolean;
+  /** The rank this process records as, if a launcher started it (handlers put it in the file name). */
+  readonly distributed: DistributedInfo | undefined;
   stepNumber = 0;
   currentAction: ProfilerAction = ProfilerAction.NONE;
   /** The cycle being prepared (warmup) or recorded. */
@@ -121,6 +127,7 @@ export class Profiler implements Recorder, AsyncDisposable {
     this.withStack = !!options.withStack;
     this.syncEachStep = !!options.syncEachStep;
     this.clock = options.clock ?? systemClock;
+    this.distributed = options.distributed === undefined ? launcherRank() : (options.distributed ?? undefined);
     this.scheduleFn = options.schedule ?? alwaysRecord;
     this.recordSteps = options.schedule !== undefined;
     this.currentAction = this.scheduleFn(this.stepNumber);
@@ -352,6 +359,7 @@ export class Profiler implements Recorder, AsyncDisposable {
       syncEachStep: this.syncEachStep,
       run,
       devices: devicesFor(this).map((d) => d.info),
+      ...(this.distributed ? { distributed: this.distributed } : {}),
     });
   }
 
@@ -467,6 +475,17 @@ export class Profiler implements Recorder, AsyncDisposable {
   private removeSigint(): void {
     if (this.sigintHandler) process.off('SIGINT', this.sigintHandler);
     this.sigintHandler = null;
+  }
+}
+
+/** The launcher's rank, or none with a warning when its variables contradict each other: a recording must not
+ * fail, nor be labelled with a rank that may be wrong. */
+function launcherRank(): DistributedInfo | undefined {
+  try {
+    return distributedFromEnv();
+  } catch (err) {
+    warn(`profiler: recording as a single process: ${(err as Error).message}`);
+    return undefined;
   }
 }
 

@@ -1,0 +1,130 @@
+/**
+ * `gsprof summary` and `gsprof gaps` on a folder of rank traces: each rank's own numbers (exactly what the command
+ * prints for that rank's trace alone), the kernels side by side across ranks, and the straggler view (per step:
+ * the slowest rank and the spread across ranks), as Holistic Trace Analysis' multi-rank breakdowns do.
+ */
+import type { GapsResult, KernelSummary, StragglerReport, TraceDb } from '@gsprof/profiler';
+import { duration, percent, thousands } from '../render/format.js';
+import { renderTable } from '../render/table.js';
+import { withTrace } from './open-trace.js';
+import { rankRunLine, type RankRun } from './rank-traces.js';
+import type { View } from './summary.js';
+
+interface RankFacts { rank: number; trace: string; host: string | null; stepTimes: Map<number, number> }
+
+async function rankFacts<T>(run: RankRun, analyse: (db: TraceDb) => Promise<T>): Promise<Array<RankFacts & { result: T }>> {
+  const { completedStepTimes, stepsByNumber } = await import('@gsprof/profiler');
+  const out: Array<RankFacts & { result: T }> = [];
+  for (const r of run.ranks) {
+    out.push(await withTrace(r.path, async (db) => {
+      const times = await completedStepTimes(db);
+      const host = await db.metadata('gsprof.hostname');
+      return { rank: r.rank, trace: r.path, host: typeof host === 'string' ? host : null, stepTimes: stepsByNumber(times.durations, times.numbers), result: await analyse(db) };
+    }));
+  }
+  return out;
+}
+
+/** The straggler section: who was slowest how often, how far apart the ranks were, and the worst steps. */
+export function renderStragglers(s: StragglerReport, options: { color: boolean; top?: number }): string {
+  const out: string[] = [];
+  if (!s.spread) {
+    out.push('Straggler view: no step was recorded by every rank.');
+    return out.join('\n');
+  }
+  const counts = s.ranks.map((r) => `rank ${r} in ${thousands(s.slowestCount[r] ?? 0)}`).join(', ');
+  out.push(`Straggler view over the ${thousands(s.steps.length)} steps every rank recorded (by step number${s.stepsNotOnEveryRank > 0 ? `; ${s.stepsNotOnEveryRank} step(s) recorded by some ranks only are left out` : ''}):`);
+  out.push(`  slowest rank per step: ${counts}`);
+  out.push(`  spread across ranks (slowest - fastest step time): median ${duration(s.spread.medianNs)} (${s.spread.medianPercentOfStep.toFixed(1)}% of the median step), p90 ${duration(s.spread.p90Ns)}, max ${duration(s.spread.maxNs)} at step ${s.spread.maxStep}`);
+  const worst = [...s.steps].sort((a, b) => b.spreadNs - a.spreadNs || a.step - b.step).slice(0, options.top ?? 5);
+  out.push(renderTable(['Step', 'Slowest rank', 'Slowest', 'Fastest rank', 'Fastest', 'Spread'],
+    worst.map((w) => [String(w.step), String(w.slowestRank), duration(w.slowestNs), String(w.fastestRank), duration(w.fastestNs), duration(w.spreadNs)]),
+    { color: options.color, align: ['right', 'right', 'right', 'right', 'right', 'right'] }));
+  return out.join('\n');
+}
+
+/** Each kernel's (or CPU stage's) total time per rank, summed over the rank's queues or threads. */
+function kernelsByRank(ranks: Array<{ rank: number; result: KernelSummary }>, limit: number): { names: string[]; totals: Array<Record<number, number>> } {
+  const per = new Map<string, Record<number, number>>();
+  for (const r of ranks) {
+    for (const t of r.result.tracks) {
+      for (const k of t.kernels) {
+        const row = per.get(k.name) ?? {};
+        row[r.rank] = (row[r.rank] ?? 0) + k.totalTimeNs;
+        per.set(k.name, row);
+      }
+    }
+  }
+  const sum = (row: Record<number, number>): number => Object.values(row).reduce((a, b) => a + b, 0);
+  const names = [...per.keys()].sort((a, b) => sum(per.get(b)!) - sum(per.get(a)!) || a.localeCompare(b)).slice(0, limit);
+  return { names, totals: names.map((n) => per.get(n)!) };
+}
+
+export async function rankSummary(run: RankRun, options: { color: boolean; limit?: number }): Promise<View> {
+  const { kernelSummary, stragglers } = await import('@gsprof/profiler');
+  const ranks = await rankFacts(run, (db) => kernelSummary(db));
+  const straggler = stragglers(ranks.map((r) => ({ rank: r.rank, steps: r.stepTimes })));
+  const cpu = ranks.every((r) => r.result.kind === 'cpu stages');
+  const out = [rankRunLine(run), `Per rank (each rank's numbers are its own trace's \`gsprof summary\`; ${cpu ? 'CPU stages: no GPU work in these traces' : 'GPU kernels'}):`];
+  out.push(renderTable(
+    ['Rank', 'Host', cpu ? 'Stage time' : 'Kernel time', 'Steps', 'Median step', 'Mean step', 'FPS', 'env-steps/s', 'Trace'],
+    ranks.map((r) => {
+      const st = r.result.steps;
+      const busy = r.result.tracks.reduce((a, t) => a + t.totalTimeNs, 0);
+      return [String(r.rank), r.host ?? '-', duration(busy), st ? thousands(st.count) : '0', st ? duration(st.medianNs) : '-', st ? duration(st.meanNs) : '-',
+        st ? thousands(st.fps, 2) : '-', st?.envStepsPerSec != null ? thousands(st.envStepsPerSec, 0) : '-', r.trace];
+    }),
+    { color: options.color, align: ['right', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'left'] }));
+  const { names, totals } = kernelsByRank(ranks, options.limit ?? 10);
+  if (names.length > 0) {
+    out.push('');
+    out.push(`${cpu ? 'CPU stages' : 'Kernels'} by rank (total time over the rank's ${cpu ? 'threads' : 'queues'}; top ${names.length} by the sum over ranks; max/min: the slowest rank's total over the fastest's):`);
+    out.push(renderTable(['Name', ...ranks.map((r) => `rank ${r.rank}`), 'max/min'],
+      names.map((n, i) => {
+        const row = totals[i]!;
+        const values = ranks.map((r) => row[r.rank] ?? 0);
+        const lo = values.reduce((a, v) => Math.min(a, v), Number.POSITIVE_INFINITY);
+        const hi = values.reduce((a, v) => Math.max(a, v), 0);
+        return [n, ...values.map((v) => duration(v)), lo > 0 ? (hi / lo).toFixed(2) : '-'];
+      }),
+      { color: options.color, align: ['left', ...ranks.map(() => 'right' as const), 'right'] }));
+  }
+  out.push('');
+  out.push(renderStragglers(straggler, options));
+  return {
+    text: out.join('\n'),
+    data: {
+      run: { id: run.id, worldSize: run.worldSize, missingRanks: run.missing },
+      ranks: ranks.map((r) => ({ rank: r.rank, host: r.host, trace: r.trace, summary: { trace: r.trace, ...r.result } })),
+      stragglers: straggler,
+    },
+  };
+}
+
+export async function rankGaps(run: RankRun, options: { color: boolean; top: number }): Promise<View> {
+  const { gaps, stragglers } = await import('@gsprof/profiler');
+  const ranks = await rankFacts(run, (db) => gaps(db, { topIntervals: options.top }));
+  const straggler = stragglers(ranks.map((r) => ({ rank: r.rank, steps: r.stepTimes })));
+  const out = [rankRunLine(run), 'Per rank (each rank\'s numbers are its own trace\'s `gsprof gaps`; run it on one rank\'s trace for its queues and longest gaps):'];
+  const row = (r: { rank: number; result: GapsResult; trace: string }): string[] => {
+    const g = r.result;
+    const o = g.overall;
+    const u = g.hostUtilisation;
+    if (o.spanNs === 0) {
+      return [String(r.rank), g.verdict, '-', '-', '-', '-', '-', u ? percent(u.coveredNs / u.wallNs) : '-', r.trace];
+    }
+    return [String(r.rank), g.verdict, duration(o.busyNs), percent(o.idleFraction), duration(o.hostWaitNs), duration(o.kernelWaitNs), duration(o.otherNs), '-', r.trace];
+  };
+  out.push(renderTable(['Rank', 'Verdict', 'GPU busy', 'GPU idle', 'Host wait', 'Kernel wait', 'Other', 'Host utilisation', 'Trace'], ranks.map(row),
+    { color: options.color, align: ['right', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'left'] }));
+  out.push('');
+  out.push(renderStragglers(straggler, options));
+  return {
+    text: out.join('\n'),
+    data: {
+      run: { id: run.id, worldSize: run.worldSize, missingRanks: run.missing },
+      ranks: ranks.map((r) => ({ rank: r.rank, host: r.host, trace: r.trace, gaps: { trace: r.trace, ...r.result } })),
+      stragglers: straggler,
+    },
+  };
+}

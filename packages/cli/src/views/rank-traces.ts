@@ -1,0 +1,119 @@
+/**
+ * The traces of a multi-process run: which rank wrote each trace (Kineto's distributedInfo, which gsprof writes
+ * for a process a launcher started, and PyTorch writes for every distributed run), and a folder's traces grouped
+ * into runs with one trace per rank, newest run first.
+ */
+import { readdirSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import type { TraceDb } from '@gsprof/profiler';
+import { CliError } from '../errors.js';
+import { isTraceFile, resolveTrace, withTrace } from './open-trace.js';
+
+export interface RankTrace {
+  path: string;
+  rank: number;
+  worldSize: number;
+  /** The launch every rank of the run shares, when the launcher named it. */
+  jobId: string | null;
+  mtimeMs: number;
+}
+
+export interface RankRun {
+  /** The launch id, or the file-name prefix the ranks share when the launcher gave none. */
+  id: string;
+  worldSize: number;
+  /** One trace per rank, by rank (the newest, when a rank wrote several). */
+  ranks: RankTrace[];
+  /** Ranks below worldSize that wrote no trace here. */
+  missing: number[];
+  newestMs: number;
+}
+
+function parseJson(v: unknown): Record<string, unknown> | undefined {
+  if (typeof v !== 'string') return undefined;
+  try {
+    const o = JSON.parse(v) as unknown;
+    return o && typeof o === 'object' && !Array.isArray(o) ? o as Record<string, unknown> : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The rank a trace was recorded as: gsprof's own metadata, else the Kineto trace's distributedInfo; null for a
+ * trace of a process on its own (no distributedInfo, or a world of one). */
+export async function rankOf(db: TraceDb): Promise<{ rank: number; worldSize: number; jobId: string | null } | null> {
+  const info = (parseJson(await db.metadata('gsprof.json'))?.distributedInfo as Record<string, unknown> | undefined)
+    ?? parseJson(await db.metadata('distributedInfo'));
+  if (!info) return null;
+  const rank = Number(info.rank);
+  const worldSize = Number(info.world_size);
+  if (!Number.isSafeInteger(rank) || !Number.isSafeInteger(worldSize) || worldSize < 2 || rank < 0 || rank >= worldSize) return null;
+  return { rank, worldSize, jobId: typeof info.job_id === 'string' ? info.job_id : null };
+}
+
+/** A folder's trace files; of the two formats one recording writes (`.pftrace` and `.pt.trace.json`, the same
+ * name up to the time stamp, moments apart), only the Perfetto one. */
+export function distinctTraceFiles(dir: string): Array<{ path: string; mtimeMs: number }> {
+  const files = readdirSync(dir).flatMap((f) => {
+    const path = join(dir, f);
+    const st = statSync(path, { throwIfNoEntry: false });
+    return st?.isFile() && isTraceFile(path) ? [{ path, mtimeMs: st.mtimeMs, stem: f.replace(/\.\d+\.(pftrace|pt\.trace\.json(\.gz)?|json(\.gz)?)$/, '') }] : [];
+  });
+  return files.filter((a) => a.path.endsWith('.pftrace')
+    || !files.some((b) => b !== a && b.stem === a.stem && b.path.endsWith('.pftrace') && Math.abs(b.mtimeMs - a.mtimeMs) < 5000))
+    .map(({ path, mtimeMs }) => ({ path, mtimeMs }));
+}
+
+/** The runs of several ranks among the given traces, newest first (empty when no trace is a rank's). */
+export async function rankRuns(files: Array<{ path: string; mtimeMs: number }>): Promise<RankRun[]> {
+  const traces: RankTrace[] = [];
+  for (const f of files) {
+    const r = await withTrace(f.path, rankOf);
+    if (r) traces.push({ path: f.path, mtimeMs: f.mtimeMs, ...r });
+  }
+  const groups = new Map<string, RankTrace[]>();
+  for (const t of traces) {
+    // Without a launch id the ranks of one run share the file-name prefix (`record --nproc` names them so).
+    const id = t.jobId ?? `${basename(t.path).split('.')[0]!} (world ${t.worldSize})`;
+    groups.set(id, [...(groups.get(id) ?? []), t]);
+  }
+  const runs: RankRun[] = [];
+  for (const [id, list] of groups) {
+    const worldSize = list.reduce((m, t) => Math.max(m, t.worldSize), 0);
+    const byRank = new Map<number, RankTrace>();
+    for (const t of list) {
+      const kept = byRank.get(t.rank);
+      if (!kept || t.mtimeMs > kept.mtimeMs) byRank.set(t.rank, t);
+    }
+    const ranks = [...byRank.values()].sort((a, b) => a.rank - b.rank);
+    const missing = Array.from({ length: worldSize }, (_, k) => k).filter((k) => !byRank.has(k));
+    runs.push({ id, worldSize, ranks, missing, newestMs: ranks.reduce((m, t) => Math.max(m, t.mtimeMs), 0) });
+  }
+  return runs.sort((a, b) => b.newestMs - a.newestMs);
+}
+
+/** The multi-rank run a folder's newest trace belongs to, or null when the path is a file or that trace is no
+ * rank's. Only then are the other traces opened: a folder of single-process traces costs one import, as before. */
+export async function newestRankRun(path: string): Promise<RankRun | null> {
+  const st = statSync(path, { throwIfNoEntry: false });
+  if (!st?.isDirectory()) return null;
+  const files = distinctTraceFiles(path);
+  if (files.length < 2) return null;
+  const newest = resolveTrace(path);
+  if (!(await withTrace(newest, rankOf))) return null;
+  // gsprof names a rank's trace `<worker>.rank<k>.<time>`: when the newest does, only such files can be its run's.
+  const named = /\.rank\d+\./.test(basename(newest)) ? files.filter((f) => /\.rank\d+\./.test(basename(f.path))) : files;
+  const runs = await rankRuns(named);
+  return runs.find((r) => r.ranks.some((t) => t.path === newest)) ?? null;
+}
+
+/** A run's ranks as one line a report starts with, naming ranks that wrote nothing. */
+export function rankRunLine(run: RankRun): string {
+  const missing = run.missing.length > 0 ? `; no trace from rank(s) ${run.missing.join(', ')}` : '';
+  return `Run ${run.id}: ${run.ranks.length} of ${run.worldSize} ranks${missing}`;
+}
+
+export function requireRanks(run: RankRun | null, path: string): RankRun {
+  if (!run) throw new CliError(path, 'no traces of a multi-process run here (traces with distributedInfo of a world size of 2 or more)');
+  return run;
+}
