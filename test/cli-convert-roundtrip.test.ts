@@ -1,12 +1,13 @@
 /**
  * convert keeps what both formats carry (issue 12): a Kineto trace's rank (distributedInfo) and devices
  * (deviceProperties) survive Kineto -> pftrace -> Kineto, twice. Before, every JSON written said rank 0 of 1
- * and no devices; and a counter's name stays as read, where each JSON pass appended " value". (Process labels,
- * GPU tids, flow categories and arg types are not kept yet.)
+ * and no devices; and a counter's name stays as read, where each JSON pass appended " value". Process labels
+ * come back as written, through JSON alone and through pftrace. (GPU stream tids, flow categories, arg types and
+ * instant scopes are not kept yet.)
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, gsprof, tempDir } from './support/cli.js';
 
 const KINETO = {
@@ -46,4 +47,61 @@ it('a Kineto trace keeps its rank and devices through two pftrace round trips', 
   // and summary on the round-tripped file still finds the kernel
   const s = await gsprof(['query', join(dir, 'd.json'), "select count(*) as n from slice where name = 'gemm'", '--format', 'csv'], { env });
   expect(s.stdout.trim().split('\n')).toEqual(['n', '1']);
+});
+
+/** A Kineto-shaped trace with what the first conversions lost; its events are compared with what comes back. */
+const MM_ARGS = {
+  'Input Dims': [[2, 3], [3, 4], []], 'Input type': ['float', 'float', 'Scalar'], 'Concrete Inputs': ['', '', '1'],
+  'Sequence number': 5, 'Record function id': 0, 'est. achieved occupancy %': 75.5, 'Ev Idx': 3,
+  'Is Leaf': true, 'requires grad': false, alpha: 2.5, extra: { source: { file: 'a.py', line: 7 }, 'tags.v1': ['x'] },
+};
+const GEMM_ARGS = { stream: 7, correlation: 77, grid: [4, 1, 1], block: [128, 1, 1], 'blocks per SM': 0.25, 'est. achieved occupancy %': 50 };
+const RICH = {
+  schemaVersion: 1,
+  traceEvents: [
+    { ph: 'M', name: 'process_name', pid: 1, tid: 0, args: { name: 'python' } },
+    { ph: 'M', name: 'process_name', pid: 0, tid: 0, args: { name: 'GPU 0' } },
+    { ph: 'M', name: 'process_labels', pid: 0, tid: 0, args: { labels: 'H100, CUDA 12.4' } },
+    { ph: 'X', cat: 'cpu_op', name: 'aten::mm', pid: 1, tid: 11, ts: 1000, dur: 50, args: MM_ARGS },
+    { ph: 'X', cat: 'cpu_op', name: 'MmBackward0', pid: 1, tid: 12, ts: 1200, dur: 40 },
+    { ph: 's', cat: 'fwdbwd', name: 'fwdbwd', id: 5, pid: 1, tid: 11, ts: 1000 },
+    { ph: 'f', cat: 'fwdbwd', name: 'fwdbwd', id: 5, pid: 1, tid: 12, ts: 1200, bp: 'e' },
+    { ph: 'X', cat: 'cuda_runtime', name: 'cudaLaunchKernel', pid: 1, tid: 11, ts: 1010, dur: 5, args: { correlation: 77 } },
+    { ph: 'X', cat: 'kernel', name: 'gemm', pid: 0, tid: 7, ts: 1020, dur: 30, args: GEMM_ARGS },
+    { ph: 's', cat: 'ac2g', name: 'ac2g', id: 77, pid: 1, tid: 11, ts: 1010 },
+    { ph: 'f', cat: 'ac2g', name: 'ac2g', id: 77, pid: 0, tid: 7, ts: 1020, bp: 'e' },
+    { ph: 'i', s: 'p', cat: 'marker', name: 'checkpoint saved', pid: 1, tid: 11, ts: 1100 },
+    { ph: 'i', s: 'g', cat: 'marker', name: 'epoch 1', pid: 1, tid: 11, ts: 1150 },
+  ],
+};
+
+interface Event { ph: string; name: string; cat?: string; pid: number; tid?: number; s?: string; id?: number; args?: Record<string, unknown> }
+
+describe('convert keeps what Kineto writes', () => {
+  /** The events each route gives back: JSON -> JSON, and JSON -> pftrace -> JSON -> pftrace -> JSON. */
+  const routes = new Map<string, Event[]>();
+
+  beforeAll(async () => {
+    const dir = tempDir();
+    const env = { GSPROF_NO_CACHE: '1' };
+    writeFileSync(join(dir, 'k.json'), JSON.stringify(RICH));
+    for (const chain of [['k.json', 'direct.json'], ['k.json', 'a.pftrace', 'b.json', 'c.pftrace', 'twice.json']]) {
+      for (let i = 1; i < chain.length; i++) {
+        const r = await gsprof(['convert', join(dir, chain[i - 1]!), join(dir, chain[i]!)], { env });
+        expect(r.code, r.stderr).toBe(0);
+      }
+      const out = chain[chain.length - 1]!;
+      routes.set(out, (JSON.parse(readFileSync(join(dir, out), 'utf8')) as { traceEvents: Event[] }).traceEvents);
+    }
+  });
+
+  const eachRoute = (check: (events: Event[], route: string) => void) => () => {
+    expect(routes.size).toBe(2);
+    for (const [route, events] of routes) check(events, route);
+  };
+
+  it('process labels', eachRoute((events, route) => {
+    const labels = events.filter((e) => e.ph === 'M' && e.name === 'process_labels');
+    expect(labels.map((e) => [e.pid, e.args]), route).toEqual([[0, { labels: 'H100, CUDA 12.4' }]]);
+  }));
 });

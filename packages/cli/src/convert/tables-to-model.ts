@@ -109,9 +109,14 @@ export async function tablesToModel(db: TraceDb, source: string): Promise<TraceM
       ...(t.unit ? { unit: t.unit } : {}),
     });
   }
+  // Both importers keep a process's labels (Kineto's process_labels, Perfetto's ProcessDescriptor) as metadata.
+  const labels = new Map((await db.rows<{ name: string; str_value: string | null }>(
+    "SELECT name, str_value FROM metadata WHERE starts_with(name, 'process_labels.') AND str_value IS NOT NULL"))
+    .map((r) => [r.name.slice('process_labels.'.length), r.str_value!]));
   const procs: TraceProcess[] = processes.map((p) => {
     const pid = pidOf.get(num(p.upid))!;
-    return { pid, name: p.name ?? `process ${pid}`, kind: gpuPids.has(pid) ? 'gpu' : 'cpu' };
+    const label = labels.get(String(p.pid));
+    return { pid, name: p.name ?? `process ${pid}`, kind: gpuPids.has(pid) ? 'gpu' : 'cpu', ...(label !== undefined ? { labels: label } : {}) };
   });
 
   const args = await readArgs(db);

@@ -116,6 +116,7 @@ export async function writeChromeTraceFile(trace: TraceModel, path: string): Pro
     for (const p of processes) {
       await emit(`{"ph":"M","name":"process_name","pid":${p.pid},"tid":0,"args":{"name":${quote(p.name)}}}`);
       await emit(`{"ph":"M","name":"process_sort_index","pid":${p.pid},"tid":0,"args":{"sort_index":${sorted.indexOf(p)}}}`);
+      if (p.labels !== undefined) await emit(`{"ph":"M","name":"process_labels","pid":${p.pid},"tid":0,"args":{"labels":${quote(p.labels)}}}`);
     }
     for (let l = 0; l < lanes.length; l++) {
       const { track, index } = lanes[l]!;

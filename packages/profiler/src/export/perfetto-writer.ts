@@ -212,12 +212,13 @@ export class PerfettoStreamWriter {
   }
 
   /** Declares a process track (ProcessDescriptor); returns its uuid. Idempotent per pid. */
-  addProcess(pid: number, name: string): number {
+  addProcess(pid: number, name: string, labels?: string): number {
     let uuid = this.processes.get(pid);
     if (uuid === undefined) {
       uuid = this.uuidHigh + this.nextUuid++;
       this.processes.set(pid, uuid);
-      this.writePacket({ trackDescriptor: { uuid, process: { pid, processName: name } } });
+      const process = { pid, processName: name, ...(labels !== undefined ? { processLabels: [labels] } : {}) };
+      this.writePacket({ trackDescriptor: { uuid, process } });
     }
     return uuid;
   }

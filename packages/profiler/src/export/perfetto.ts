@@ -86,7 +86,7 @@ export async function writePerfettoTraceFile(
     const annotations = [METADATA_ARG, ...(trace.envTimers.length > 0 ? ['step', 'n_envs', 'labels', 'values_b64'] : [])];
     w.preIntern(names, categories, annotations);
 
-    for (const p of trace.processes) w.addProcess(p.pid, p.name);
+    for (const p of trace.processes) w.addProcess(p.pid, p.name, p.labels);
     // Lane keys: lane 0 of a track is keyed by the track id, overflow lanes by ids past every track id.
     let nextKey = trace.tracks.reduce((m, t) => Math.max(m, t.id), host.synthetic ? host.track.id : 0) + 1;
     const laneKey = layout.lanes.map(({ track, index }) => {

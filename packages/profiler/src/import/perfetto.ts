@@ -264,7 +264,7 @@ class PerfettoImporter {
     let uuid: Key | null = null;
     let name: string | null = null;
     let parent: Key | null = null;
-    let proc: { pid: number; name: string | null } | null = null;
+    let proc: { pid: number; name: string | null; labels: string[] } | null = null;
     let thread: { pid: number; tid: number; name: string | null } | null = null;
     let counter: { unit: string | null; incremental: boolean; multiplier: number } | null = null;
     while (r.next()) {
@@ -275,10 +275,11 @@ class PerfettoImporter {
         case 5: r.readVarint(); parent = r.key(); break;
         case 3: {
           const p = r.sub();
-          proc = { pid: 0, name: null };
+          proc = { pid: 0, name: null, labels: [] };
           while (p.next()) {
             if (p.field === 1) { p.readVarint(); proc.pid = p.signed(); }
             else if (p.field === 6) proc.name = p.string();
+            else if (p.field === 8) proc.labels.push(p.string());
             else p.skip();
           }
           break;
@@ -310,6 +311,8 @@ class PerfettoImporter {
       }
     }
     if (uuid === null) { this.sink.stat('track_descriptor_without_uuid'); return; }
+    // Where a Kineto JSON trace keeps them too (process_labels metadata events), for convert to write back.
+    if (proc && proc.labels.length > 0) this.sink.metadata(`process_labels.${proc.pid}`, proc.labels.join(', '));
     const existing = this.tracks.get(uuid);
     if (existing && !existing.placeholder) {
       // A re-emitted descriptor renames the track only until its first event (Perfetto's default merging).

@@ -29,6 +29,8 @@ export interface TraceProcess {
   name: string;
   /** Chrome/Kineto sort order and labelling hint ('cpu' for the host process, 'gpu' for a device). */
   kind: 'cpu' | 'gpu';
+  /** Kineto's process_labels (Perfetto's ProcessDescriptor.process_labels), kept through convert. */
+  labels?: string;
 }
 
 export interface SliceEvent {
