@@ -2,8 +2,8 @@
  * convert keeps what both formats carry (issue 12): a Kineto trace's rank (distributedInfo) and devices
  * (deviceProperties) survive Kineto -> pftrace -> Kineto, twice. Before, every JSON written said rank 0 of 1
  * and no devices; and a counter's name stays as read, where each JSON pass appended " value". Process labels
- * come back as written, through JSON alone and through pftrace. (GPU stream tids, flow categories, arg types and
- * instant scopes are not kept yet.)
+ * and the pid and tid of a GPU stream come back as written, through JSON alone and through pftrace. (Flow
+ * categories, arg types and instant scopes are not kept yet.)
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -99,9 +99,14 @@ describe('convert keeps what Kineto writes', () => {
     expect(routes.size).toBe(2);
     for (const [route, events] of routes) check(events, route);
   };
+  const named = (events: Event[], name: string, ph = 'X'): Event => events.find((e) => e.name === name && e.ph === ph)!;
 
   it('process labels', eachRoute((events, route) => {
     const labels = events.filter((e) => e.ph === 'M' && e.name === 'process_labels');
     expect(labels.map((e) => [e.pid, e.args]), route).toEqual([[0, { labels: 'H100, CUDA 12.4' }]]);
+  }));
+
+  it('the pid and tid of a kernel\'s stream', eachRoute((events, route) => {
+    expect(named(events, 'gemm'), route).toMatchObject({ pid: 0, tid: 7 });
   }));
 });

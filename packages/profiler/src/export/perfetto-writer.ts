@@ -224,8 +224,8 @@ export class PerfettoStreamWriter {
   }
 
   /**
-   * Declares a track under the key `track.id`: a thread (ThreadDescriptor), a GPU queue (a named track whose
-   * parent is its process) or a counter (CounterDescriptor with unit ns/count/bytes or unit_name).
+   * Declares a track under the key `track.id`: a thread or GPU queue (ThreadDescriptor with the track's pid and
+   * tid) or a counter (CounterDescriptor with unit ns/count/bytes or unit_name).
    * With `lane` > 0 it declares overflow lane `lane` of the track under the key `key` instead (see layout.ts).
    */
   addTrack(track: TraceTrack, lane = 0, key = track.id): void {
@@ -238,7 +238,8 @@ export class PerfettoStreamWriter {
       const unit = COUNTER_UNITS[track.unit ?? ''];
       const counter = unit !== undefined ? { unit } : track.unit ? { unitName: track.unit } : {};
       descriptor = { uuid, parentUuid, name, counter };
-    } else if (track.kind === 'thread' && lane === 0) {
+    } else if (lane === 0) {
+      // A GPU queue too: Kineto's streams are (pid = device, tid = stream) threads, and as a thread its tid survives.
       descriptor = { uuid, thread: { pid: track.pid, tid: track.tid ?? track.id, threadName: name } };
     } else {
       descriptor = { uuid, parentUuid, name };

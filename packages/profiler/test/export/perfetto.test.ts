@@ -67,7 +67,7 @@ describe('writePerfettoTrace', () => {
     expect(packets.some((p, i) => i > 0 && p.internedData?.debugAnnotationNames?.some((d: Packet) => d.name === 'workgroups'))).toBe(true);
   });
 
-  it('declares the process, the host thread, the GPU queue under a GPU process, and typed counters', async () => {
+  it('declares the process, the host thread, the GPU queue as a thread of its GPU process, and typed counters', async () => {
     const { packets } = await written('tracks.pftrace');
     const tds = packets.filter((p) => p.trackDescriptor).map((p) => p.trackDescriptor);
     const host = tds.find((t) => t.process?.pid === HOST_PID);
@@ -75,7 +75,7 @@ describe('writePerfettoTrace', () => {
     expect(host?.process.processName).toBe('node franka.ts');
     expect(gpu?.process.processName).toBe('GPU 0 (llvmpipe)');
     expect(tds.find((t) => t.thread)?.thread).toEqual({ pid: HOST_PID, tid: HOST_PID, threadName: 'main' });
-    expect(tds.find((t) => t.name === 'queue 0')?.parentUuid).toBe(gpu!.uuid);
+    expect(tds.find((t) => t.thread?.pid === GPU_PID)?.thread).toEqual({ pid: GPU_PID, tid: 0, threadName: 'queue 0' });
     expect(tds.find((t) => t.name === 'FPS')?.counter).toEqual({ unit: 2 });
     expect(tds.find((t) => t.name === 'GPU memory')).toMatchObject({ parentUuid: gpu!.uuid, counter: { unit: 3 } });
     expect(tds.find((t) => t.name === 'solver iterations p95')?.counter).toEqual({ unitName: 'iterations' });
