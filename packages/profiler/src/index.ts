@@ -1,6 +1,7 @@
 // The public types name GPUDevice and friends: consumers get the WebGPU type declarations with these.
 /// <reference types="@webgpu/types" preserve="true" />
 export * from './model/trace.js';
+export * from './model/merge.js';
 export * from './record/index.js';
 export * from './export/index.js';
 export * from './import/index.js';

@@ -7,6 +7,7 @@ export default class Summary extends GsprofCommand {
   static override summary = 'Kernel table (nsys columns), step and FPS lines, and compile time of a trace.';
   static override description = [
     'Reads any trace gsprof can import (its own .pftrace and .json[.gz], PyTorch/Kineto JSON, Perfetto SDK traces) and prints, per GPU queue or stream, `nsys stats` cuda_gpu_kern_sum columns sorted by total time: Time (%), Total Time (ns), Instances, Avg, Med, Min, Max, StdDev, Name. A trace with no GPU kernels (the cpu backend) gets the same table of its CPU stages (cpu_op spans) per thread, titled as CPU stages. Below it: the ProfilerStep statistics, FPS and env-steps/s when the run recorded nEnvs, and the time spent compiling.',
+    'On a folder whose newest trace is a rank\'s (`gsprof record --nproc`, torchrun, mpirun, srun: distributedInfo), it reports every rank of that run: per rank the numbers summary prints for that rank\'s trace alone, the kernels (or CPU stages) side by side across ranks, and the straggler view: per step number, the slowest rank and the spread across ranks (slowest - fastest step time).',
     'With --report (kernels, host, memops, ranges, steps; several allowed), or any of --format csv|json, --output, --sort, --timeunit, it prints `nsys stats`-style reports instead: one row per name summed over every queue, stream and thread, Time (%) as the share of the report\'s total (as nsys computes it), full names (tables: --name-width cuts them).',
   ].join('\n\n');
   static override examples = [
@@ -17,7 +18,7 @@ export default class Summary extends GsprofCommand {
     '<%= config.bin %> summary out --report memops --format csv --output memops.csv',
   ];
   static override enableJsonFlag = true;
-  static override args = { trace: Args.string({ description: 'trace file (.pftrace, .json, .json.gz), or a folder (its newest trace)', required: true }) };
+  static override args = { trace: Args.string({ description: 'trace file (.pftrace, .json, .json.gz), or a folder (its newest trace; when that is a rank\'s, every rank of its run)', required: true }) };
   static override flags = {
     strict: strictFlag,
     cache: cacheFlag,

@@ -67,7 +67,9 @@ if (config) {
       let writeError: string | undefined;
       try {
         await started;
-        await prof.stop();
+        // Steps are marked at their end (a scene step, a gsprof.step(), a submit): after the last mark comes
+        // the program's teardown, not a step.
+        await prof.stop({ openStep: 'discard' });
       } catch (err) {
         writeError = err instanceof Error ? err.message : String(err);
       } finally {

@@ -14,7 +14,7 @@ import { resolveTrace, withTrace } from './open-trace.js';
 export type CompareMethod = 'mannwhitney' | 'ttest' | 'percent';
 export type CompareFormat = 'table' | 'markdown' | 'json' | 'junit';
 
-export interface CompareView { text: string; markdown: string; data: CompareResult & { baselineFiles: string[]; currentFiles: string[] }; regressed: boolean }
+export interface CompareView { text: string; markdown: string; data: unknown; regressed: boolean }
 
 /** The configuration facts of this process that make runs comparable, added to every baseline written here. */
 function machineConfig(): RunConfig {
@@ -62,7 +62,9 @@ export async function runInputs(path: string): Promise<string[]> {
   if (baselines.length > 0) return baselines.sort();
   const byWorker = new Map<string, string>();
   for (const f of files.filter((x) => /\.(pftrace|json|json\.gz)$/.test(x)).sort()) {
-    const worker = `${dirname(f)}/${basename(f).split('.')[0]!}`;
+    // The ranks of one `record --nproc` run share the worker name: `<worker>.rank<k>.<time>`.
+    const [name, rank] = basename(f).split('.');
+    const worker = `${dirname(f)}/${name!}${rank && /^rank\d+$/.test(rank) ? `.${rank}` : ''}`;
     const kept = byWorker.get(worker);
     if (!kept || (f.endsWith('.pftrace') && !kept.endsWith('.pftrace'))) byWorker.set(worker, f);
   }
@@ -148,8 +150,8 @@ function xml(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
-/** JUnit XML: one test case per decisive metric (a failure for a regression), the rest as passed explanations. */
-export function renderJunit(r: CompareResult, method: string): string {
+/** One JUnit test suite: a test case per metric (a failure for a decisive regression). */
+function junitSuite(r: CompareResult, method: string, name: string): { xml: string; tests: number; failures: number } {
   const cases = sortedMetrics(r).map((m) => {
     const detail = `${m.metric}: ${value(m, m.baseline.median)} -> ${value(m, m.current.median)} (${changeText(m)}, ${m.verdict}, p ${pText(m)})`;
     const failed = m.decisive && m.verdict === 'worse';
@@ -157,40 +159,135 @@ export function renderJunit(r: CompareResult, method: string): string {
     return `    <testcase classname="gsprof.compare" name="${xml(m.metric)}">${body}</testcase>`;
   });
   const failures = r.metrics.filter((m) => m.decisive && m.verdict === 'worse').length;
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="gsprof compare" tests="${r.metrics.length}" failures="${failures}">`,
-    `  <testsuite name="gsprof compare (${xml(method)})" tests="${r.metrics.length}" failures="${failures}" errors="0" skipped="0">`,
-    `    <properties>${notes(r, method).map((l) => `<property name="note" value="${xml(l)}"/>`).join('')}</properties>`,
-    ...cases,
-    '  </testsuite>',
-    '</testsuites>',
-  ].join('\n');
+  return {
+    tests: r.metrics.length, failures,
+    xml: [
+      `  <testsuite name="${xml(name)}" tests="${r.metrics.length}" failures="${failures}" errors="0" skipped="0">`,
+      `    <properties>${notes(r, method).map((l) => `<property name="note" value="${xml(l)}"/>`).join('')}</properties>`,
+      ...cases,
+      '  </testsuite>',
+    ].join('\n'),
+  };
+}
+
+/** JUnit XML with one suite per named result (the ranks of a multi-process run). */
+export function renderJunitSuites(results: Array<{ name: string; result: CompareResult }>, method: string): string {
+  const suites = results.map((x) => junitSuite(x.result, method, `gsprof compare ${x.name} (${method})`));
+  const tests = suites.reduce((a, x) => a + x.tests, 0);
+  const failures = suites.reduce((a, x) => a + x.failures, 0);
+  return ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites name="gsprof compare" tests="${tests}" failures="${failures}">`, ...suites.map((x) => x.xml), '</testsuites>'].join('\n');
+}
+
+/** JUnit XML: one test case per decisive metric (a failure for a regression), the rest as passed explanations. */
+export function renderJunit(r: CompareResult, method: string): string {
+  const suite = junitSuite(r, method, `gsprof compare (${method})`);
+  return ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites name="gsprof compare" tests="${suite.tests}" failures="${suite.failures}">`, suite.xml, '</testsuites>'].join('\n');
 }
 
 export interface CompareViewOptions {
   factor: number; method: CompareMethod; format: CompareFormat; color: boolean; failOnKernels: boolean; allowConfigChange: boolean; statistic: RunStatistic;
 }
 
+/** A compare input file as the samples of one run: a baseline as written, a trace through the import cache. */
+async function loadRun(path: string): Promise<Baseline> {
+  const { baselineFromTrace, looksLikeBaseline, readBaseline } = await import('@gsprof/profiler');
+  if (await looksLikeBaseline(path)) return readBaseline(path);
+  return await withTrace(path, (db) => baselineFromTrace(db));
+}
+
+/** Each side's runs by rank (-1: runs of a process on its own). */
+function byRank(files: string[], runs: Baseline[]): Map<number, { files: string[]; runs: Baseline[] }> {
+  const out = new Map<number, { files: string[]; runs: Baseline[] }>();
+  runs.forEach((b, i) => {
+    const rank = typeof b.config.rank === 'number' ? b.config.rank : -1;
+    const entry = out.get(rank) ?? { files: [], runs: [] };
+    entry.files.push(files[i]!);
+    entry.runs.push(b);
+    out.set(rank, entry);
+  });
+  return out;
+}
+
 export async function compareReport(baselineArg: string, currentArg: string, options: CompareViewOptions): Promise<CompareView> {
   const baseline = await runInputs(baselineArg);
   const current = await runInputs(currentArg);
+  const baseRuns: Baseline[] = [];
+  for (const f of baseline) baseRuns.push(await loadRun(f));
+  const curRuns: Baseline[] = [];
+  for (const f of current) curRuns.push(await loadRun(f));
+  const baseByRank = byRank(baseline, baseRuns);
+  const curByRank = byRank(current, curRuns);
   const { compare } = await import('@gsprof/profiler');
   const mode = options.method === 'mannwhitney' ? 'asv' : options.method;
-  const result = await compare(baseline, current, {
-    mode, factor: options.factor, failOnKernels: options.failOnKernels, allowConfigChange: options.allowConfigChange, statistic: options.statistic,
-  });
+  const compareOptions = { mode, factor: options.factor, failOnKernels: options.failOnKernels, allowConfigChange: options.allowConfigChange, statistic: options.statistic } as const;
+  if (![...baseByRank.keys(), ...curByRank.keys()].some((r) => r >= 0)) {
+    const result = await compare(baseRuns, curRuns, compareOptions);
+    return singleReport(result, { baselineFiles: baseline, currentFiles: current }, baselineArg, currentArg, options);
+  }
+  return await rankReport(baseByRank, curByRank, baselineArg, currentArg, options, (b, c) => compare(b, c, compareOptions));
+}
+
+function singleReport(result: CompareResult, files: { baselineFiles: string[]; currentFiles: string[] }, baselineArg: string, currentArg: string, options: CompareViewOptions): CompareView {
   const markdown = renderMarkdown(result, options.method);
-  const files = { baselineFiles: baseline, currentFiles: current };
   let text: string;
   switch (options.format) {
     case 'markdown': text = markdown; break;
     case 'json': text = toJson({ ...files, ...result }); break;
     case 'junit': text = renderJunit(result, options.method); break;
     default:
-      text = [`Baseline: ${baselineArg} (${baseline.length} file(s))`, `Current: ${currentArg} (${current.length} file(s))`,
+      text = [`Baseline: ${baselineArg} (${files.baselineFiles.length} file(s))`, `Current: ${currentArg} (${files.currentFiles.length} file(s))`,
         renderTable(head(result), rows(result, options.color), { color: options.color, align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'left'], maxColWidth: 48 }),
         ...notes(result, options.method)].join('\n');
   }
   return { text, markdown, data: { ...files, ...result }, regressed: result.regression };
+}
+
+/**
+ * Runs of a multi-process job: rank k's runs against rank k's (one rank's speed says nothing about another's),
+ * each with the full table, then one line per rank and the slowest rank of each side. The check fails when any
+ * rank regressed.
+ */
+async function rankReport(
+  base: Map<number, { files: string[]; runs: Baseline[] }>, cur: Map<number, { files: string[]; runs: Baseline[] }>, baselineArg: string, currentArg: string,
+  options: CompareViewOptions, compareRuns: (b: Baseline[], c: Baseline[]) => Promise<CompareResult>,
+): Promise<CompareView> {
+  const ranks = [...new Set([...base.keys(), ...cur.keys()])].sort((a, b) => a - b);
+  const label = (r: number): string => (r < 0 ? 'no rank' : `rank ${r}`);
+  const unmatched = ranks.filter((r) => !base.has(r) || !cur.has(r)).map((r) => `${label(r)} only in the ${base.has(r) ? 'baseline' : 'current runs'}`);
+  const results: Array<{ rank: number; baselineFiles: string[]; currentFiles: string[]; result: CompareResult }> = [];
+  for (const r of ranks) {
+    const b = base.get(r);
+    const c = cur.get(r);
+    if (b && c) results.push({ rank: r, baselineFiles: b.files, currentFiles: c.files, result: await compareRuns(b.runs, c.runs) });
+  }
+  if (results.length === 0) throw new CliError(currentArg, `no rank has runs on both sides (${unmatched.join('; ')})`);
+  const regressed = results.filter((x) => x.result.regression).map((x) => label(x.rank));
+  const verdict = regressed.length > 0 ? `REGRESSION on ${regressed.join(', ')}` : `No regression on any of the ${results.length} rank(s) compared`;
+  const slowest = (side: 'baseline' | 'current'): string => {
+    const worst = results.reduce((m, x) => (x.result.decision[side].median > m.result.decision[side].median ? x : m));
+    return `${label(worst.rank)} (${duration(worst.result.decision[side].median)})`;
+  };
+  const perRank = renderTable(['Rank', 'Baseline step', 'Current step', 'Change', 'Runs', 'Verdict'],
+    results.map((x) => {
+      const d = x.result.decision;
+      return [label(x.rank), duration(d.baseline.median), duration(d.current.median), changeText(d), `${d.baseline.n}/${d.current.n}`, x.result.regression ? paint('REGRESSION', 'red', options.color) : d.verdict];
+    }), { color: options.color, align: ['left', 'right', 'right', 'right', 'right', 'left'] });
+  const summary = [verdict, `Slowest rank by ${perRun(results[0]!.result)} step time: baseline ${slowest('baseline')}, current ${slowest('current')}`, ...unmatched.map((u) => `warning: ${u}: not compared`)];
+  const markdown = [`### gsprof compare: ${regressed.length > 0 ? 'regression' : 'no regression'} (${results.length} ranks)`, '',
+    ...summary.map((l) => `- ${l}`), '',
+    ...results.flatMap((x) => [`#### ${label(x.rank)}`, '', renderMarkdownTable(head(x.result).slice(1), rows(x.result, false).map((row) => row.slice(1)), ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'left']), '', ...notes(x.result, options.method).map((l) => `- ${l}`), ''])].join('\n');
+  const data = { ranks: results.map((x) => ({ rank: x.rank, baselineFiles: x.baselineFiles, currentFiles: x.currentFiles, ...x.result })), regression: regressed.length > 0, unmatched };
+  let text: string;
+  switch (options.format) {
+    case 'markdown': text = markdown; break;
+    case 'json': text = toJson(data); break;
+    case 'junit': text = renderJunitSuites(results.map((x) => ({ name: label(x.rank), result: x.result })), options.method); break;
+    default:
+      text = [`Baseline: ${baselineArg}`, `Current: ${currentArg}`,
+        ...results.flatMap((x) => [`${label(x.rank)}: ${x.baselineFiles.length} baseline / ${x.currentFiles.length} current file(s)`,
+          renderTable(head(x.result), rows(x.result, options.color), { color: options.color, align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'left'], maxColWidth: 48 }),
+          ...notes(x.result, options.method), '']),
+        'Per rank:', perRank, ...summary].join('\n');
+  }
+  return { text, markdown, data, regressed: regressed.length > 0 };
 }

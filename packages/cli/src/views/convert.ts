@@ -12,7 +12,7 @@ export function outputFormat(path: string): 'perfetto' | 'chrome' {
 }
 
 /** Whether `output` names the file `input` is (same path, a link to it, or a hard link): writing would destroy the input. */
-function isSameFile(input: string, output: string): boolean {
+export function isSameFile(input: string, output: string): boolean {
   try {
     const a = statSync(input);
     const b = statSync(output);

@@ -107,7 +107,13 @@ export async function baselineFromTrace(db: TraceDb, config: RunConfig = {}): Pr
     ORDER BY t.id, c.ts, c.id`);
   // Chrome 'C' events name their track "<name> <arg key>" (Perfetto's rule) and our exporter's key is "value":
   // drop it so a counter has the same name whichever format the run was saved in.
-  for (const r of crows) entry(counts, r.name.replace(/ value$/, ''), () => []).push(num(r.value));
+  for (const r of crows) {
+    const name = r.name.replace(/ value$/, '');
+    // The recorder's FPS counter is 1 / step time, which compare already judges: as a count it would only
+    // repeat that verdict, or pass for a workload change.
+    if (name === 'FPS') continue;
+    entry(counts, name, () => []).push(num(r.value));
+  }
   return {
     format: BASELINE_FORMAT, version: BASELINE_VERSION, createdAt: new Date().toISOString(),
     config: { ...(await configFromMetadata(db)), ...config },

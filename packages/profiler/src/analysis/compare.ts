@@ -266,8 +266,9 @@ export async function compare(baseline: CompareInput, current: CompareInput, opt
   for (const name of bc) {
     if (!cc.has(name)) continue;
     const m = compareMetric(`count ${name}`, 'count', 'value', false, bs.map((r) => r.counts.get(name) ?? 0), cs.map((r) => r.counts.get(name) ?? 0), mode, factor, alpha);
-    // Deterministic: the same in every run of each side. Then any difference is a different workload.
-    const deterministic = m.baseline.min === m.baseline.max && m.current.min === m.current.max;
+    // Deterministic: the same in every run of each side. Then any difference is a different workload. One run
+    // a side shows no such thing: a measured counter differs between any two runs.
+    const deterministic = m.baseline.n >= 2 && m.current.n >= 2 && m.baseline.min === m.baseline.max && m.current.min === m.current.max;
     if (deterministic && m.baseline.min !== m.current.min) m.verdict = 'workload changed';
     metrics.push(m);
   }

@@ -22,6 +22,9 @@ export interface TraceTrack {
   tid?: number;
   /** Counter unit: 'ns' | 'count' | 'bytes' | a free-form unit name. */
   unit?: string;
+  /** Set on a track of instants that belong to its process or to the whole trace rather than to a thread
+   *  (Chrome's "s": "p" / "g"); exporters write them so. */
+  scope?: 'process' | 'global';
 }
 
 export interface TraceProcess {
@@ -109,6 +112,8 @@ export interface TraceMetadata {
   distributedInfo?: Record<string, unknown>;
   /** The machine's monotonic clock at ts = 0: traces of processes on one machine line up on it (gsprof merge). */
   hostClock?: MonotonicAnchor;
+  /** A trace `gsprof merge` made: the rank traces it holds, one process each. */
+  merged?: Array<{ rank: number; source: string; hostname: string; pid: number }>;
   /** GPU->host alignment estimate; errorBoundNs is the half-width of the feasible offset interval. */
   clockAlignment?: { offsetNs: number; driftPpm: number; errorBoundNs: number; samples: number; method: string; driftAtBound?: boolean };
   syncEachStep: boolean;

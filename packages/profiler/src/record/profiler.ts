@@ -197,12 +197,15 @@ export class Profiler implements Recorder, AsyncDisposable {
   /**
    * Stops recording, hands over the last trace and waits for every hand-over. Rejects with the first hand-over
    * of the run that failed (e.g. a trace file that could not be written), even if its step() was awaited.
+   * `openStep: 'discard'` drops the step opened by the last step() instead of recording it cut short: for a
+   * caller whose step() marks the END of each unit of work, what follows the last mark is no step.
    */
-  async stop(): Promise<void> {
+  async stop(options: { openStep?: 'record' | 'discard' } = {}): Promise<void> {
     if (this.started) {
       this.gcSpans?.stop();
       this.gcSpans = null;
-      this.closeStepSpan();
+      if (options.openStep === 'discard') this.discardStepSpan();
+      else this.closeStepSpan();
       const ready = this.transit(this.currentAction, null);
       this.started = false;
       if (activeRecorder() === this) setActiveRecorder(null);
@@ -430,6 +433,23 @@ export class Profiler implements Recorder, AsyncDisposable {
     if (this.recordSteps) {
       // ProfilerStep spans are recorded whatever the activities, as torch's step record_function is.
       this.stepSpan = this.openSpan(c, `ProfilerStep#${this.stepNumber}`, 'user_annotation', undefined, true);
+    }
+  }
+
+  private discardStepSpan(): void {
+    const span = this.stepSpan;
+    this.stepSpan = null;
+    if (!(span instanceof OpenSpan) || span.closed) return;
+    span.closed = true;
+    this.openSpans.delete(span);
+    const { slices, flows } = span.cycle.trace;
+    const at = slices.lastIndexOf(span.slice);
+    if (at < 0) return;
+    slices.splice(at, 1);
+    // Flows name slices by index: those past the removed one move down with it.
+    for (const f of flows) {
+      if (f.fromSlice > at) f.fromSlice--;
+      if (f.toSlice > at) f.toSlice--;
     }
   }
 

@@ -85,6 +85,11 @@ describe('compare: runs are the samples', () => {
     expect(res.regression).toBe(false);
   });
 
+  it('one run a side cannot show a counter is deterministic: a difference is no workload change', async () => {
+    const res = await compare(side(8, 1, 1e6), side(9, 1, 1e6, { iterations: 12 }));
+    expect(res.metrics.find((m) => m.metric === 'count solver iterations')!.verdict).not.toBe('workload changed');
+  });
+
   it('prints the spread and says when the machine is too noisy for the factor', async () => {
     const res = await compare(side(10, 10, 1e6, { runRel: 0.3 }), side(11, 10, 1e6, { runRel: 0.3 }));
     expect(res.decision.baseline.spreadPercent).toBeGreaterThan(10);

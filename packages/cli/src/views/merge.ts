@@ -1,0 +1,75 @@
+/** `gsprof merge`: the traces of a multi-process run as one timeline, one process per rank, clocks aligned. */
+import { statSync } from 'node:fs';
+import type { ClockAlignmentPlan, MergePart } from '@gsprof/profiler';
+import { CliError } from '../errors.js';
+import { duration, thousands } from '../render/format.js';
+import { isSameFile, outputFormat } from './convert.js';
+import { withTrace } from './open-trace.js';
+import { newestRankRun, rankOf, rankRunLine } from './rank-traces.js';
+
+export interface MergeResult {
+  output: string;
+  format: 'perfetto' | 'chrome';
+  ranks: Array<{ rank: number; trace: string; slices: number; shiftNs: number }>;
+  alignment: ClockAlignmentPlan;
+  text: string;
+}
+
+/** The traces to merge with their ranks: a folder's newest multi-rank run, or the files given (a file without
+ * a rank, from a process started on its own, takes its position among the files as its rank). */
+async function inputsOf(inputs: string[]): Promise<{ header: string | null; traces: Array<{ path: string; rank: number }> }> {
+  if (inputs.length === 1 && statSync(inputs[0]!, { throwIfNoEntry: false })?.isDirectory()) {
+    const run = await newestRankRun(inputs[0]!);
+    if (!run) throw new CliError(inputs[0]!, 'has no traces of a multi-process run (rank traces, with distributedInfo); name the trace files to merge instead');
+    return { header: rankRunLine(run), traces: run.ranks.map((r) => ({ path: r.path, rank: r.rank })) };
+  }
+  const traces: Array<{ path: string; rank: number }> = [];
+  for (const [i, path] of inputs.entries()) {
+    const st = statSync(path, { throwIfNoEntry: false });
+    if (!st) throw new CliError(path, 'no such file');
+    if (!st.isFile()) throw new CliError(path, 'not a trace file (give one folder, or trace files)');
+    const r = await withTrace(path, rankOf);
+    traces.push({ path, rank: r?.rank ?? i });
+  }
+  const seen = new Map<number, string>();
+  for (const t of traces) {
+    const other = seen.get(t.rank);
+    if (other !== undefined) throw new CliError(t.path, `is rank ${t.rank}, as ${other} is: merge takes one trace per rank`);
+    seen.set(t.rank, t.path);
+  }
+  return { header: null, traces: traces.sort((a, b) => a.rank - b.rank) };
+}
+
+export async function mergeRanks(inputs: string[], output: string): Promise<MergeResult> {
+  const format = outputFormat(output);
+  const { header, traces } = await inputsOf(inputs);
+  for (const t of traces) {
+    if (isSameFile(t.path, output)) throw new CliError(output, 'is one of the traces to merge; merge writes a new file and never overwrites its input');
+  }
+  const { tablesToModel } = await import('../convert/tables-to-model.js');
+  const { mergeTraces, planAlignment, writeChromeTrace, writePerfettoTrace } = await import('@gsprof/profiler');
+  const parts: MergePart[] = [];
+  for (const t of traces) parts.push({ rank: t.rank, source: t.path, model: await withTrace(t.path, (db) => tablesToModel(db, t.path)) });
+  const plan = planAlignment(parts.map((p) => ({ rank: p.rank, metadata: p.model.metadata })));
+  const merged = mergeTraces(parts, plan);
+  if (format === 'perfetto') await writePerfettoTrace(merged, output);
+  else await writeChromeTrace(merged, output);
+
+  const ranks = parts.map((p) => ({ rank: p.rank, trace: p.source, slices: p.model.slices.length, shiftNs: plan.ranks.find((r) => r.rank === p.rank)!.shiftNs }));
+  const lines = header ? [header] : [];
+  lines.push(`Merged ${parts.length} trace(s) into ${output}, one process per rank:`);
+  for (const [i, r] of ranks.entries()) {
+    const md = parts[i]!.model.metadata;
+    const moved = plan.method === 'monotonic' ? `; ${r.shiftNs >= 0 ? '+' : '-'}${duration(Math.abs(r.shiftNs))} from its own wall clock` : '';
+    lines.push(`  rank ${r.rank}: ${r.trace} (${md.hostname || 'host ?'}, pid ${md.pid}): ${thousands(r.slices)} slices${moved}`);
+  }
+  const bound = plan.errorBoundNs === null ? 'error bound unknown' : `error bound +-${duration(plan.errorBoundNs)}`;
+  lines.push(`Clocks: ${plan.method}, ${bound}: ${plan.note}.`);
+  if (plan.method === 'monotonic') {
+    const worst = ranks.reduce((m, r) => Math.max(m, Math.abs(r.shiftNs)), 0);
+    lines.push(`  (the wall clocks alone would have placed the ranks up to ${duration(worst)} off)`);
+  }
+  const timers = parts.reduce((a, p) => a + p.model.envTimers.length, 0);
+  if (timers > 0) lines.push(`note: the per-env solver timers (${thousands(timers)} samples) stay in the rank traces: run \`gsprof timers\` on a rank's trace`);
+  return { output, format, ranks, alignment: plan, text: lines.join('\n') };
+}
