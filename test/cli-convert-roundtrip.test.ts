@@ -1,9 +1,9 @@
 /**
  * convert keeps what both formats carry (issue 12): a Kineto trace's rank (distributedInfo) and devices
  * (deviceProperties) survive Kineto -> pftrace -> Kineto, twice. Before, every JSON written said rank 0 of 1
- * and no devices; and a counter's name stays as read, where each JSON pass appended " value". Process labels
- * and the pid and tid of a GPU stream come back as written, through JSON alone and through pftrace. (Flow
- * categories, arg types and instant scopes are not kept yet.)
+ * and no devices; and a counter's name stays as read, where each JSON pass appended " value". Process labels,
+ * the pid and tid of a GPU stream and the scope of instants come back as written, through JSON alone and through
+ * pftrace. (Flow categories and arg types are not kept yet.)
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -108,5 +108,10 @@ describe('convert keeps what Kineto writes', () => {
 
   it('the pid and tid of a kernel\'s stream', eachRoute((events, route) => {
     expect(named(events, 'gemm'), route).toMatchObject({ pid: 0, tid: 7 });
+  }));
+
+  it('the scope of process and global instants', eachRoute((events, route) => {
+    expect(named(events, 'checkpoint saved', 'i'), route).toMatchObject({ s: 'p', pid: 1, cat: 'marker' });
+    expect(named(events, 'epoch 1', 'i'), route).toMatchObject({ s: 'g', cat: 'marker' });
   }));
 });

@@ -87,8 +87,9 @@ export async function tablesToModel(db: TraceDb, source: string): Promise<TraceM
   const threads = await db.rows<{ utid: number; tid: number | string; name: string | null; upid: number | null }>('SELECT utid, tid, name, upid FROM thread ORDER BY utid');
   const trackRows = await db.rows<{ id: number; name: string | null; type: string; utid: number | null; upid: number | null; unit: string | null }>(
     'SELECT id, name, type, utid, upid, unit FROM track ORDER BY id');
-  const gpuTracks = new Set((await db.rows<{ track_id: number }>(
-    `SELECT DISTINCT track_id FROM slice WHERE category IN (${[...GPU_CATEGORIES].map((c) => `'${c}'`).join(',')})`)).map((r) => num(r.track_id)));
+  const contents = new Map((await db.rows<{ track_id: number; gpu: boolean; spans: boolean }>(
+    `SELECT track_id, bool_or(category IN (${[...GPU_CATEGORIES].map((c) => `'${c}'`).join(',')})) AS gpu, bool_or(dur > 0) AS spans
+     FROM slice GROUP BY track_id`)).map((r) => [num(r.track_id), r]));
 
   const pidOf = new Map(processes.map((p) => [num(p.upid), Number.isFinite(num(p.pid)) ? num(p.pid) : num(p.upid)]));
   const threadOf = new Map(threads.map((t) => [num(t.utid), t]));
@@ -99,14 +100,18 @@ export async function tablesToModel(db: TraceDb, source: string): Promise<TraceM
     const thread = t.utid !== null ? threadOf.get(num(t.utid)) : undefined;
     const upid = t.upid ?? thread?.upid ?? null;
     const pid = upid !== null ? (pidOf.get(num(upid)) ?? 0) : 0;
-    const kind: TraceTrack['kind'] = t.type === 'counter' ? 'counter' : gpuTracks.has(id) ? 'gpu_queue' : 'thread';
+    const content = contents.get(id);
+    const kind: TraceTrack['kind'] = t.type === 'counter' ? 'counter' : content?.gpu ? 'gpu_queue' : 'thread';
     if (kind === 'gpu_queue') gpuPids.add(pid);
     const tid = thread ? num(thread.tid) : undefined;
+    // The importers put process- and global-scoped instants on the process's track and on a global one.
+    const scope = content?.spans || (t.type !== 'process' && t.type !== 'global') ? undefined : t.type;
     tracks.push({
       id, kind, pid,
       name: t.name ?? thread?.name ?? (tid !== undefined ? `thread ${tid}` : `track ${id}`),
       ...(tid !== undefined && Number.isFinite(tid) ? { tid } : kind !== 'counter' ? { tid: id } : {}),
       ...(t.unit ? { unit: t.unit } : {}),
+      ...(scope ? { scope } : {}),
     });
   }
   // Both importers keep a process's labels (Kineto's process_labels, Perfetto's ProcessDescriptor) as metadata.

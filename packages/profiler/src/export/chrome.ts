@@ -10,6 +10,8 @@ import { layoutSlices, releaseLayout, sortedByTs, tracksById } from './layout.js
 export { formatMicros };
 
 const BATCH_BYTES = 256 * 1024;
+/** Chrome's instant scope ("s") of the instants on a track. */
+const SCOPE = { thread: 't', process: 'p', global: 'g' } as const;
 /** Chrome tids given to overflow lanes and clashing tracks start here, far from real tids and queue indices. */
 const SYNTHETIC_TID_BASE = 1_000_000;
 
@@ -110,6 +112,7 @@ export async function writeChromeTraceFile(trace: TraceModel, path: string): Pro
     // Names and order of processes and threads. Processes that tracks use but the trace does not list still get named.
     const processes = [...trace.processes];
     for (const track of trace.tracks.concat(host.track)) {
+      if (track.scope === 'global') continue;
       if (!processes.some((p) => p.pid === track.pid)) processes.push({ pid: track.pid, name: `process ${track.pid}`, kind: 'cpu' });
     }
     const sorted = [...processes].sort((a, b) => (a.kind === b.kind ? 0 : a.kind === 'cpu' ? -1 : 1));
@@ -120,7 +123,7 @@ export async function writeChromeTraceFile(trace: TraceModel, path: string): Pro
     }
     for (let l = 0; l < lanes.length; l++) {
       const { track, index } = lanes[l]!;
-      if (track.kind === 'counter') continue;
+      if (track.kind === 'counter' || (track.scope && index === 0)) continue;
       await emit(`{"ph":"M","name":"thread_name",${where[l]},"args":{"name":${quote(laneName(track, index))}}}`);
       await emit(`{"ph":"M","name":"thread_sort_index",${where[l]},"args":{"sort_index":${l}}}`);
     }
@@ -158,7 +161,8 @@ export async function writeChromeTraceFile(trace: TraceModel, path: string): Pro
       if (lane === undefined) throw new Error(`trace: instant ${instantOrder[k]} ('${e.name}') is on unknown track ${e.track}`);
       if (lanes[lane]!.track.kind === 'counter') throw new Error(`trace: instant ${instantOrder[k]} ('${e.name}') is on counter track ${e.track}`);
       const args = e.args ? `,"args":${argsJson(e.args)}` : '';
-      if (add(`{"ph":"i","s":"t","cat":${quote(e.category)},"name":${quote(e.name)},${where[lane]},"ts":${formatMicros(e.ts)}${args}}`)) await flush();
+      const scope = SCOPE[lanes[lane]!.track.scope ?? 'thread'];
+      if (add(`{"ph":"i","s":"${scope}","cat":${quote(e.category)},"name":${quote(e.name)},${where[lane]},"ts":${formatMicros(e.ts)}${args}}`)) await flush();
     }
 
     // A JSON reader (Perfetto's, ours) names a counter track "<name> <arg key>": a track named "mem bytes" is

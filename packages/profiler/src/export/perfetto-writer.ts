@@ -225,16 +225,21 @@ export class PerfettoStreamWriter {
 
   /**
    * Declares a track under the key `track.id`: a thread or GPU queue (ThreadDescriptor with the track's pid and
-   * tid) or a counter (CounterDescriptor with unit ns/count/bytes or unit_name).
+   * tid) or a counter (CounterDescriptor with unit ns/count/bytes or unit_name). A process-scoped track is its
+   * process's own track; a global-scoped one has no parent.
    * With `lane` > 0 it declares overflow lane `lane` of the track under the key `key` instead (see layout.ts).
    */
   addTrack(track: TraceTrack, lane = 0, key = track.id): void {
     if (this.tracks.has(key)) throw new Error(`perfetto: track ${key} ('${track.name}') is declared twice`);
-    const parentUuid = this.addProcess(track.pid, `process ${track.pid}`);
-    const uuid = this.uuidHigh + this.nextUuid++;
+    const global = track.scope === 'global' && lane === 0;
+    const parentUuid = global ? undefined : this.addProcess(track.pid, `process ${track.pid}`);
     const name = laneName(track, lane);
+    if (track.scope === 'process' && lane === 0) { this.declare(key, { uuid: parentUuid!, kind: track.kind, name, uuidField: encodeField(0x58, parentUuid!) }); return; }
+    const uuid = this.uuidHigh + this.nextUuid++;
     let descriptor: Record<string, unknown>;
-    if (track.kind === 'counter') {
+    if (global) {
+      descriptor = { uuid, name };
+    } else if (track.kind === 'counter') {
       const unit = COUNTER_UNITS[track.unit ?? ''];
       const counter = unit !== undefined ? { unit } : track.unit ? { unitName: track.unit } : {};
       descriptor = { uuid, parentUuid, name, counter };
@@ -244,13 +249,16 @@ export class PerfettoStreamWriter {
     } else {
       descriptor = { uuid, parentUuid, name };
     }
-    const declared: DeclaredTrack = { uuid, kind: track.kind, name, uuidField: encodeField(0x58, uuid) };
+    this.declare(key, { uuid, kind: track.kind, name, uuidField: encodeField(0x58, uuid) });
+    this.writePacket({ trackDescriptor: descriptor });
+  }
+
+  private declare(key: number, declared: DeclaredTrack): void {
     this.tracks.set(key, declared);
     if (isSmallKey(key)) {
       while (this.trackAt.length < key) this.trackAt.push(undefined);
       this.trackAt[key] = declared;
     }
-    this.writePacket({ trackDescriptor: descriptor });
   }
 
   /**
