@@ -1,7 +1,8 @@
 /**
  * Ctrl-C on `gsprof record --example` on the CPU backend: the step loop used to run to its end before the
  * profiler's SIGINT handler could act (20,000 steps, exit 0). Now it stops within a second or so and writes
- * the steps recorded so far as a trace that `summary` reads.
+ * the steps recorded so far as a trace that `summary` reads. The same for the ranks of `record --nproc`, whose
+ * sim-core loops never yield to the event loop either.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -36,5 +37,34 @@ describe('gsprof record --example on the CPU backend and Ctrl-C', () => {
     expect(traces).toHaveLength(1);
     const s = await gsprof(['summary', join(dir, traces[0]!), '--json']);
     expect(s.code).toBe(0);
+  }, 120_000);
+});
+
+describe('gsprof record --nproc 2 -- <a sim-core program whose loop never yields> and Ctrl-C', () => {
+  beforeAll(() => { ensureBuilt(); });
+
+  it('SIGINT to gsprof stops both ranks promptly: each writes its steps, summary reads the folder, exit 130', async () => {
+    const dir = tempDir();
+    const child = spawn(process.execPath, [BIN, 'record', '--nproc', '2', '--out', dir, '--format', 'perfetto', '--', 'node', 'examples/multi-gpu/rank.mjs', '--n-envs', '64', '--steps', '1000000'],
+      { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => { output += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    // The ranks build their scenes, then step: 8 s is past the first steps on a loaded 2-core machine.
+    await new Promise((r) => setTimeout(r, 8000));
+    const signalled = Date.now();
+    child.kill('SIGINT');
+    expect(await exited, output).toBe(130);
+    // The ranks look for the interruption every 50 ms; 10 s allows for two trace writes on a loaded machine,
+    // and is far below the hours the 1,000,000 steps would take.
+    expect(Date.now() - signalled).toBeLessThan(10_000);
+    expect(output).not.toMatch(/\n\s+at /);
+    for (const rank of [0, 1]) expect(readdirSync(dir).filter((f) => f.includes(`.rank${rank}.`))).toHaveLength(1);
+    const s = await gsprof(['summary', dir, '--json']);
+    expect(s.code, s.stderr).toBe(0);
+    const ranks = (JSON.parse(s.stdout) as { ranks: Array<{ summary: { steps: { count: number } | null } }> }).ranks;
+    expect(ranks).toHaveLength(2);
+    for (const r of ranks) expect(r.summary.steps!.count).toBeGreaterThan(0);
   }, 120_000);
 });

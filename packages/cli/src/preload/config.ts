@@ -15,6 +15,9 @@ export interface PreloadConfig {
   workerName: string;
   /** JSON file the preload writes on exit: steps seen, step mode, devices instrumented. */
   resultFile: string;
+  /** File gsprof writes the signal's name to when it is interrupted: a program whose loop never yields to the
+   *  event loop cannot run a signal handler, so the preload looks for it at each step. */
+  interruptFile?: string;
 }
 
 export function encodeConfig(config: PreloadConfig): string {

@@ -11,6 +11,7 @@ import { register } from 'node:module';
 import { hookDevices } from '../record/device-hook.js';
 import { handlersFor } from '../record/handlers.js';
 import { decodeConfig, PRELOAD_ENV } from './config.js';
+import { InterruptWatch, ProgramInterrupted } from './interrupt.js';
 import type { ExternalRecorder } from '@gsprof/sim-core';
 import { programUsesMarks, StepSource } from './step-source.js';
 
@@ -34,14 +35,17 @@ if (config) {
   });
   prof.setRunInfo({ program: process.argv.slice(1).join(' ') });
   const steps = new StepSource(() => { void prof.step(); }, config.stepsFrom, programUsesMarks(process.argv[1]));
-  (globalThis as { gsprof?: unknown }).gsprof = { step: () => steps.mark(), profiler: prof };
+  const interrupt = new InterruptWatch(config.interruptFile);
+  // After a step is counted: once the trace is being written (a signal handler ran), nothing more to stop.
+  const checkInterrupt = (): void => { if (!finished) interrupt.check(); };
+  (globalThis as { gsprof?: unknown }).gsprof = { step: () => { steps.mark(); checkInterrupt(); }, profiler: prof };
   // Recording starts with the first device: a process that never touches WebGPU (npx, a shell, a build step
   // started through NODE_OPTIONS) records and writes nothing.
   let started: Promise<void> | null = null;
   const hook = await hookDevices((device) => {
     instrumentDevice(device, prof);
     started ??= prof.start();
-  }, { onSubmit: () => steps.submit(), deferDestroy: true });
+  }, { onSubmit: () => { steps.submit(); checkInterrupt(); }, deferDestroy: true });
   // A program that uses sim-core (whichever copy it imports) reports its stages to this profiler and its
   // scene steps to the step source; its first scene step starts the recording, as a first device does.
   let sceneFacts = false;
@@ -55,6 +59,7 @@ if (config) {
       }
       if (started) steps.scene();
       else started = prof.start();
+      checkInterrupt();
     },
   };
   (globalThis as { [key: symbol]: unknown })[EXTERNAL_RECORDER] = recorder;
@@ -94,6 +99,10 @@ if (config) {
   // A program that throws (or leaves a rejection unhandled, which Node raises as an uncaught exception) keeps
   // the steps recorded so far: report the error as Node would, write the trace, exit 1 as Node does.
   process.on('uncaughtException', (err) => {
+    if (err instanceof ProgramInterrupted) {
+      void finish().finally(() => exit(err.exitCode));
+      return;
+    }
     process.stderr.write(`${err instanceof Error ? (err.stack ?? String(err)) : String(err)}\n`);
     void finish().finally(() => exit(1));
   });

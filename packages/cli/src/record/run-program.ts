@@ -4,7 +4,7 @@
  * which writes the trace of the steps recorded so far and exits; gsprof waits for that.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -108,8 +108,11 @@ async function runChild(options: RecordProgramOptions, config: PreloadConfig, ex
 
 /** Signals to gsprof go to every program it started (each writes the trace of the steps recorded so far and
  * exits), and gsprof waits for them: a `kill` of gsprof alone never leaves a program running unrecorded. */
-async function forwardingSignals<T>(children: Set<ChildProcess>, body: () => Promise<T>): Promise<T> {
-  const forward = (signal: NodeJS.Signals): void => { for (const c of children) c.kill(signal); };
+async function forwardingSignals<T>(children: Set<ChildProcess>, interruptFile: string, body: () => Promise<T>): Promise<T> {
+  const forward = (signal: NodeJS.Signals): void => {
+    try { writeFileSync(interruptFile, signal); } catch { /* the work folder is gone: the run is over */ }
+    for (const c of children) c.kill(signal);
+  };
   const forwarded: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
   for (const s of forwarded) process.on(s, forward);
   try {
@@ -136,7 +139,7 @@ function resultOf(options: RecordProgramOptions, run: ChildRun): RecordProgramRe
   };
 }
 
-function preloadConfig(options: RecordProgramOptions, resultFile: string): PreloadConfig {
+function preloadConfig(options: RecordProgramOptions, resultFile: string, interruptFile: string): PreloadConfig {
   return {
     outDir: options.outDir,
     format: options.format,
@@ -146,6 +149,7 @@ function preloadConfig(options: RecordProgramOptions, resultFile: string): Prelo
     stepsFrom: options.stepsFrom,
     workerName: `${hostname()}_${process.pid}`,
     resultFile,
+    interruptFile,
   };
 }
 
@@ -156,7 +160,8 @@ export async function recordProgram(options: RecordProgramOptions): Promise<Reco
   try {
     mkdirSync(options.outDir, { recursive: true });
     const children = new Set<ChildProcess>();
-    const run = await forwardingSignals(children, () => runChild(options, preloadConfig(options, join(work, 'result.json')), {}, null, children));
+    const interrupt = join(work, 'interrupt');
+    const run = await forwardingSignals(children, interrupt, () => runChild(options, preloadConfig(options, join(work, 'result.json'), interrupt), {}, null, children));
     return resultOf(options, run);
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -198,13 +203,14 @@ export async function recordRanks(options: RecordProgramOptions, nproc: number):
     const jobId = `${hostname()}_${process.pid}_${Date.now()}`;
     const port = process.env.MASTER_PORT ?? String(await freePort());
     const children = new Set<ChildProcess>();
-    const runs = await forwardingSignals(children, () => Promise.all(Array.from({ length: nproc }, (_, rank) => {
+    const interrupt = join(work, 'interrupt');
+    const runs = await forwardingSignals(children, interrupt, () => Promise.all(Array.from({ length: nproc }, (_, rank) => {
       const env: NodeJS.ProcessEnv = {
         RANK: String(rank), LOCAL_RANK: String(rank), WORLD_SIZE: String(nproc), LOCAL_WORLD_SIZE: String(nproc),
         GROUP_RANK: '0', MASTER_ADDR: process.env.MASTER_ADDR ?? '127.0.0.1', MASTER_PORT: port, GSPROF_JOB_ID: jobId,
         GSPROF_ADAPTER: process.env.GSPROF_ADAPTER ?? String(rank),
       };
-      return runChild(options, preloadConfig(options, join(work, `result-${rank}.json`)), env, `[rank ${rank}] `, children);
+      return runChild(options, preloadConfig(options, join(work, `result-${rank}.json`), interrupt), env, `[rank ${rank}] `, children);
     })));
     return { jobId, worldSize: nproc, ranks: runs.map((r, rank) => ({ rank, ...resultOf(options, r) })) };
   } finally {

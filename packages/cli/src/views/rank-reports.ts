@@ -28,6 +28,10 @@ async function rankFacts<T>(run: RankRun, analyse: (db: TraceDb) => Promise<T>):
 /** The straggler section: who was slowest how often, how far apart the ranks were, and the worst steps. */
 export function renderStragglers(s: StragglerReport, options: { color: boolean; top?: number }): string {
   const out: string[] = [];
+  if (s.ranks.length < 2) {
+    out.push('Straggler view: needs the traces of two or more ranks.');
+    return out.join('\n');
+  }
   if (!s.spread) {
     out.push('Straggler view: no step was recorded by every rank.');
     return out.join('\n');

@@ -51,6 +51,12 @@ export async function rankOf(db: TraceDb): Promise<{ rank: number; worldSize: nu
   return { rank, worldSize, jobId: typeof info.job_id === 'string' ? info.job_id : null };
 }
 
+/** How many ranks a trace `gsprof merge` wrote holds (0 for any other trace). */
+export async function mergedRanksOf(db: TraceDb): Promise<number> {
+  const merged = parseJson(await db.metadata('gsprof.json'))?.merged;
+  return Array.isArray(merged) ? merged.length : 0;
+}
+
 /** A folder's trace files; of the two formats one recording writes (`.pftrace` and `.pt.trace.json`, the same
  * name up to the time stamp, moments apart), only the Perfetto one. */
 export function distinctTraceFiles(dir: string): Array<{ path: string; mtimeMs: number }> {

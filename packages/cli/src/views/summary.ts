@@ -92,6 +92,9 @@ export async function summarize(given: string, options: { color: boolean; limit?
   if (run) return (await import('./rank-reports.js')).rankSummary(run, options);
   const { kernelSummary } = await import('@gsprof/profiler');
   const trace = resolveTrace(given);
-  const summary = await withTrace(trace, (db) => kernelSummary(db));
-  return { text: `Trace: ${trace}\n${renderSummary(summary, options)}`, data: { trace, ...summary } };
+  const { mergedRanksOf } = await import('./rank-traces.js');
+  const [summary, merged] = await withTrace(trace, async (db) => [await kernelSummary(db), await mergedRanksOf(db)] as const);
+  // A merged trace holds several ranks' steps on one timeline: statistics over all of them describe no rank.
+  const note = merged > 0 ? `\nnote: this trace merges ${merged} ranks (gsprof merge): its step statistics mix their steps; summary on the folder of the rank traces gives each rank's` : '';
+  return { text: `Trace: ${trace}\n${renderSummary(summary, options)}${note}`, data: { trace, ...summary } };
 }

@@ -68,6 +68,8 @@ export function planAlignment(parts: ReadonlyArray<{ rank: number; metadata: Tra
 
 /** Offsets pids and tids of a part whose process id another part already uses (ranks on different machines). */
 const PID_STRIDE = 10_000_000;
+/** Merged GPU queue tids: far above any OS thread id (Linux caps them at 2^22). */
+const GPU_TID_BASE = 100_000_000;
 
 /**
  * The parts as one trace: each rank one process (its host threads, its GPU queues named after their device, its
@@ -112,6 +114,7 @@ export function mergeTraces(parts: readonly MergePart[], plan: ClockAlignmentPla
     const where = m.metadata.hostname ? ` on ${m.metadata.hostname}` : '';
     out.processes.push({ pid, name: `rank ${part.rank}: ${host.name} (pid ${host.pid}${where})`, kind: 'cpu' });
     const processName = new Map(m.processes.map((p) => [p.pid, p.name]));
+    const queueIndex = new Map(m.processes.filter((p) => p.pid !== host.pid).map((p, i) => [p.pid, i]));
     const trackId = new Map<number, number>();
     for (const t of m.tracks) {
       const id = nextTrack++;
@@ -121,6 +124,9 @@ export function mergeTraces(parts: readonly MergePart[], plan: ClockAlignmentPla
       const name = own || t.kind === 'thread' ? t.name : `${processName.get(t.pid) ?? `process ${t.pid}`} ${t.name}`;
       const track: TraceTrack = { ...t, id, pid, name };
       if (t.kind === 'thread' && t.tid !== undefined) track.tid = t.tid + offset;
+      // A queue's tid is its index within its device: in the rank's process, queues of two devices (and the
+      // threads) would share it, and exporters that declare queues as threads would fold them into one.
+      else if (t.kind === 'gpu_queue') track.tid = GPU_TID_BASE + part.rank * 100_000 + (queueIndex.get(t.pid) ?? 0) * 100 + (t.tid ?? 0);
       out.tracks.push(track);
     }
     const sliceBase = out.slices.length;

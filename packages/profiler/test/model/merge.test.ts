@@ -43,6 +43,8 @@ describe('mergeTraces: one process per rank', () => {
     const m = mergeTraces(parts, planAlignment(parts.map((p) => ({ rank: p.rank, metadata: p.model.metadata }))));
     expect(m.processes.map((p) => [p.pid, p.name])).toEqual([[10, 'rank 0: node prog.mjs (pid 10 on h)'], [11, 'rank 1: node prog.mjs (pid 11 on h)']]);
     expect(m.tracks.map((t) => [t.pid, t.name])).toEqual([[10, 'host'], [10, 'GPU 0 (dev) queue 0'], [11, 'host'], [11, 'GPU 0 (dev) queue 0']]);
+    // Every track of a process keeps a tid of its own, so no exporter folds two of them into one thread.
+    expect(new Set(m.tracks.map((t) => `${t.pid}/${t.tid}`)).size).toBe(4);
     expect(m.metadata.baseTimeNs).toBe(1_000_000n);
     // Rank 1's kernel at its ts 120 is 700 ns later on the shared clock.
     expect(m.slices.filter((s) => s.name === 'k').map((s) => s.ts)).toEqual([120, 820]);
