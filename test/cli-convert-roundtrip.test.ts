@@ -2,8 +2,8 @@
  * convert keeps what both formats carry (issue 12): a Kineto trace's rank (distributedInfo) and devices
  * (deviceProperties) survive Kineto -> pftrace -> Kineto, twice. Before, every JSON written said rank 0 of 1
  * and no devices; and a counter's name stays as read, where each JSON pass appended " value". Process labels,
- * the pid and tid of a GPU stream and the scope of instants come back as written, through JSON alone and through
- * pftrace. (Flow categories and arg types are not kept yet.)
+ * the pid and tid of a GPU stream, the scope of instants and args with their structure and types come back as
+ * written, through JSON alone and through pftrace. (Flow categories are not kept yet.)
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -53,7 +53,7 @@ it('a Kineto trace keeps its rank and devices through two pftrace round trips', 
 const MM_ARGS = {
   'Input Dims': [[2, 3], [3, 4], []], 'Input type': ['float', 'float', 'Scalar'], 'Concrete Inputs': ['', '', '1'],
   'Sequence number': 5, 'Record function id': 0, 'est. achieved occupancy %': 75.5, 'Ev Idx': 3,
-  'Is Leaf': true, 'requires grad': false, alpha: 2.5, extra: { source: { file: 'a.py', line: 7 }, 'tags.v1': ['x'] },
+  'Is Leaf': true, 'requires grad': false, alpha: 2.5, extra: { source: { file: 'a.py', line: 7 }, 'tags.v1': ['x'], none: null, opts: {} },
 };
 const GEMM_ARGS = { stream: 7, correlation: 77, grid: [4, 1, 1], block: [128, 1, 1], 'blocks per SM': 0.25, 'est. achieved occupancy %': 50 };
 const RICH = {
@@ -108,6 +108,11 @@ describe('convert keeps what Kineto writes', () => {
 
   it('the pid and tid of a kernel\'s stream', eachRoute((events, route) => {
     expect(named(events, 'gemm'), route).toMatchObject({ pid: 0, tid: 7 });
+  }));
+
+  it('args with their structure and types: arrays, objects, booleans, reals, keys with dots', eachRoute((events, route) => {
+    expect(named(events, 'aten::mm').args, route).toEqual(MM_ARGS);
+    expect(named(events, 'gemm').args, route).toEqual(GEMM_ARGS);
   }));
 
   it('the scope of process and global instants', eachRoute((events, route) => {

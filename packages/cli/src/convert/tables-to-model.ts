@@ -4,8 +4,9 @@
  * timers are restored from their conventional events; everything else maps table to field.
  */
 import { basename } from 'node:path';
+import { pathOfArgKey, setArgPath } from '@gsprof/profiler';
 import type {
-  Args, CounterSample, EnvTimerSample, FlowEvent, InstantEvent, SliceEvent, TraceDb, TraceMetadata, TraceModel, TraceProcess, TraceTrack,
+  ArgPath, ArgValue, Args, CounterSample, EnvTimerSample, FlowEvent, InstantEvent, SliceEvent, TraceDb, TraceMetadata, TraceModel, TraceProcess, TraceTrack,
 } from '@gsprof/profiler';
 
 const GPU_CATEGORIES = new Set(['kernel', 'gpu_memcpy', 'gpu_memset', 'gpu_user_annotation']);
@@ -14,17 +15,28 @@ const ENV_TIMERS_EVENT = 'env_timers';
 
 const num = (v: unknown): number => (typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : NaN);
 
+interface ArgRow { arg_set_id: number; key: string; int_value: number | string | null; string_value: string | null; real_value: number | null; value_type: string; path: string | null }
+
+/** A row's value as its type says: a bool is not 1, an empty array is not the text "[]". */
+function argValue(r: ArgRow): ArgValue {
+  if (r.value_type === 'bool') return num(r.int_value) !== 0;
+  if (r.value_type === 'null') return null;
+  if (r.value_type === 'json' && r.string_value !== null) {
+    try { return JSON.parse(r.string_value) as ArgValue; } catch { return r.string_value; }
+  }
+  return r.string_value ?? (r.int_value !== null ? num(r.int_value) : r.real_value);
+}
+
+/** Each arg set as the structured value it was flattened from (see the importers' argTree). */
 async function readArgs(db: TraceDb): Promise<Map<number, Args>> {
-  const rows = await db.rows<{ arg_set_id: number; key: string; int_value: number | string | null; string_value: string | null; real_value: number | null }>(
-    'SELECT arg_set_id, key, int_value, string_value, real_value FROM args WHERE arg_set_id IS NOT NULL ORDER BY arg_set_id');
+  const rows = await db.rows<ArgRow>(
+    'SELECT arg_set_id, key, int_value, string_value, real_value, value_type, path FROM args WHERE arg_set_id IS NOT NULL ORDER BY arg_set_id');
   const out = new Map<number, Args>();
   for (const r of rows) {
     const id = num(r.arg_set_id);
     let args = out.get(id);
-    if (!args) { args = Object.create(null) as Args; out.set(id, args); }
-    const key = r.key.replace(/^(args|debug)\./, '');
-    const v = r.string_value ?? (r.int_value !== null ? num(r.int_value) : r.real_value);
-    if (v !== null && v !== undefined && key !== '__proto__') args[key] = v;
+    if (!args) { args = {}; out.set(id, args); }
+    setArgPath(args, r.path !== null ? JSON.parse(r.path) as ArgPath : pathOfArgKey(r.key), argValue(r));
   }
   return out;
 }

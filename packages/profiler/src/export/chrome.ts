@@ -30,19 +30,20 @@ const PIECE = {
   false: Buffer.from('false'),
 };
 
-/** The members of an args object (string, number and boolean values; others are skipped). */
+/** The members of an args object; arrays, objects and null as JSON (other values are skipped). */
 function writeArgMembers(out: JsonBatch, args: Args): void {
   let first = true;
   for (const key in args) {
     const v = args[key];
-    if (typeof v !== 'number' && typeof v !== 'string' && typeof v !== 'boolean') continue;
+    if (typeof v !== 'number' && typeof v !== 'string' && typeof v !== 'boolean' && typeof v !== 'object') continue;
     if (!first) out.bytes(PIECE.comma);
     first = false;
     out.string(key);
     out.bytes(PIECE.colon);
     if (typeof v === 'number') out.number(v);
     else if (typeof v === 'string') out.string(v);
-    else out.bytes(v ? PIECE.true : PIECE.false);
+    else if (typeof v === 'boolean') out.bytes(v ? PIECE.true : PIECE.false);
+    else out.text(JSON.stringify(v));
   }
 }
 

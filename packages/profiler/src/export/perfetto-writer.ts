@@ -5,7 +5,7 @@
 // afresh every 4096 names so the tables stay small). Track events are encoded by hand (packet-buffer.ts);
 // descriptors, and everything when asked, go through protobufjs with the .proto subset in ../../proto.
 import protobuf from 'protobufjs';
-import type { Args, EnvTimerSample, TraceMetadata, TraceTrack, TrackKind } from '../model/trace.js';
+import type { ArgValue, Args, EnvTimerSample, TraceMetadata, TraceTrack, TrackKind } from '../model/trace.js';
 import {
   ENV_TIMERS_CATEGORY, ENV_TIMERS_EVENT, METADATA_ARG, METADATA_CATEGORY, METADATA_EVENT, envTimerArgs, laneName, metadataJson,
 } from './common.js';
@@ -82,6 +82,26 @@ function intern(table: InternTable, name: string): number {
   table.lastName = name;
   table.lastIid = iid;
   return iid;
+}
+
+/** The JSON text that stands for null or an empty array or object in a DebugAnnotation; undefined for others. */
+function emptyOrNull(v: ArgValue): string | undefined {
+  if (v === null) return 'null';
+  if (typeof v !== 'object') return undefined;
+  if (Array.isArray(v)) return v.length === 0 ? '[]' : undefined;
+  for (const _ in v) return undefined;
+  return '{}';
+}
+
+/** structuredValue's fields as a protobufjs object. */
+function structuredObject(v: ArgValue): Record<string, unknown> {
+  if (typeof v === 'boolean') return { boolValue: v };
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? { intValue: v } : { doubleValue: v };
+  if (typeof v === 'string') return { stringValue: v };
+  const json = emptyOrNull(v);
+  if (json !== undefined || v === null) return { legacyJsonValue: json };
+  if (Array.isArray(v)) return { arrayValues: v.map(structuredObject) };
+  return { dictEntries: Object.keys(v).map((k) => ({ name: k, ...structuredObject(v[k]!) })) };
 }
 
 const isSmallKey = (key: number): boolean => (key >>> 0) === key && key < TRACK_ARRAY_LIMIT;
@@ -398,6 +418,7 @@ export class PerfettoStreamWriter {
         if (typeof v === 'string') annotations.push({ nameIid: iid, stringValue: v });
         else if (typeof v === 'boolean') annotations.push({ nameIid: iid, boolValue: v });
         else if (typeof v === 'number') annotations.push(Number.isSafeInteger(v) ? { nameIid: iid, intValue: v } : { nameIid: iid, doubleValue: v });
+        else if (typeof v === 'object') annotations.push({ nameIid: iid, ...structuredObject(v) });
       }
       event.debugAnnotations = annotations;
     }
@@ -502,13 +523,16 @@ export class PerfettoStreamWriter {
     table.sent = names.length;
   }
 
-  /** debug_annotations = 4: {name_iid = 1, then bool = 2 | int = 4 | double = 5 | string = 6}. */
+  /**
+   * debug_annotations = 4: {name_iid = 1, then bool = 2 | int = 4 | double = 5 | string = 6}, or a structured
+   * value's fields (structuredValue).
+   */
   private directAnnotations(args: Args): void {
     const b = this.packets;
     let j = 0;
     for (const key in args) {
       const v = args[key];
-      if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') continue;
+      if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean' && typeof v !== 'object') continue;
       let keyIid: number;
       if (this.argKeyAt[j] === key) keyIid = this.argIidAt[j]!;
       else {
@@ -517,6 +541,15 @@ export class PerfettoStreamWriter {
         this.argIidAt[j] = keyIid;
       }
       j++;
+      if (typeof v === 'object') {
+        b.varint(0x22);
+        const annotation = b.open();
+        b.varint(0x08);
+        b.varint(keyIid);
+        this.structuredValue(v);
+        b.close(annotation);
+        continue;
+      }
       if (typeof v === 'string') {
         b.ensure(16);
         b.buf[b.pos++] = 0x22;
@@ -540,6 +573,28 @@ export class PerfettoStreamWriter {
       else { b.pos = p; if (Number.isSafeInteger(v)) { b.varint(0x20); b.int64(v); } else { b.varint(0x29); b.double(v); } p = b.pos; }
       buf[annotation] = p - annotation - 1; // at most 1 + 10 + 1 + 10 bytes: the length fits one byte
       b.pos = p;
+    }
+  }
+
+  /**
+   * The value fields of a DebugAnnotation for any arg value, in field order as protobufjs writes them: a scalar
+   * (2, 4, 5, 6), or null and empty containers as legacy_json_value = 9 (which Perfetto reads as JSON), then
+   * `name` = 10 for a dict entry, then dict_entries = 11 (each named by its key) or array_values = 12.
+   */
+  private structuredValue(v: ArgValue, name?: string): void {
+    const b = this.packets;
+    const json = emptyOrNull(v);
+    if (typeof v === 'boolean') { b.varint(0x10); b.varint(v ? 1 : 0); }
+    else if (typeof v === 'number') {
+      if (Number.isSafeInteger(v)) { b.varint(0x20); b.int64(v); } else { b.varint(0x29); b.double(v); }
+    } else if (typeof v === 'string') { b.varint(0x32); b.string(v); }
+    else if (json !== undefined) { b.varint(0x4a); b.string(json); }
+    if (name !== undefined) { b.varint(0x52); b.string(name); }
+    if (v === null || typeof v !== 'object' || json !== undefined) return;
+    if (Array.isArray(v)) {
+      for (const e of v) { b.varint(0x62); const m = b.open(); this.structuredValue(e); b.close(m); }
+    } else {
+      for (const k in v) { b.varint(0x5a); const m = b.open(); this.structuredValue(v[k]!, k); b.close(m); }
     }
   }
 

@@ -3,6 +3,7 @@
  * packet = 1 }` packet by packet; per-sequence incremental state holds interned names and packet defaults.
  * Field numbers: REFERENCE §4 and Perfetto's trace_packet/track_event protos.
  */
+import { childArgPath, type ArgPath } from './arg-path.js';
 import { isBug } from './chrome.js';
 import { ClockTracker, type SnapshotClock } from './clocks.js';
 import { TraceFormatError } from './errors.js';
@@ -569,8 +570,12 @@ class PerfettoImporter {
     this.sink.counter(ts, reg.trackId, v);
   }
 
-  /** One DebugAnnotation (or a dict entry / array element) as args under `prefix`. */
-  private annotation(seq: SeqState, r: ProtoReader, prefix: string, argSet: number, depth: number, named = true): void {
+  /**
+   * One DebugAnnotation (or a dict entry / array element) as args under `prefix`; `prefixPath` as in
+   * TraceSink.argTree (for an array element, the element's own path).
+   */
+  private annotation(seq: SeqState, r: ProtoReader, prefix: string, argSet: number, depth: number, named = true,
+    prefixPath: ArgPath | null = null): void {
     let name: string | null = null;
     let value: ArgScalar | undefined;
     const children: ProtoReader[] = [];
@@ -596,22 +601,23 @@ class PerfettoImporter {
       }
     }
     const key = named ? `${prefix}.${name ?? '<unnamed>'}` : prefix;
+    const path = named ? childArgPath(prefix, prefixPath, name ?? '<unnamed>') : prefixPath;
     if (depth > 32) { this.sink.stat('debug_annotation_too_deep'); return; }
-    if (value !== undefined) this.sink.arg(argSet, key, value);
+    if (value !== undefined) this.sink.arg(argSet, key, value, path);
     if (this.capturingMetadata && depth === 0 && name === 'json' && typeof value === 'string') {
       recordGsprofMetadata(this.sink, value);
     }
     if (json !== null) {
       let parsed: unknown;
       try { parsed = JSON.parse(json); } catch { parsed = json; }
-      this.sink.argTree(argSet, key, parsed);
+      this.sink.argTree(argSet, key, parsed, 0, path);
     }
-    if (nested) this.nestedValue(nested, key, argSet, depth + 1);
-    for (const c of children) this.annotation(seq, c, key, argSet, depth + 1);
-    elements.forEach((e, i) => { this.annotation(seq, e, `${key}[${i}]`, argSet, depth + 1, false); });
+    if (nested) this.nestedValue(nested, key, argSet, depth + 1, path);
+    for (const c of children) this.annotation(seq, c, key, argSet, depth + 1, true, path);
+    elements.forEach((e, i) => { this.annotation(seq, e, `${key}[${i}]`, argSet, depth + 1, false, path && [...path, i]); });
   }
 
-  private nestedValue(r: ProtoReader, key: string, argSet: number, depth: number): void {
+  private nestedValue(r: ProtoReader, key: string, argSet: number, depth: number, path: ArgPath | null): void {
     if (depth > 32) { this.sink.stat('debug_annotation_too_deep'); return; }
     const keys: string[] = [];
     const dictValues: ProtoReader[] = [];
@@ -629,9 +635,12 @@ class PerfettoImporter {
         default: r.skip();
       }
     }
-    if (value !== undefined) this.sink.arg(argSet, key, value);
-    dictValues.forEach((v, i) => { this.nestedValue(v, `${key}.${keys[i] ?? i}`, argSet, depth + 1); });
-    arrayValues.forEach((v, i) => { this.nestedValue(v, `${key}[${i}]`, argSet, depth + 1); });
+    if (value !== undefined) this.sink.arg(argSet, key, value, path);
+    dictValues.forEach((v, i) => {
+      const k = keys[i] ?? String(i);
+      this.nestedValue(v, `${key}.${k}`, argSet, depth + 1, childArgPath(key, path, k));
+    });
+    arrayValues.forEach((v, i) => { this.nestedValue(v, `${key}[${i}]`, argSet, depth + 1, path && [...path, i]); });
   }
 
   finish(): void {

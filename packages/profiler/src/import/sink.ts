@@ -4,6 +4,7 @@
  * `finalize` computes nesting (depth, parent_id) and binds flows in SQL, then builds the public tables.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { childArgPath, type ArgPath } from './arg-path.js';
 import { ColumnBatch, nullRowSink, type Cell, type RowSink } from './column-batch.js';
 import {
   BIND_DIRECT, BIND_ENCLOSING, BIND_NEXT, FLOW_DDL, LAUNCH_DDL, STAGING_DDL, publicViewsDdl,
@@ -11,8 +12,8 @@ import {
 
 export type ArgScalar = string | number | boolean | bigint | null;
 
-/** Type codes of staged args (see ARGS_DDL for their names). */
-const ARG_NULL = 0, ARG_INT = 1, ARG_REAL = 2, ARG_STRING = 3, ARG_BOOL = 4, ARG_BIG_INT = 5;
+/** Type codes of staged args (see ARGS_DDL for their names); ARG_JSON holds an empty array or object as JSON. */
+const ARG_NULL = 0, ARG_INT = 1, ARG_REAL = 2, ARG_STRING = 3, ARG_BOOL = 4, ARG_BIG_INT = 5, ARG_JSON = 6;
 
 export type TrackType = 'thread' | 'process' | 'async' | 'counter' | 'global';
 
@@ -70,7 +71,7 @@ export class TraceSink {
   parent: number | null = null;
   /** Tracks whose events did not arrive in time order: their nesting and flow binding are done in SQL. */
   private readonly unordered = new Set<number>();
-  private readonly argRow: Cell[] = new Array<Cell>(6);
+  private readonly argRow: Cell[] = new Array<Cell>(7);
 
   private constructor(
     private readonly connection: DuckDBConnection | null,
@@ -227,11 +228,12 @@ export class TraceSink {
 
   /**
    * One arg row; `key` keeps array indices (`a[1]`), `flat_key` (made in SQL) drops them, as in Perfetto.
-   * Staged as (set, key id, int as double or as text when past 2^53, string, real, type code).
+   * `path` is given where the key would read back as another structure (an object key with a dot or a bracket:
+   * Kineto's "est. achieved occupancy %"), so that convert can rebuild the value (see arg-path.ts).
+   * Staged as (set, key id, int as double or as text when past 2^53, string, real, type code, path id).
    */
-  arg(argSetId: number, key: string, value: ArgScalar): void {
-    const r = this.argRow;
-    r[0] = argSetId; r[1] = this.intern(key); r[2] = null; r[3] = null; r[4] = null;
+  arg(argSetId: number, key: string, value: ArgScalar, path: ArgPath | null = null): void {
+    const r = this.argRowFor(argSetId, key, path);
     if (value === null) r[5] = ARG_NULL;
     else if (typeof value === 'string') { r[3] = value; r[5] = ARG_STRING; }
     else if (typeof value === 'boolean') { r[2] = value ? 1 : 0; r[5] = ARG_BOOL; }
@@ -243,19 +245,39 @@ export class TraceSink {
     this.argsOut.row(r);
   }
 
-  /** Writes a JSON-like value as args under `prefix`, flattening objects (a.b) and arrays (a[0]). */
-  argTree(argSetId: number, prefix: string, value: unknown, depth = 0): void {
+  /**
+   * Writes a JSON-like value as args under `prefix`, flattening objects (a.b) and arrays (a[0]); an empty array
+   * or object is one row of type json. `path` is the prefix's path where its key does not read back as it.
+   */
+  argTree(argSetId: number, prefix: string, value: unknown, depth = 0, path: ArgPath | null = null): void {
     if (value === null || typeof value !== 'object') {
       if (value === undefined) return;
-      this.arg(argSetId, prefix, value as ArgScalar);
+      this.arg(argSetId, prefix, value as ArgScalar, path);
       return;
     }
-    if (depth > 32) { this.arg(argSetId, prefix, JSON.stringify(value)); return; }
-    if (Array.isArray(value)) {
-      value.forEach((v, i) => { this.argTree(argSetId, `${prefix}[${i}]`, v, depth + 1); });
+    const keys = Array.isArray(value) ? null : Object.keys(value);
+    if (depth > 32 || (keys ?? (value as unknown[])).length === 0) { this.argJson(argSetId, prefix, JSON.stringify(value), path); return; }
+    if (keys === null) {
+      (value as unknown[]).forEach((v, i) => { this.argTree(argSetId, `${prefix}[${i}]`, v, depth + 1, path && [...path, i]); });
       return;
     }
-    for (const k of Object.keys(value)) this.argTree(argSetId, `${prefix}.${k}`, (value as Record<string, unknown>)[k], depth + 1);
+    for (const k of keys) {
+      this.argTree(argSetId, `${prefix}.${k}`, (value as Record<string, unknown>)[k], depth + 1, childArgPath(prefix, path, k));
+    }
+  }
+
+  /** An arg holding JSON text (Perfetto's value type json). */
+  argJson(argSetId: number, key: string, json: string, path: ArgPath | null = null): void {
+    const r = this.argRowFor(argSetId, key, path);
+    r[3] = json; r[5] = ARG_JSON;
+    this.argsOut.row(r);
+  }
+
+  private argRowFor(argSetId: number, key: string, path: ArgPath | null): Cell[] {
+    const r = this.argRow;
+    r[0] = argSetId; r[1] = this.intern(key); r[2] = null; r[3] = null; r[4] = null;
+    r[6] = path === null ? null : this.intern(JSON.stringify(path));
+    return r;
   }
 
   flowEvent(flowKey: string, kind: number, ts: number, trackId: number, bind: number, sliceId: number | null): void {

@@ -6,7 +6,8 @@
  * Importers do not build this model: they fill the SQL tables (Perfetto's names) directly.
  */
 
-export type ArgValue = string | number | boolean;
+/** Scalars, and the arrays and objects of Kineto's args (`"Input Dims": [[2, 3], []]`). */
+export type ArgValue = string | number | boolean | null | ArgValue[] | { [key: string]: ArgValue };
 export type Args = Record<string, ArgValue>;
 
 export type TrackKind = 'thread' | 'gpu_queue' | 'counter';

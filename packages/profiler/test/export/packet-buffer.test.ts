@@ -23,7 +23,8 @@ describe('hand-written TrackEvent encoder', () => {
     trace.slices.push({
       track: TRACK.host, name: 'odd args', category: 'cpu_op', ts: 3_000_000, dur: 5,
       args: { neg: -1, big: 2 ** 52 + 1, minSafe: Number.MIN_SAFE_INTEGER, half: 0.5, nan: NaN, inf: -Infinity,
-        long: 'x'.repeat(300), utf: 'naïve ✓ 𝄞', empty: '', no: false },
+        long: 'x'.repeat(300), utf: 'naïve ✓ 𝄞', empty: '', no: false,
+        dims: [[2, 3], [], [-1, 0.5]], nested: { on: true, none: null, opts: {}, name: 'x'.repeat(200), deep: [{ k: [1] }] } },
     });
     trace.counters.push({ track: TRACK.fps, ts: 3_000_000, value: -0.125 });
     const direct = join(dir, 'direct.pftrace'), reference = join(dir, 'protobufjs.pftrace');
