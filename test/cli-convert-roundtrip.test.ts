@@ -2,8 +2,8 @@
  * convert keeps what both formats carry (issue 12): a Kineto trace's rank (distributedInfo) and devices
  * (deviceProperties) survive Kineto -> pftrace -> Kineto, twice. Before, every JSON written said rank 0 of 1
  * and no devices; and a counter's name stays as read, where each JSON pass appended " value". Process labels,
- * the pid and tid of a GPU stream, the scope of instants and args with their structure and types come back as
- * written, through JSON alone and through pftrace. (Flow categories are not kept yet.)
+ * the pid and tid of a GPU stream, each flow's category and name, the scope of instants and args with their
+ * structure and types come back as written, through JSON alone and through pftrace.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -108,6 +108,13 @@ describe('convert keeps what Kineto writes', () => {
 
   it('the pid and tid of a kernel\'s stream', eachRoute((events, route) => {
     expect(named(events, 'gemm'), route).toMatchObject({ pid: 0, tid: 7 });
+  }));
+
+  it('each flow\'s category and name, between the same threads', eachRoute((events, route) => {
+    const flows = events.filter((e) => e.ph === 's' || e.ph === 'f').map((e) => [e.ph, e.cat, e.name, e.pid, e.tid]);
+    expect(flows.sort(), route).toEqual([
+      ['f', 'ac2g', 'ac2g', 0, 7], ['f', 'fwdbwd', 'fwdbwd', 1, 12], ['s', 'ac2g', 'ac2g', 1, 11], ['s', 'fwdbwd', 'fwdbwd', 1, 11],
+    ]);
   }));
 
   it('args with their structure and types: arrays, objects, booleans, reals, keys with dots', eachRoute((events, route) => {

@@ -4,7 +4,7 @@
  * timers are restored from their conventional events; everything else maps table to field.
  */
 import { basename } from 'node:path';
-import { pathOfArgKey, setArgPath } from '@gsprof/profiler';
+import { DEFAULT_FLOW, pathOfArgKey, setArgPath } from '@gsprof/profiler';
 import type {
   ArgPath, ArgValue, Args, CounterSample, EnvTimerSample, FlowEvent, InstantEvent, SliceEvent, TraceDb, TraceMetadata, TraceModel, TraceProcess, TraceTrack,
 } from '@gsprof/profiler';
@@ -170,10 +170,14 @@ export async function tablesToModel(db: TraceDb, source: string): Promise<TraceM
     `SELECT CAST(ts - ${baseSql} AS DOUBLE) AS rel, track_id, value FROM counter ORDER BY ts, id`))
     .map((c) => ({ track: num(c.track_id), ts: num(c.rel), value: num(c.value) }));
   const flows: FlowEvent[] = [];
-  for (const f of await db.rows<{ slice_out: number; slice_in: number }>('SELECT slice_out, slice_in FROM flow ORDER BY id')) {
+  for (const f of await db.rows<{ slice_out: number; slice_in: number; category: string | null; name: string | null }>(
+    'SELECT slice_out, slice_in, category, name FROM flow ORDER BY id')) {
     const from = sliceIndex.get(num(f.slice_out));
     const to = sliceIndex.get(num(f.slice_in));
-    if (from !== undefined && to !== undefined) flows.push({ id: flows.length + 1, fromSlice: from, toSlice: to, category: 'ac2g' });
+    if (from === undefined || to === undefined) continue;
+    // A JSON flow with a name but no cat keeps both as written; one with neither is taken for Kineto's ac2g.
+    const category = f.category ?? (f.name !== null ? '' : DEFAULT_FLOW);
+    flows.push({ id: flows.length + 1, fromSlice: from, toSlice: to, category, ...(f.name !== null && f.name !== category ? { name: f.name } : {}) });
   }
   nestStrictly(slices, tracks);
 

@@ -191,9 +191,9 @@ export async function writeChromeTraceFile(trace: TraceModel, path: string): Pro
       const f = trace.flows[k]!;
       const from = slices[f.fromSlice], to = slices[f.toSlice];
       if (!from || !to) throw new Error(`trace: flow ${k} (id ${f.id}) refers to missing slice ${from ? f.toSlice : f.fromSlice}`);
-      const cat = quote(f.category);
-      await emit(`{"ph":"s","id":${f.id},${where[layout.laneOf[f.fromSlice]!]},"ts":${formatMicros(from.ts)},"cat":${cat},"name":${cat}}`);
-      await emit(`{"ph":"f","bp":"e","id":${f.id},${where[layout.laneOf[f.toSlice]!]},"ts":${formatMicros(to.ts)},"cat":${cat},"name":${cat}}`);
+      const named = `"cat":${quote(f.category)},"name":${quote(f.name ?? f.category)}`;
+      await emit(`{"ph":"s","id":${f.id},${where[layout.laneOf[f.fromSlice]!]},"ts":${formatMicros(from.ts)},${named}}`);
+      await emit(`{"ph":"f","bp":"e","id":${f.id},${where[layout.laneOf[f.toSlice]!]},"ts":${formatMicros(to.ts)},${named}}`);
     }
 
     const timerOrder = sortedByTs(trace.envTimers, 'env timer sample');

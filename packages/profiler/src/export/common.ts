@@ -1,10 +1,34 @@
 // Conventions both exporters share, so that a trace read back from either format says the same thing.
-import type { Args, EnvTimerSample, TraceMetadata, TraceModel, TraceTrack } from '../model/trace.js';
+import type { Args, EnvTimerSample, FlowEvent, TraceMetadata, TraceModel, TraceTrack } from '../model/trace.js';
 
 /** Name and category of the instant event that carries TraceMetadata as JSON (Perfetto). */
 export const METADATA_EVENT = 'gsprof.metadata';
 export const METADATA_CATEGORY = '__metadata';
 export const METADATA_ARG = 'json';
+/** The metadata instant's annotation with the flows' categories and names (pftrace; see flowNamesJson). */
+export const FLOW_NAMES_ARG = 'flows';
+/** What a flow without a category or name is taken for: Kineto's CPU -> GPU arrow. */
+export const DEFAULT_FLOW = 'ac2g';
+
+/**
+ * The categories and names of the flows, which a pftrace's TrackEvent flows cannot carry, as
+ * {"default": [category, name], "other": [[category, name, [flow ids]], ...]} (the commonest pair as the
+ * default); undefined without flows.
+ */
+export function flowNamesJson(flows: readonly FlowEvent[]): string | undefined {
+  const byPair = new Map<string, { pair: [string, string]; ids: number[] }>();
+  for (const f of flows) {
+    const name = f.name ?? f.category;
+    const key = `${f.category}\u0000${name}`;
+    let group = byPair.get(key);
+    if (!group) { group = { pair: [f.category, name], ids: [] }; byPair.set(key, group); }
+    group.ids.push(f.id);
+  }
+  const groups = [...byPair.values()].sort((a, b) => b.ids.length - a.ids.length);
+  const [first] = groups;
+  if (!first) return undefined;
+  return JSON.stringify({ default: first.pair, other: groups.slice(1).map((g) => [...g.pair, g.ids]) });
+}
 
 /** Name and category of the instant event that carries one step's per-env timers. */
 export const ENV_TIMERS_EVENT = 'env_timers';

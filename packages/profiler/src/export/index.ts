@@ -7,6 +7,7 @@ export { PerfettoStreamWriter, type PerfettoStreamWriterOptions } from './perfet
 export { writePerfettoTraceFile as writePerfettoTraceWithOptions } from './perfetto.js';
 export { perfettoProtoPath, loadPerfettoSchema, type PerfettoSchema } from './schema.js';
 export { formatMicros as chromeMicros } from './chrome.js';
+export { DEFAULT_FLOW } from './common.js';
 export { outputTarget, writeFileAtomic } from './file-sink.js';
 
 /** Streams the trace to `path` (temporary name, then rename). */

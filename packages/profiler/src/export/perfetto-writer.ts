@@ -7,7 +7,7 @@
 import protobuf from 'protobufjs';
 import type { ArgValue, Args, EnvTimerSample, TraceMetadata, TraceTrack, TrackKind } from '../model/trace.js';
 import {
-  ENV_TIMERS_CATEGORY, ENV_TIMERS_EVENT, METADATA_ARG, METADATA_CATEGORY, METADATA_EVENT, envTimerArgs, laneName, metadataJson,
+  ENV_TIMERS_CATEGORY, ENV_TIMERS_EVENT, FLOW_NAMES_ARG, METADATA_ARG, METADATA_CATEGORY, METADATA_EVENT, envTimerArgs, laneName, metadataJson,
 } from './common.js';
 import { FileSink } from './file-sink.js';
 import { PacketBuffer, putVarint, putVarint64 } from './packet-buffer.js';
@@ -362,9 +362,14 @@ export class PerfettoStreamWriter {
     this.event(TYPE_COUNTER, t, 0, 0, undefined, undefined, undefined, value);
   }
 
-  /** TraceMetadata as JSON on an instant 'gsprof.metadata' (category '__metadata') at ts 0. */
-  metadata(track: number, metadata: TraceMetadata): void {
-    this.instant(track, METADATA_EVENT, METADATA_CATEGORY, 0, { [METADATA_ARG]: metadataJson(metadata) });
+  /**
+   * TraceMetadata as JSON on an instant 'gsprof.metadata' (category '__metadata') at ts 0, with the flows'
+   * categories and names (flowNamesJson) when there are any to say.
+   */
+  metadata(track: number, metadata: TraceMetadata, flowNames?: string): void {
+    const args: Args = { [METADATA_ARG]: metadataJson(metadata) };
+    if (flowNames !== undefined) args[FLOW_NAMES_ARG] = flowNames;
+    this.instant(track, METADATA_EVENT, METADATA_CATEGORY, 0, args);
   }
 
   /** One step's per-env timers as an instant 'env_timers' with step, n_envs, labels, values_b64. */

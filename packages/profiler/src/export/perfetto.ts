@@ -2,7 +2,9 @@
 // order through a PerfettoStreamWriter, closing slices (SLICE_END) before the next event that starts at or
 // after their end.
 import type { TraceModel } from '../model/trace.js';
-import { ENV_TIMERS_CATEGORY, ENV_TIMERS_EVENT, METADATA_ARG, METADATA_CATEGORY, METADATA_EVENT, hostThreadTrack } from './common.js';
+import {
+  ENV_TIMERS_CATEGORY, ENV_TIMERS_EVENT, METADATA_ARG, METADATA_CATEGORY, METADATA_EVENT, flowNamesJson, hostThreadTrack,
+} from './common.js';
 import { layoutSlices, releaseLayout, sortedByTs, tracksById } from './layout.js';
 import { PerfettoStreamWriter, type PerfettoStreamWriterOptions } from './perfetto-writer.js';
 
@@ -96,7 +98,7 @@ export async function writePerfettoTraceFile(
     });
     if (host.synthetic) w.addTrack(host.track);
     const hostKey = host.track.id;
-    w.metadata(hostKey, md);
+    w.metadata(hostKey, md, flowNamesJson(trace.flows));
 
     const instantOrder = sortedByTs(trace.instants, 'instant');
     const counterOrder = sortedByTs(trace.counters, 'counter sample');

@@ -14,6 +14,20 @@ export function recordGsprofMetadata(sink: TraceSink, json: string): void {
   flatten(sink, 'gsprof', value, 0);
 }
 
+/**
+ * The category and name of a pftrace's flows, which TrackEvent cannot carry: our exporter writes them on the
+ * metadata instant as {"default": [category, name], "other": [[category, name, [flow ids]], ...]}.
+ */
+export function recordFlowNames(sink: TraceSink, json: string): void {
+  let v: { default?: unknown; other?: unknown };
+  try { v = JSON.parse(json) as typeof v; } catch { sink.stat('gsprof_flow_names_unparsable'); return; }
+  const pair = (p: unknown): p is [string, string, ...unknown[]] => Array.isArray(p) && typeof p[0] === 'string' && typeof p[1] === 'string';
+  if (pair(v.default)) sink.flowName(null, v.default[0], v.default[1]);
+  for (const o of Array.isArray(v.other) ? v.other : []) {
+    if (pair(o) && Array.isArray(o[2])) for (const id of o[2]) sink.flowName(`p${String(id)}`, o[0], o[1]);
+  }
+}
+
 function flatten(sink: TraceSink, prefix: string, v: unknown, depth: number): void {
   if (v === null || v === undefined) return;
   if (typeof v === 'number') {

@@ -7,7 +7,7 @@ import { childArgPath, type ArgPath } from './arg-path.js';
 import { isBug } from './chrome.js';
 import { ClockTracker, type SnapshotClock } from './clocks.js';
 import { TraceFormatError } from './errors.js';
-import { recordGsprofMetadata } from './metadata.js';
+import { recordFlowNames, recordGsprofMetadata } from './metadata.js';
 import { ProtoError, ProtoReader } from './proto-reader.js';
 import type { ArgScalar, TraceSink } from './sink.js';
 import { BIND_DIRECT, FLOW_END, FLOW_IN, FLOW_START, FLOW_STEP } from '../sql/schema.js';
@@ -127,7 +127,8 @@ class PerfettoImporter {
   private defaultTrack: number | null = null;
   private lastTs = 0;
   private readonly clocks = new ClockTracker();
-  /** Set while writing the args of a 'gsprof.metadata' instant, whose 'json' annotation is our run metadata. */
+  /** Set while writing the args of a 'gsprof.metadata' instant, whose 'json' annotation is our run metadata and
+   *  'flows' the categories and names of the flows. */
   private capturingMetadata = false;
 
   constructor(readonly path: string, readonly sink: TraceSink) {}
@@ -604,8 +605,9 @@ class PerfettoImporter {
     const path = named ? childArgPath(prefix, prefixPath, name ?? '<unnamed>') : prefixPath;
     if (depth > 32) { this.sink.stat('debug_annotation_too_deep'); return; }
     if (value !== undefined) this.sink.arg(argSet, key, value, path);
-    if (this.capturingMetadata && depth === 0 && name === 'json' && typeof value === 'string') {
-      recordGsprofMetadata(this.sink, value);
+    if (this.capturingMetadata && depth === 0 && typeof value === 'string') {
+      if (name === 'json') recordGsprofMetadata(this.sink, value);
+      else if (name === 'flows') recordFlowNames(this.sink, value);
     }
     if (json !== null) {
       let parsed: unknown;

@@ -54,6 +54,7 @@ export class TraceSink {
   private readonly threads: ThreadInfo[] = [];
   private readonly tracks: TrackInfo[] = [];
   private readonly meta = new Map<string, { str: string | null; int: bigint | null }>();
+  private readonly flowNames = new Map<string | null, { category: string; name: string }>();
   private readonly stats = new Map<string, number>();
   private nextSlice = 0;
   private nextCounter = 0;
@@ -304,6 +305,11 @@ export class TraceSink {
     this.flowOut.row(r);
   }
 
+  /** The category and name of the flow `flowKey`, or with a null key of every pftrace flow not named so. */
+  flowName(flowKey: string | null, category: string, name: string): void {
+    this.flowNames.set(flowKey, { category, name });
+  }
+
   metadata(name: string, str: string | null, int: bigint | number | null = null): void {
     this.meta.set(name, { str, int: int === null ? null : BigInt(int) });
   }
@@ -352,7 +358,7 @@ export class TraceSink {
       ${FLOW_DDL}
       ${LAUNCH_DDL}
       DROP TABLE _slice_raw; DROP TABLE _counter_raw; DROP TABLE _args_raw; DROP TABLE _string; DROP TABLE _nest; DROP TABLE _flow_bind; DROP TABLE _flow_bound;
-      DROP TABLE _flow_event;`);
+      DROP TABLE _flow_event; DROP TABLE _flow_name;`);
   }
 
   private async writeSmallTables(): Promise<void> {
@@ -381,6 +387,13 @@ export class TraceSink {
       ap.appendVarchar(t.type);
       for (const v of [t.parentId, t.utid, t.upid]) { if (v === null) ap.appendNull(); else ap.appendInteger(v); }
       if (t.unit === null) ap.appendNull(); else ap.appendVarchar(t.unit);
+      ap.endRow();
+    }
+    ap.closeSync();
+    ap = await c.createAppender('_flow_name');
+    for (const [key, { category, name }] of this.flowNames) {
+      if (key === null) ap.appendNull(); else ap.appendVarchar(key);
+      ap.appendVarchar(category); ap.appendVarchar(name);
       ap.endRow();
     }
     ap.closeSync();

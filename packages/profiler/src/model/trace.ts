@@ -69,6 +69,8 @@ export interface FlowEvent {
   fromSlice: number;
   toSlice: number;
   category: string;
+  /** The flow's own name (Chrome's s/f "name"), where it is not its category. */
+  name?: string;
 }
 
 /** Per-env solver timers of one recorded step: values[slot * nEnvs + env]. */

@@ -9,6 +9,7 @@ CREATE TABLE _string (id INTEGER, str VARCHAR);
 CREATE TABLE _slice_raw (id INTEGER, ts DOUBLE, dur DOUBLE, track_id INTEGER, category_id INTEGER, name_id INTEGER, arg_set_id INTEGER, depth INTEGER, parent_id INTEGER);
 CREATE TABLE _counter_raw (id INTEGER, ts DOUBLE, track_id INTEGER, value DOUBLE);
 CREATE TABLE _flow_event (flow_key VARCHAR, seq INTEGER, kind TINYINT, ts DOUBLE, track_id INTEGER, bind TINYINT, slice_id INTEGER, streamed INTEGER);
+CREATE TABLE _flow_name (flow_key VARCHAR, category VARCHAR, name VARCHAR);
 CREATE TABLE _args_raw (arg_set_id INTEGER, key_id INTEGER, int_value DOUBLE, string_value VARCHAR, real_value DOUBLE, value_type TINYINT, path_id INTEGER);
 CREATE TABLE process (upid INTEGER, pid BIGINT, name VARCHAR);
 CREATE TABLE thread (utid INTEGER, tid BIGINT, name VARCHAR, upid INTEGER);
@@ -73,6 +74,8 @@ CREATE MACRO extract_arg(set_id, arg_key) AS (
 /**
  * Flow edges from the bound flow events, per flow key in time (then file) order: every event that is not a
  * start receives an arrow from the latest start/step before it, unless an end closed the chain in between.
+ * category and name (gsprof's own columns): a JSON flow's cat and name (in its key), else those _flow_name gives
+ * its key, else those _flow_name gives every flow of a pftrace (the row without a key); see recordFlowNames.
  */
 export const FLOW_DDL = `
 CREATE TABLE flow AS
@@ -84,8 +87,12 @@ CREATE TABLE flow AS
   src AS (SELECT flow_key, segment, pos, slice_id FROM seg WHERE kind IN (${FLOW_START}, ${FLOW_STEP})),
   dst AS (SELECT flow_key, segment, pos, slice_id FROM seg WHERE kind <> ${FLOW_START})
   SELECT CAST(row_number() OVER (ORDER BY s.slice_id, d.slice_id) - 1 AS BIGINT) AS id,
-         CAST(s.slice_id AS BIGINT) AS slice_out, CAST(d.slice_id AS BIGINT) AS slice_in, CAST(NULL AS BIGINT) AS arg_set_id
+         CAST(s.slice_id AS BIGINT) AS slice_out, CAST(d.slice_id AS BIGINT) AS slice_in, CAST(NULL AS BIGINT) AS arg_set_id,
+         CASE WHEN starts_with(s.flow_key, 'j' || chr(0)) THEN nullif(split_part(s.flow_key, chr(0), 2), '') ELSE coalesce(n.category, dflt.category) END AS category,
+         CASE WHEN starts_with(s.flow_key, 'j' || chr(0)) THEN nullif(split_part(s.flow_key, chr(0), 3), '') ELSE coalesce(n.name, dflt.name) END AS name
   FROM dst d ASOF JOIN src s ON d.flow_key = s.flow_key AND d.segment = s.segment AND d.pos > s.pos
+  LEFT JOIN _flow_name n ON n.flow_key = s.flow_key
+  LEFT JOIN (SELECT category, name FROM _flow_name WHERE flow_key IS NULL LIMIT 1) dflt ON starts_with(s.flow_key, 'p')
   WHERE s.slice_id <> d.slice_id;
 `;
 

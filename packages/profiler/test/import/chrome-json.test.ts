@@ -95,7 +95,7 @@ describe('Chrome JSON import', () => {
     ]);
   });
 
-  it('flows v1 (s/t/f, bp e binds to the enclosing slice, else the next one) and v2 (bind_id)', async () => {
+  it('flows v1 (s/t/f, bp e binds to the enclosing slice, else the next one) and v2 (bind_id), with their cat and name', async () => {
     const ev = [
       { ph: 'X', name: 'launch', cat: 'cuda_runtime', pid: 1, tid: 1, ts: 10, dur: 5 },
       { ph: 's', id: 7, cat: 'ac2g', name: 'ac2g', pid: 1, tid: 1, ts: 10 },
@@ -107,9 +107,13 @@ describe('Chrome JSON import', () => {
       { ph: 'X', name: 'a', pid: 2, tid: 2, ts: 1, dur: 1, bind_id: '0x1', flow_out: true },
       { ph: 'X', name: 'b', pid: 2, tid: 3, ts: 5, dur: 1, bind_id: '0x1', flow_in: true },
     ];
-    const r = await rows('flows.json', JSON.stringify(ev), `select o.name as o, i.name as i from flow f
+    const r = await rows('flows.json', JSON.stringify(ev), `select o.name as o, i.name as i, f.category, f.name from flow f
       join slice o on o.id = f.slice_out join slice i on i.id = f.slice_in order by o.name, i.name`);
-    expect(r).toEqual([{ o: 'a', i: 'b' }, { o: 'launch', i: 'kern' }, { o: 'launch', i: 'next' }]);
+    expect(r).toEqual([
+      { o: 'a', i: 'b', category: null, name: null },
+      { o: 'launch', i: 'kern', category: 'ac2g', name: 'ac2g' },
+      { o: 'launch', i: 'next', category: 'async_cpu_to_gpu', name: 'x' },
+    ]);
   });
 
   it('one-line errors (strict) with the file and line for broken JSON, and for a __proto__ key without polluting prototypes', async () => {

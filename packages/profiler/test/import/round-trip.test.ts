@@ -45,6 +45,7 @@ describe('round trip through our exporters', () => {
         const { rows } = await db.query(`select o.name as o, i.name as i, count(*) as n from flow f join slice o on o.id = f.slice_out
           join slice i on i.id = f.slice_in group by 1, 2 order by 2`);
         expect(rows).toEqual([{ o: 'queue.submit', i: 'kinematics', n: 4 }, { o: 'queue.submit', i: 'solve', n: 4 }]);
+        expect((await db.query('select distinct category, name from flow')).rows).toEqual([{ category: 'ac2g', name: 'ac2g' }]);
         const g = await gaps(db);
         expect(g.launchDelay[0]).toMatchObject({ launches: 8, maxNs: 1_600 });
         const c = await db.query(`select value from counter join counter_track on counter.track_id = counter_track.id order by ts`);
