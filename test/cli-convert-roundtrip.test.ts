@@ -122,6 +122,11 @@ describe('convert keeps what Kineto writes', () => {
     expect(named(events, 'gemm').args, route).toEqual(GEMM_ARGS);
   }));
 
+  it('args in the order they were written', eachRoute((events, route) => {
+    expect(Object.keys(named(events, 'aten::mm').args!), route).toEqual(Object.keys(MM_ARGS));
+    expect(Object.keys(named(events, 'gemm').args!), route).toEqual(Object.keys(GEMM_ARGS));
+  }));
+
   it('the scope of process and global instants', eachRoute((events, route) => {
     expect(named(events, 'checkpoint saved', 'i'), route).toMatchObject({ s: 'p', pid: 1, cat: 'marker' });
     expect(named(events, 'epoch 1', 'i'), route).toMatchObject({ s: 'g', cat: 'marker' });

@@ -30,7 +30,7 @@ function argValue(r: ArgRow): ArgValue {
 /** Each arg set as the structured value it was flattened from (see the importers' argTree). */
 async function readArgs(db: TraceDb): Promise<Map<number, Args>> {
   const rows = await db.rows<ArgRow>(
-    'SELECT arg_set_id, key, int_value, string_value, real_value, value_type, path FROM args WHERE arg_set_id IS NOT NULL ORDER BY arg_set_id');
+    'SELECT arg_set_id, key, int_value, string_value, real_value, value_type, path FROM args WHERE arg_set_id IS NOT NULL ORDER BY arg_set_id, id');
   const out = new Map<number, Args>();
   for (const r of rows) {
     const id = num(r.arg_set_id);

@@ -51,7 +51,7 @@ CREATE TABLE slice AS
   FROM _slice_raw r LEFT JOIN _nest n ON n.id = r.id
   LEFT JOIN _string c ON c.id = r.category_id LEFT JOIN _string nm ON nm.id = r.name_id;
 CREATE TABLE args AS
-  SELECT CAST(a.arg_set_id AS BIGINT) AS arg_set_id, regexp_replace(k.str, '\\[\\d+\\]', '', 'g') AS flat_key, k.str AS key,
+  SELECT CAST(a.rowid AS BIGINT) AS id, CAST(a.arg_set_id AS BIGINT) AS arg_set_id, regexp_replace(k.str, '\\[\\d+\\]', '', 'g') AS flat_key, k.str AS key,
          CASE WHEN a.value_type = 5 THEN CAST(a.string_value AS BIGINT) ELSE CAST(a.int_value AS BIGINT) END AS int_value,
          CASE WHEN a.value_type = 5 THEN NULL ELSE a.string_value END AS string_value, a.real_value,
          CASE a.value_type WHEN 0 THEN 'null' WHEN 1 THEN 'int' WHEN 2 THEN 'real' WHEN 3 THEN 'string'
