@@ -98,6 +98,10 @@ export interface Contact {
   readonly normal: readonly [number, number, number];
   /** How deep the geoms overlap (minus MuJoCo's contact distance; negative inside the margin only). */
   readonly penetration: number;
+  /** World-frame force on link A and on link B in the last step (N; forceA = -forceB), as Genesis' force_a/force_b:
+   *  the contact's constraint force, decoded as MuJoCo's mj_contactForce does. */
+  readonly forceA: readonly [number, number, number];
+  readonly forceB: readonly [number, number, number];
 }
 
 /** Where getLinksVel measures a link's linear velocity: at the link frame's origin, or at its centre of mass. */
@@ -482,11 +486,42 @@ export class Entity {
         if (other && !((mine(ga, own) && mine(gb, other)) || (mine(gb, own) && mine(ga, other)))) continue;
         const la = model.geomBodyid[ga]!, lb = model.geomBodyid[gb]!;
         const v = (a: Float64Array): [number, number, number] => [a[3 * k]!, a[3 * k + 1]!, a[3 * k + 2]!];
-        out.push({ geomA: ga, geomB: gb, linkA: la, linkB: lb, position: v(c.pos), normal: v(c.normal), penetration: -c.dist[k]! });
+        const fb = v(c.force);
+        out.push({
+          geomA: ga, geomB: gb, linkA: la, linkB: lb, position: v(c.pos), normal: v(c.normal), penetration: -c.dist[k]!,
+          forceA: [-fb[0] || 0, -fb[1] || 0, -fb[2] || 0], forceB: fb,
+        });
       }
       return out;
     });
     return envs.scalar ? perEnv[0]! : perEnv;
+  }
+
+  /**
+   * The net contact force on each of the entity's links in the last step: the world-frame sum of its contacts'
+   * forces (with every other entity and itself), as Genesis' get_links_net_contact_force. [envs, links, 3].
+   */
+  async getLinksNetContactForce(args: { envsIdx?: IndexInput } | IndexInput = {}): Promise<Tensor> {
+    const given = Array.isArray(args) || typeof args === 'number' || ArrayBuffer.isView(args) ? { envsIdx: args as IndexInput } : args as { envsIdx?: IndexInput };
+    rejectUnknownKeys(given, ['envsIdx'], 'getLinksNetContactForce', { envs_idx: 'envsIdx' });
+    const sim = this.host.requireSim();
+    const l = this.requireLayout();
+    const envs = parseEnvsIdx(given.envsIdx, this.host.nEnvs);
+    const model = this.model!;
+    const perEnv = await sim.readContacts(envs.idx);
+    const out = sim.precision === '32' ? new Float32Array(envs.idx.length * l.nBody * 3) : new Float64Array(envs.idx.length * l.nBody * 3);
+    perEnv.forEach((c, t) => {
+      const add = (geom: number, k: number, sign: number): void => {
+        const link = model.geomBodyid[geom]! - l.bodyAdr;
+        if (link < 0 || link >= l.nBody) return;
+        for (let j = 0; j < 3; j++) out[(t * l.nBody + link) * 3 + j]! += sign * c.force[3 * k + j]!;
+      };
+      for (let k = 0; k < c.dist.length; k++) {
+        add(c.geom[2 * k]!, k, -1);
+        add(c.geom[2 * k + 1]!, k, 1);
+      }
+    });
+    return new Tensor(out, envs.scalar ? [l.nBody, 3] : [envs.idx.length, l.nBody, 3]);
   }
 
   /** The generalized force of the actuators and dof controllers on each dof in the last step (qfrc_actuator). */

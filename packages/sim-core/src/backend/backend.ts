@@ -59,6 +59,8 @@ export interface EnvContacts {
   readonly normal: Float64Array;
   /** Signed distances, 1 per contact (negative: penetration). */
   readonly dist: Float64Array;
+  /** World-frame forces of the last step, 3 per contact: what geom 2 receives (geom 1 receives the opposite). */
+  readonly force: Float64Array;
 }
 
 /** Per-dof forces of the last step that the getters read. */

@@ -19,7 +19,7 @@ import type {
   Backend, BackendBuildOptions, BackendInitOptions, DeviceDescription, DofField, EnvContacts, EnvErrors, SimInstance, StateField,
   ValueBlock,
 } from './backend.js';
-import { gatherContacts } from './contacts.js';
+import { gatherContacts, type ContactFields } from './contacts.js';
 
 /** Steps between completion marks (throttle's granularity: it may wait until this many fewer are in flight). */
 const COMPLETION_MARK_EVERY = 32;
@@ -329,10 +329,10 @@ class GpuSimInstance implements SimInstance {
 
   async readContacts(envs: Int32Array): Promise<EnvContacts[]> {
     const sim = this.live();
-    const [ncon, contactGeom, contactPos, contactFrame, contactDist] = await Promise.all(
-      ['ncon', 'contactGeom', 'contactPos', 'contactFrame', 'contactDist'].map((f) => sim.readField(f)),
-    );
-    return gatherContacts({ ncon: ncon!, contactGeom: contactGeom!, contactPos: contactPos!, contactFrame: contactFrame!, contactDist: contactDist! }, this.nEnvs, envs);
+    const names = ['ncon', 'contactGeom', 'contactPos', 'contactFrame', 'contactDist', 'contactFriction', 'nefc', 'efcType', 'efcId', 'efcForce'] as const;
+    const values = await Promise.all(names.map((f) => sim.readField(f)));
+    const fields = Object.fromEntries(names.map((name, k) => [name, values[k]!])) as unknown as ContactFields;
+    return gatherContacts(fields, this.nEnvs, envs);
   }
 
   readState(field: StateField, idx: Int32Array, envs: Int32Array): Promise<Float32Array> {
