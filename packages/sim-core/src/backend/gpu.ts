@@ -90,8 +90,8 @@ export class GpuBackend implements Backend {
 
   async build(model: Model, nEnvs: number, precision: Precision, options: BackendBuildOptions): Promise<SimInstance> {
     refuseLowFriction(model);
-    if (Array.from(model.eqType).some((t) => t !== EqType.Joint && t !== EqType.Connect)) {
-      throw new Error('the GPU backend has kernels for joint and connect equalities only; use the CPU backend for this model');
+    if (Array.from(model.eqType).some((t) => t !== EqType.Joint && t !== EqType.Connect && t !== EqType.Weld)) {
+      throw new Error('the GPU backend has kernels for joint, connect and weld equalities only; use the CPU backend for this model');
     }
     // Every env starts from the same build state, so one host env is the source of uploads and resets.
     const initial = makeData(model, 0, precision, options.maxContacts === undefined ? {} : { maxContacts: options.maxContacts });

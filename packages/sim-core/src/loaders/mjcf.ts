@@ -39,9 +39,10 @@ interface CompilerSettings {
   balanceinertia: boolean;
 }
 
-/** A <joint> equality names two joints; a <connect> two bodies (body2 absent: the world), its anchor in data. */
+/** A <joint> equality names two joints; a <connect> or <weld> two bodies (body2 absent: the world), the anchor
+ * (and a weld's relative pose and torquescale) in data as MuJoCo lays it out. */
 interface EqualityRead {
-  el: XmlElement; name: string; kind: 'joint' | 'connect'; obj1: string; obj2: string | null;
+  el: XmlElement; name: string; kind: 'joint' | 'connect' | 'weld'; obj1: string; obj2: string | null;
   active: boolean; solref: number[]; solimp: number[]; data: number[];
 }
 
@@ -330,7 +331,7 @@ class MjcfCompiler {
   private equalitySection(s: XmlElement): void {
     new Attrs(s).done();
     for (const c of s.children) {
-      if (c.name !== 'joint' && c.name !== 'connect') fail(c, 'unsupported element (only joint and connect equalities are supported)');
+      if (c.name !== 'joint' && c.name !== 'connect' && c.name !== 'weld') fail(c, 'unsupported element (only joint, connect and weld equalities are supported)');
       const a = new Attrs(c);
       const cls = this.classOf(c, a, this.classes.get('main')!);
       const e = structuredClone(cls.equality);
@@ -341,16 +342,27 @@ class MjcfCompiler {
         if (poly) poly.forEach((v, i) => { e.data[i] = v; });
         obj1 = a.requiredStr('joint1');
         obj2 = a.str('joint2') ?? null;
-      } else {
+      } else if (c.name === 'connect') {
         if (a.has('site1') || a.has('site2')) fail(c, 'unsupported connect between sites (connect bodies: body1, body2, anchor)');
         obj1 = a.requiredStr('body1');
         obj2 = a.str('body2') ?? null;
         const anchor = a.nums('anchor', 3);
         if (!anchor) fail(c, "missing required attribute 'anchor'");
         anchor.forEach((v, i) => { e.data[i] = v; });
+      } else {
+        if (a.has('site1') || a.has('site2')) fail(c, 'unsupported weld between sites (weld bodies: body1, body2, anchor, relpose)');
+        obj1 = a.requiredStr('body1');
+        obj2 = a.str('body2') ?? null;
+        // MuJoCo: the anchor (in body 2's frame) is zero unless given; relpose fills data 3-9 (a zero quaternion:
+        // the relative pose at qpos0, set by setConst); torquescale is data 10.
+        const anchor = a.nums('anchor', 3) ?? [0, 0, 0];
+        anchor.forEach((v, i) => { e.data[i] = v; });
+        a.nums('relpose', 7)?.forEach((v, i) => { e.data[3 + i] = v; });
+        const torquescale = a.nums('torquescale', 1);
+        if (torquescale) e.data[10] = torquescale[0]!;
       }
       a.done();
-      this.equalities.push({ el: c, name: e.name, kind: c.name, obj1, obj2, active: e.active, solref: e.solref, solimp: e.solimp, data: e.data });
+      this.equalities.push({ el: c, name: e.name, kind: c.name as 'joint' | 'connect' | 'weld', obj1, obj2, active: e.active, solref: e.solref, solimp: e.solimp, data: e.data });
     }
   }
 
@@ -787,7 +799,7 @@ class MjcfCompiler {
         if (o2 === undefined) fail(e.el, `unknown ${what} "${e.obj2}"`);
         obj2 = o2;
       }
-      const type = e.kind === 'joint' ? EqType.Joint : EqType.Connect;
+      const type = e.kind === 'joint' ? EqType.Joint : e.kind === 'weld' ? EqType.Weld : EqType.Connect;
       return { name: e.name, type, obj1, obj2, active: e.active, solref: e.solref, solimp: e.solimp, data: e.data };
     });
 

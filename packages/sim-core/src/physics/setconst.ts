@@ -6,6 +6,7 @@
  * -dampratio * 2 * sqrt(kp * reflected inertia)).
  */
 import { EqType, JointType, type Model } from '../model/model.js';
+import type { Data } from '../data/data.js';
 import { makeData } from '../data/make-data.js';
 import { kinematics } from '../stages/kinematics.js';
 import { bodyPointToWorld } from '../solver/jacobian.js';
@@ -113,6 +114,11 @@ export function setConst(input: Model): Model {
   // A connect equality's anchor in body 2's frame (eqData 3-5), where the anchor on body 1 is at qpos0
   let eqData = m.eqData;
   for (let i = 0; i < m.neq; i++) {
+    if (m.eqType[i] === EqType.Weld) {
+      if (eqData === m.eqData) eqData = Float64Array.from(eqData);
+      weldConst(eqData, 11 * i, m.eqObj1id[i]!, m.eqObj2id[i]!, d);
+      continue;
+    }
     if (m.eqType[i] !== EqType.Connect) continue;
     if (eqData === m.eqData) eqData = Float64Array.from(eqData);
     const b1 = m.eqObj1id[i]!, b2 = m.eqObj2id[i]!, c = 11 * i;
@@ -125,6 +131,32 @@ export function setConst(input: Model): Model {
   }
 
   return { ...m, bodyInvweight0, dofInvweight0, statMeaninertia: meaninertia, actuatorBiasprm: biasprm, eqData };
+}
+
+/**
+ * A weld's missing data at qpos0, as MuJoCo's mj_setConst: with no relative pose given (a zero quaternion in
+ * eqData 6-9), body 1's anchor (eqData 3-5, its frame) is where body 2's anchor (eqData 0-2) is, and the
+ * relative pose is neg(q1) * q2; a given quaternion is only normalized.
+ */
+function weldConst(eqData: Float64Array, c: number, b1: number, b2: number, d: Data): void {
+  const rq = [eqData[c + 6]!, eqData[c + 7]!, eqData[c + 8]!, eqData[c + 9]!];
+  if (rq.some((v) => v !== 0)) {
+    const norm = Math.hypot(...rq);
+    for (let k = 0; k < 4; k++) eqData[c + 6 + k] = rq[k]! / norm;
+    return;
+  }
+  const world = new Float64Array(3);
+  bodyPointToWorld(world, d.xpos, d.xmat, 1, 0, b2, eqData, c);
+  const rel = [0, 1, 2].map((k) => world[k]! - d.xpos[3 * b1 + k]!);
+  for (let k = 0; k < 3; k++) {
+    eqData[c + 3 + k] = d.xmat[9 * b1 + k]! * rel[0]! + d.xmat[9 * b1 + 3 + k]! * rel[1]! + d.xmat[9 * b1 + 6 + k]! * rel[2]!;
+  }
+  const a0 = d.xquat[4 * b1]!, a1 = -d.xquat[4 * b1 + 1]!, a2 = -d.xquat[4 * b1 + 2]!, a3 = -d.xquat[4 * b1 + 3]!;
+  const b0 = d.xquat[4 * b2]!, bx = d.xquat[4 * b2 + 1]!, by = d.xquat[4 * b2 + 2]!, bz = d.xquat[4 * b2 + 3]!;
+  eqData[c + 6] = a0 * b0 - a1 * bx - a2 * by - a3 * bz;
+  eqData[c + 7] = a0 * bx + a1 * b0 + a2 * bz - a3 * by;
+  eqData[c + 8] = a0 * by - a1 * bz + a2 * b0 + a3 * bx;
+  eqData[c + 9] = a0 * bz + a1 * by - a2 * bx + a3 * b0;
 }
 
 /** Dofs that move body b: its last dof (or its nearest moving ancestor's) and that dof's ancestors. */

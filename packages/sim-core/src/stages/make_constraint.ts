@@ -79,19 +79,21 @@ class RowBuilder {
   n = 1; maxEfc = 0;
   efcJ!: Real; efcPos!: Real; efcMargin!: Real; efcFrictionloss!: Real; efcR!: Real; efcD!: Real; efcAref!: Real;
   efcType!: Int32Array; efcId!: Int32Array; errFlags!: Uint32Array;
-  qpos!: Real; qvelSoa!: Real; cdofSoa!: Real; subtreeCom!: Real; xpos!: Real; xmat!: Real;
+  qpos!: Real; qvelSoa!: Real; cdofSoa!: Real; subtreeCom!: Real; xpos!: Real; xmat!: Real; xquat!: Real;
   ncon!: Int32Array; contactDist!: Real; contactIncludemargin!: Real; contactGeom!: Int32Array; contactPos!: Real;
   contactFrame!: Real; contactSolref!: Real; contactSolimp!: Real; contactFriction!: Real;
 
-  /** The model has connect equalities, whose rows need point Jacobians in every env. */
+  /** The model has connect or weld equalities, whose rows need point Jacobians in every env. */
   readonly hasConnect: boolean;
   /** A connect's two anchors in the world (scratch). */
   private readonly anchor1 = new Float64Array(3);
   private readonly anchor2 = new Float64Array(3);
+  /** A weld's six position errors (scratch). */
+  private readonly weldPos = new Float64Array(6);
 
   constructor(readonly m: Model, maxEfc: number) {
     const nv = Math.max(1, m.nv);
-    this.hasConnect = Array.from(m.eqType).some((t) => t === EqType.Connect);
+    this.hasConnect = Array.from(m.eqType).some((t) => t === EqType.Connect || t === EqType.Weld);
     this.slots = Array.from({ length: BLOCK }, () => new Slot(nv, maxEfc));
     this.cur = this.slots[0]!;
     this.jp = new Float64Array(3 * nv);
@@ -108,7 +110,7 @@ class RowBuilder {
     this.efcJ = d.efcJ; this.efcPos = d.efcPos; this.efcMargin = d.efcMargin; this.efcFrictionloss = d.efcFrictionloss;
     this.efcR = d.efcR; this.efcD = d.efcD; this.efcAref = d.efcAref; this.efcType = d.efcType; this.efcId = d.efcId;
     this.errFlags = d.errFlags; this.qpos = d.qpos; this.qvelSoa = d.qvel; this.cdofSoa = d.cdof; this.subtreeCom = d.subtreeCom;
-    this.xpos = d.xpos; this.xmat = d.xmat;
+    this.xpos = d.xpos; this.xmat = d.xmat; this.xquat = d.xquat;
     this.ncon = d.ncon; this.contactDist = d.contactDist; this.contactIncludemargin = d.contactIncludemargin;
     this.contactGeom = d.contactGeom; this.contactPos = d.contactPos; this.contactFrame = d.contactFrame;
     this.contactSolref = d.contactSolref; this.contactSolimp = d.contactSolimp; this.contactFriction = d.contactFriction;
@@ -209,8 +211,12 @@ class RowBuilder {
         this.connectRows(i);
         continue;
       }
-      // The loaders refuse weld equalities; a model built another way must not lose them silently.
-      if (m.eqType[i] !== EqType.Joint) throw new Error(`sim-core: equality ${i} has type ${m.eqType[i]}; only joint and connect equalities are supported`);
+      if (m.eqType[i] === EqType.Weld) {
+        this.weldRows(i);
+        continue;
+      }
+      // A model built another way must not lose an equality type silently.
+      if (m.eqType[i] !== EqType.Joint) throw new Error(`sim-core: equality ${i} has type ${m.eqType[i]}; only joint, connect and weld equalities are supported`);
       const j1 = m.eqObj1id[i]!, j2 = m.eqObj2id[i]!;
       const c = 11 * i;
       const dof1 = m.jntDofadr[j1]!;
@@ -263,6 +269,65 @@ class RowBuilder {
     const dx = p1[0]! - p2[0]!, dy = p1[1]! - p2[1]!, dz = p1[2]! - p2[2]!;
     this.loadParams(m.eqSolref, 2 * i, m.eqSolimp, 5 * i);
     this.finishRows(start, 3, false, false, 0, Math.sqrt(dx * dx + dy * dy + dz * dz));
+  }
+
+  /**
+   * A weld equality (MuJoCo's mj_instantiateEquality): body 1's anchor (eqData 3-5, its frame) on body 2's
+   * (eqData 0-2), and body 1's orientation times the relative pose (eqData 6-9) on body 2's. Six rows: the
+   * position difference, then the axis part of neg(q2) * q1 * relpose scaled by torquescale (eqData 10), with
+   * the rotational Jacobian corrected as MuJoCo does; all six share the impedance of their norm.
+   */
+  private weldRows(i: number): void {
+    const m = this.m, e = this.e, n = this.n, nv = m.nv, row = this.row, jp = this.jp, jr = this.jr, q = this.xquat;
+    const b1 = m.eqObj1id[i]!, b2 = m.eqObj2id[i]!, c = 11 * i, data = m.eqData;
+    const p1 = this.anchor1, p2 = this.anchor2;
+    bodyPointToWorld(p1, this.xpos, this.xmat, n, e, b1, data, c + 3);
+    bodyPointToWorld(p2, this.xpos, this.xmat, n, e, b2, data, c);
+    jp.fill(0);
+    jr.fill(0);
+    addPointJacobian(m, this.subtreeCom, n, e, this.cur.cdof, b1, p1[0]!, p1[1]!, p1[2]!, 1, jp, jr);
+    addPointJacobian(m, this.subtreeCom, n, e, this.cur.cdof, b2, p2[0]!, p2[1]!, p2[2]!, -1, jp, jr);
+    const torquescale = data[c + 10]!;
+    // qa = q1 * relpose; qb = neg(q2)
+    const a0 = q[4 * b1 * n + e]!, a1 = q[(4 * b1 + 1) * n + e]!, a2 = q[(4 * b1 + 2) * n + e]!, a3 = q[(4 * b1 + 3) * n + e]!;
+    const r0 = data[c + 6]!, r1 = data[c + 7]!, r2 = data[c + 8]!, r3 = data[c + 9]!;
+    const qa0 = a0 * r0 - a1 * r1 - a2 * r2 - a3 * r3;
+    const qa1 = a0 * r1 + a1 * r0 + a2 * r3 - a3 * r2;
+    const qa2 = a0 * r2 - a1 * r3 + a2 * r0 + a3 * r1;
+    const qa3 = a0 * r3 + a1 * r2 - a2 * r1 + a3 * r0;
+    const qb0 = q[4 * b2 * n + e]!, qb1 = -q[(4 * b2 + 1) * n + e]!, qb2 = -q[(4 * b2 + 2) * n + e]!, qb3 = -q[(4 * b2 + 3) * n + e]!;
+    // the orientation error: the axis part of qb * qa
+    const ex = qb0 * qa1 + qb1 * qa0 + qb2 * qa3 - qb3 * qa2;
+    const ey = qb0 * qa2 - qb1 * qa3 + qb2 * qa0 + qb3 * qa1;
+    const ez = qb0 * qa3 + qb1 * qa2 - qb2 * qa1 + qb3 * qa0;
+    // rotational Jacobian: 0.5 * axis part of qb * (0, jr column) * qa, times torquescale
+    for (let j = 0; j < nv; j++) {
+      const x = jr[j]!, y = jr[nv + j]!, z = jr[2 * nv + j]!;
+      const t0 = -qb1 * x - qb2 * y - qb3 * z;
+      const t1 = qb0 * x + qb2 * z - qb3 * y;
+      const t2 = qb0 * y + qb3 * x - qb1 * z;
+      const t3 = qb0 * z + qb1 * y - qb2 * x;
+      jr[j] = 0.5 * (t0 * qa1 + t1 * qa0 + t2 * qa3 - t3 * qa2) * torquescale;
+      jr[nv + j] = 0.5 * (t0 * qa2 - t1 * qa3 + t2 * qa0 + t3 * qa1) * torquescale;
+      jr[2 * nv + j] = 0.5 * (t0 * qa3 + t1 * qa2 - t2 * qa1 + t3 * qa0) * torquescale;
+    }
+    if (!this.reserve(6)) return;
+    const start = this.nefc;
+    const pos = this.weldPos;
+    pos[0] = p1[0]! - p2[0]!; pos[1] = p1[1]! - p2[1]!; pos[2] = p1[2]! - p2[2]!;
+    pos[3] = ex * torquescale; pos[4] = ey * torquescale; pos[5] = ez * torquescale;
+    for (let k = 0; k < 6; k++) {
+      const src = k < 3 ? jp : jr;
+      const at = (k % 3) * nv;
+      for (let j = 0; j < nv; j++) row[j] = src[at + j]!;
+      // translation rows weigh the bodies' translational inertia, rotation rows their rotational
+      const dA = m.bodyInvweight0[2 * b1 + (k > 2 ? 1 : 0)]! + m.bodyInvweight0[2 * b2 + (k > 2 ? 1 : 0)]!;
+      this.addRow(ConstraintType.Equality, i, pos[k]!, 0, 0, dA);
+    }
+    let norm = 0;
+    for (const v of pos) norm += v * v;
+    this.loadParams(m.eqSolref, 2 * i, m.eqSolimp, 5 * i);
+    this.finishRows(start, 6, false, false, 0, Math.sqrt(norm));
   }
 
   frictionRows(): void {

@@ -17,7 +17,7 @@ import { GpuSim } from '../../src/gpu/runtime.js';
 import type { Model } from '../../src/model/model.js';
 import { lcg } from '../../../../test/support/random.js';
 import { hasShared, sharedPath } from '../../../../test/support/shared.js';
-import { BOX_TOWER_XML, CONNECT_XML } from '../parity/models.js';
+import { BOX_TOWER_XML, CONNECT_XML, WELD_XML } from '../parity/models.js';
 import { setConst } from '../../src/physics/setconst.js';
 import { loadMujoco, loadMujocoXml, modelFromMujoco } from '../helpers/mujoco.js';
 import { gpuOrSkip, hasGpu } from './gpu-env.js';
@@ -26,7 +26,7 @@ const N = 6;
 const CAP = { maxContacts: 24, maxEfc: 96 };
 const CONSTRAINT_KERNELS = [collisionKernel, makeConstraintKernel, solveKernel];
 /** What the three stages read that earlier stages made (the GPU gets these from the CPU run). */
-const INPUTS = ['qpos', 'qvel', 'qaccWarmstart', 'xpos', 'xmat', 'geomXpos', 'geomXmat', 'subtreeCom', 'cdof', 'qM', 'qfrcSmooth', 'qaccSmooth'];
+const INPUTS = ['qpos', 'qvel', 'qaccWarmstart', 'xpos', 'xquat', 'xmat', 'geomXpos', 'geomXmat', 'subtreeCom', 'cdof', 'qM', 'qfrcSmooth', 'qaccSmooth'];
 
 const PRIMITIVES = `<mujoco><option timestep="0.002"/><worldbody>
   <geom name="floor" type="plane" size="0 0 0.05"/>
@@ -212,6 +212,18 @@ describe.skipIf(!hasGpu)('WGSL constraint stages against the CPU stages', { time
     };
     const { nefc } = await compare({ label: 'connect', model, fill, expectContacts: false, expectLimits: false });
     expect(nefc).toBeGreaterThanOrEqual(6 * N);
+  });
+
+  test('weld equalities: a tool welded to a moving arm, a box pulled to a pose (issue 13)', async () => {
+    const { mj, m } = await loadMujocoXml(WELD_XML);
+    const model = setConst(modelFromMujoco(mj, m));
+    const fill = (d: Data, e: number) => {
+      const n = d.nEnvs;
+      for (let k = 0; k < model.nq; k++) d.qpos[k * n + e] = model.qpos0[k]! + (k < 2 ? 0.1 * rnd() : 0);
+      for (let k = 0; k < model.nv; k++) d.qvel[k * n + e] = rnd();
+    };
+    const { nefc } = await compare({ label: 'weld', model, fill, expectContacts: false, expectLimits: false });
+    expect(nefc).toBeGreaterThanOrEqual(12 * N);
   });
 
   test('CG on the same primitives', async () => {

@@ -18,7 +18,7 @@ import { lcg } from '../../../../test/support/random.js';
 import { hasShared, sharedPath } from '../../../../test/support/shared.js';
 import { loadMujoco, loadMujocoXml, modelFromMujoco } from '../helpers/mujoco.js';
 import { gpuOrSkip, hasGpu } from './gpu-env.js';
-import { ACTFRC_CTRL, ACTFRC_XML, BALL_CHAIN_XML, BOX_TOWER_XML, CONNECT_XML } from '../parity/models.js';
+import { ACTFRC_CTRL, ACTFRC_XML, BALL_CHAIN_XML, BOX_TOWER_XML, CONNECT_XML, WELD_XML } from '../parity/models.js';
 
 const STEPS = 200;
 /**
@@ -157,6 +157,16 @@ describe.skipIf(!hasGpu)('GPU pipeline against the f32 CPU pipeline, 200 steps',
     for (let e = 0; e < N; e++) d.qvel[e] = 2; // swing the crank
     const drift = await runBoth(model, d);
     expect(drift.maxNefc).toBeGreaterThanOrEqual(6); // both connects
+    expect(drift.gpuMaxNefc).toBe(drift.maxNefc);
+    expect(drift.pos).toBeLessThan(POS_TOL);
+    expect(drift.vel).toBeLessThan(VEL_TOL);
+  });
+
+  test('a tool welded to a swinging arm, and a box pulled to a pose by a weld (issue 13)', async () => {
+    const { model, d } = await xmlScene(WELD_XML);
+    for (let e = 0; e < N; e++) { d.qvel[e] = 3; d.qvel[N + e] = -2; } // swing the arm
+    const drift = await runBoth(model, d);
+    expect(drift.maxNefc).toBeGreaterThanOrEqual(12); // both welds, six rows each
     expect(drift.gpuMaxNefc).toBe(drift.maxNefc);
     expect(drift.pos).toBeLessThan(POS_TOL);
     expect(drift.vel).toBeLessThan(VEL_TOL);

@@ -54,8 +54,10 @@ describe('loadMJCF errors', () => {
     expect(() => loadMJCF(attr)).toThrow(`${attr}:1: <geom>: unsupported attribute 'fluidshape'`);
     const siteConnect = write('site-connect.xml', '<mujoco><worldbody><body name="b"><joint/><geom size="1"/><site name="s"/></body></worldbody><equality><connect site1="s" site2="s"/></equality></mujoco>');
     expect(() => loadMJCF(siteConnect)).toThrow(/site-connect\.xml:1: <connect>: unsupported connect between sites/);
-    const weld = write('weld.xml', '<mujoco><worldbody><body name="b"><joint/><geom size="1"/></body></worldbody><equality><weld body1="b"/></equality></mujoco>');
-    expect(() => loadMJCF(weld)).toThrow(/weld\.xml:1: <weld>: unsupported element \(only joint and connect equalities are supported\)/);
+    const siteWeld = write('site-weld.xml', '<mujoco><worldbody><body name="b"><joint/><geom size="1"/><site name="s"/></body></worldbody><equality><weld site1="s" site2="s"/></equality></mujoco>');
+    expect(() => loadMJCF(siteWeld)).toThrow(/site-weld\.xml:1: <weld>: unsupported weld between sites/);
+    const flex = write('flex.xml', '<mujoco><worldbody><body name="b"><joint/><geom size="1"/></body></worldbody><equality><flex flex="f"/></equality></mujoco>');
+    expect(() => loadMJCF(flex)).toThrow(/flex\.xml:1: <flex>: unsupported element \(only joint, connect and weld equalities are supported\)/);
     const mesh = write('mesh.xml', '<mujoco><worldbody><body><geom type="mesh" mesh="m"/></body></worldbody></mujoco>');
     expect(() => loadMJCF(mesh)).toThrow(/mesh\.xml:1: <geom>: unsupported mesh geom/);
   });

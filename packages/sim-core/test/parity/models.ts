@@ -61,3 +61,17 @@ export const CONNECT_XML = `<mujoco><option timestep="0.002"/><worldbody>
   <connect body1="c" body2="b" anchor="0.1 0 -0.3" solref="0.01 1"/>
   <connect body1="bob" anchor="0.1 0 0.2"/>
 </equality></mujoco>`;
+
+/** Weld equalities: a free tool welded to the tip of a two-hinge arm at its qpos0 pose (relpose computed by
+ * setConst), with torquescale 2 and its own solref; and a free box pulled to a given pose in the world. */
+export const WELD_XML = `<mujoco><option timestep="0.002"/><worldbody>
+  <body name="arm" pos="0 0 1"><joint name="h1" axis="0 1 0" damping="0.1"/>
+    <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"/>
+    <body name="tip" pos="0.3 0 0"><joint name="h2" axis="1 0 0" damping="0.1"/><geom type="capsule" fromto="0 0 0 0.2 0 0" size="0.02"/></body>
+  </body>
+  <body name="tool" pos="0.55 0.02 0.98" euler="0.3 0.1 -0.2"><freejoint/><geom type="box" size="0.04 0.03 0.02"/></body>
+  <body name="box" pos="-0.4 0 0.9"><freejoint/><geom type="box" size="0.05 0.05 0.05"/></body>
+</worldbody><contact><exclude body1="tip" body2="tool"/></contact><equality>
+  <weld body1="tool" body2="tip" anchor="0.05 0 0.01" torquescale="2" solref="0.02 1"/>
+  <weld body1="box" relpose="-0.35 0.05 1.0 0.9238795 0 0.3826834 0"/>
+</equality></mujoco>`;

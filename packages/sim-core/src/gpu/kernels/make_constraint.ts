@@ -106,6 +106,7 @@ fn equality_rows(e: u32) {
     if (mc_full) { return; }
     if (mn(M_EQ_ACTIVE0, i) == 0) { continue; }
     if (mn(M_EQ_TYPE, i) == 0) { connect_rows(i, e); continue; }
+    if (mn(M_EQ_TYPE, i) == 1) { weld_rows(i, e); continue; }
     if (mn(M_EQ_TYPE, i) != 2) { continue; }
     let j1 = mn(M_EQ_OBJ1ID, i);
     let j2 = mn(M_EQ_OBJ2ID, i);
@@ -161,6 +162,46 @@ fn connect_rows(i: i32, e: u32) {
   for (var k = 0; k < 3; k++) {
     for (var j = 0; j < NV; j++) { dset(D_EFC_J, (r + k) * NV + j, e, dget(D_CON_JAC, 6 * j + k, e)); }
     finish_row(r + k, e, 0, i, d[k], 0.0, 0.0, regularizer(imp, dA), ref_stiffness(sr, si), ref_damping(sr, si), imp);
+  }
+}
+
+// A weld equality (as make_constraint.ts): body 1's anchor on body 2's, and the axis part of
+// neg(q2) * q1 * relpose times torquescale; six rows sharing the impedance of their norm, the rotational
+// Jacobian corrected as MuJoCo does.
+fn weld_rows(i: i32, e: u32) {
+  let b1 = mn(M_EQ_OBJ1ID, i);
+  let b2 = mn(M_EQ_OBJ2ID, i);
+  let c = 11 * i;
+  let p1 = ldmat(D_XMAT, b1, e) * vec3<f32>(mr(M_EQ_DATA, c + 3), mr(M_EQ_DATA, c + 4), mr(M_EQ_DATA, c + 5)) + ld3(D_XPOS, b1, e);
+  let p2 = ldmat(D_XMAT, b2, e) * vec3<f32>(mr(M_EQ_DATA, c), mr(M_EQ_DATA, c + 1), mr(M_EQ_DATA, c + 2)) + ld3(D_XPOS, b2, e);
+  for (var j = 0; j < 6 * NV; j++) { dset(D_CON_JAC, j, e, 0.0); }
+  add_point_jacobian(b1, p1, 1.0, e);
+  add_point_jacobian(b2, p2, -1.0, e);
+  let r = alloc_rows(6, e);
+  if (r < 0) { return; }
+  let ts = mr(M_EQ_DATA, c + 10);
+  let qa = quat_mul(ld4(D_XQUAT, b1, e), vec4<f32>(mr(M_EQ_DATA, c + 6), mr(M_EQ_DATA, c + 7), mr(M_EQ_DATA, c + 8), mr(M_EQ_DATA, c + 9)));
+  let q2 = ld4(D_XQUAT, b2, e);
+  let qb = vec4<f32>(q2.x, -q2.y, -q2.z, -q2.w);
+  let rot = quat_mul(qb, qa).yzw * ts;
+  let d = p1 - p2;
+  var pos: array<f32, 6> = array<f32, 6>(d.x, d.y, d.z, rot.x, rot.y, rot.z);
+  var norm2 = 0.0;
+  for (var k = 0; k < 6; k++) { norm2 += pos[k] * pos[k]; }
+  let sr = safe_solref(vec2<f32>(mr(M_EQ_SOLREF, 2 * i), mr(M_EQ_SOLREF, 2 * i + 1)));
+  let si = clamp_solimp(model_solimp(M_EQ_SOLIMP, i));
+  let imp = impedance(si, sqrt(norm2), 0.0);
+  for (var j = 0; j < NV; j++) {
+    for (var k = 0; k < 3; k++) { dset(D_EFC_J, (r + k) * NV + j, e, dget(D_CON_JAC, 6 * j + k, e)); }
+    // 0.5 * neg(q2) * (0, jr column) * qa: the rotation rows of the error's derivative
+    let w = vec3<f32>(dget(D_CON_JAC, 6 * j + 3, e), dget(D_CON_JAC, 6 * j + 4, e), dget(D_CON_JAC, 6 * j + 5, e));
+    let jr = quat_mul(quat_mul(qb, vec4<f32>(0.0, w)), qa).yzw * (0.5 * ts);
+    for (var k = 0; k < 3; k++) { dset(D_EFC_J, (r + 3 + k) * NV + j, e, jr[k]); }
+  }
+  for (var k = 0; k < 6; k++) {
+    let rotRow = select(0, 1, k > 2);
+    let dA = mr(M_BODY_INVWEIGHT0, 2 * b1 + rotRow) + mr(M_BODY_INVWEIGHT0, 2 * b2 + rotRow);
+    finish_row(r + k, e, 0, i, pos[k], 0.0, 0.0, regularizer(imp, dA), ref_stiffness(sr, si), ref_damping(sr, si), imp);
   }
 }
 
