@@ -26,6 +26,10 @@ const scopeOf = (col) =>
 /** Only the args a trace carries (JSON args.*, Perfetto debug annotations debug.*): trace_processor also
  * records its own bookkeeping in a slice's arg set (legacy_event.*, source, trace_id_is_process_scoped, ...). */
 const userArg = `(a.key LIKE 'args.%' OR a.key LIKE 'debug.%')`;
+/** trace_processor's CSV does not escape quotes in strings: a string that may hold `",` (JSON in an arg) has its
+ * quotes sent as \u0001 on that side and put back when read. */
+const QUOTE_STAND_IN = '\u0001';
+const quoted = (side, x) => (side === 'tp' ? `replace(${x}, '"', char(1))` : x);
 
 /**
  * The canonical queries. `sql` runs on both sides; `gsprof`/`tp` replace it on one side where the schemas
@@ -112,10 +116,10 @@ const QUERIES = [
     // slice's: gsprof adds a Kineto trace's baseTimeNanoseconds to its timestamps, trace_processor v58 does not,
     // and ts_range already shows that offset.
     id: 'args_first_slices',
-    sql: `WITH f AS (SELECT s.ts - (SELECT min(ts) FROM slice) AS ts, s.name, s.arg_set_id FROM slice s
+    sql: (side) => `WITH f AS (SELECT s.ts - (SELECT min(ts) FROM slice) AS ts, s.name, s.arg_set_id FROM slice s
         WHERE EXISTS (SELECT 1 FROM args a WHERE a.arg_set_id = s.arg_set_id AND ${userArg})
         ORDER BY s.ts, s.name, s.dur, s.depth LIMIT 10)
-      SELECT f.ts, f.name, a.key, a.value_type, a.int_value, a.string_value, ${real('a.real_value')}
+      SELECT f.ts, f.name, a.key, a.value_type, a.int_value, ${quoted(side, 'a.string_value')}, ${real('a.real_value')}
       FROM f JOIN args a ON a.arg_set_id = f.arg_set_id WHERE ${userArg}`,
   },
   {
@@ -124,6 +128,12 @@ const QUERIES = [
       (SELECT min(ts) FROM counter), (SELECT max(ts) FROM counter)`,
   },
 ];
+
+/** A query's SQL on one side: its own text for that side, else the shared one (a function of the side or not). */
+function sqlFor(q, side) {
+  const sql = q[side] ?? q.sql;
+  return typeof sql === 'function' ? sql(side) : sql;
+}
 
 function usage(msg) {
   if (msg) console.error(`tp-compare: ${msg}`);
@@ -205,7 +215,7 @@ function parseTpLine(line, nFields) {
         const rest = split(j + 2, left - 1);
         if (rest) {
           const s = line.slice(i + 1, j);
-          return [s === '[NULL]' ? 'NULL' : s, ...rest];
+          return [s === '[NULL]' ? 'NULL' : s.replaceAll(QUOTE_STAND_IN, '"'), ...rest];
         }
       }
       return null;
@@ -270,8 +280,8 @@ async function main() {
       console.log(`== ${trace}`);
       for (const q of queries) {
         const [g, t] = await Promise.all([
-          runGsprof(opts.cli, trace, q.gsprof ?? q.sql, cacheDir),
-          runTp(opts.tp, trace, q.tp ?? q.sql, tmp),
+          runGsprof(opts.cli, trace, sqlFor(q, 'gsprof'), cacheDir),
+          runTp(opts.tp, trace, sqlFor(q, 'tp'), tmp),
         ]);
         let status = 'equal';
         const lines = [];
