@@ -30,7 +30,8 @@ function argValue(r: ArgRow): ArgValue {
 /** Each arg set as the structured value it was flattened from (see the importers' argTree). */
 async function readArgs(db: TraceDb): Promise<Map<number, Args>> {
   const rows = await db.rows<ArgRow>(
-    'SELECT arg_set_id, key, int_value, string_value, real_value, value_type, path FROM args WHERE arg_set_id IS NOT NULL ORDER BY arg_set_id, id');
+    `SELECT a.arg_set_id, a.key, a.int_value, a.string_value, a.real_value, a.value_type, p.path
+     FROM args a LEFT JOIN arg_path p ON p.arg_id = a.id WHERE a.arg_set_id IS NOT NULL ORDER BY a.arg_set_id, a.id`);
   const out = new Map<number, Args>();
   for (const r of rows) {
     const id = num(r.arg_set_id);

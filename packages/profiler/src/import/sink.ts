@@ -72,7 +72,9 @@ export class TraceSink {
   parent: number | null = null;
   /** Tracks whose events did not arrive in time order: their nesting and flow binding are done in SQL. */
   private readonly unordered = new Set<number>();
-  private readonly argRow: Cell[] = new Array<Cell>(7);
+  private readonly argRow: Cell[] = new Array<Cell>(6);
+  /** Arg rows staged so far: the next one's number (its rowid in _args_raw, which args.id keeps). */
+  private nextArg = 0;
 
   private constructor(
     private readonly connection: DuckDBConnection | null,
@@ -81,11 +83,12 @@ export class TraceSink {
     private readonly argsOut: RowSink,
     private readonly flowOut: RowSink,
     private readonly stringOut: RowSink,
+    private readonly argPathOut: RowSink,
   ) {}
 
   /** A sink that discards rows: runs an importer's parsing and checks only (see validateTrace). */
   static detached(): TraceSink {
-    return new TraceSink(null, nullRowSink, nullRowSink, nullRowSink, nullRowSink, nullRowSink);
+    return new TraceSink(null, nullRowSink, nullRowSink, nullRowSink, nullRowSink, nullRowSink, nullRowSink);
   }
 
   private intern(s: string | null): number | null {
@@ -109,7 +112,7 @@ export class TraceSink {
     await conn.run(STAGING_DDL);
     const batch = async (table: string) => new ColumnBatch(await conn.createAppender(table));
     return new TraceSink(conn, await batch('_slice_raw'), await batch('_counter_raw'), await batch('_args_raw'),
-      await batch('_flow_event'), await batch('_string'));
+      await batch('_flow_event'), await batch('_string'), await batch('arg_path'));
   }
 
   // ---- processes, threads, tracks -------------------------------------------------------------------------
@@ -230,11 +233,12 @@ export class TraceSink {
   /**
    * One arg row; `key` keeps array indices (`a[1]`), `flat_key` (made in SQL) drops them, as in Perfetto.
    * `path` is given where the key would read back as another structure (an object key with a dot or a bracket:
-   * Kineto's "est. achieved occupancy %"), so that convert can rebuild the value (see arg-path.ts).
-   * Staged as (set, key id, int as double or as text when past 2^53, string, real, type code, path id).
+   * Kineto's "est. achieved occupancy %"), so that convert can rebuild the value (see arg-path.ts); it goes to
+   * the arg_path table, not into a column of args, which would cost every row of a large import.
+   * Staged as (set, key id, int as double or as text when past 2^53, string, real, type code).
    */
   arg(argSetId: number, key: string, value: ArgScalar, path: ArgPath | null = null): void {
-    const r = this.argRowFor(argSetId, key, path);
+    const r = this.argRowFor(argSetId, key);
     if (value === null) r[5] = ARG_NULL;
     else if (typeof value === 'string') { r[3] = value; r[5] = ARG_STRING; }
     else if (typeof value === 'boolean') { r[2] = value ? 1 : 0; r[5] = ARG_BOOL; }
@@ -243,7 +247,7 @@ export class TraceSink {
       else { r[3] = value.toString(); r[5] = ARG_STRING; }
     } else if (Number.isSafeInteger(value)) { r[2] = value; r[5] = ARG_INT; }
     else { r[4] = value; r[5] = ARG_REAL; }
-    this.argsOut.row(r);
+    this.writeArg(r, path);
   }
 
   /**
@@ -269,16 +273,22 @@ export class TraceSink {
 
   /** An arg holding JSON text (Perfetto's value type json). */
   argJson(argSetId: number, key: string, json: string, path: ArgPath | null = null): void {
-    const r = this.argRowFor(argSetId, key, path);
+    const r = this.argRowFor(argSetId, key);
     r[3] = json; r[5] = ARG_JSON;
-    this.argsOut.row(r);
+    this.writeArg(r, path);
   }
 
-  private argRowFor(argSetId: number, key: string, path: ArgPath | null): Cell[] {
+  private argRowFor(argSetId: number, key: string): Cell[] {
     const r = this.argRow;
     r[0] = argSetId; r[1] = this.intern(key); r[2] = null; r[3] = null; r[4] = null;
-    r[6] = path === null ? null : this.intern(JSON.stringify(path));
     return r;
+  }
+
+  /** Stages an arg row; its path, if any, is keyed by the row's number, which becomes args.id. */
+  private writeArg(r: Cell[], path: ArgPath | null): void {
+    if (path !== null) this.argPathOut.row([this.nextArg, JSON.stringify(path)]);
+    this.nextArg++;
+    this.argsOut.row(r);
   }
 
   flowEvent(flowKey: string, kind: number, ts: number, trackId: number, bind: number, sliceId: number | null): void {
@@ -346,7 +356,7 @@ export class TraceSink {
       for (const f of st.pendingNext) this.writeFlow(f.key, f.seq, f.kind, f.ts, trackId, BIND_NEXT, null, null);
       st.pendingNext = [];
     }
-    for (const out of [this.sliceOut, this.counterOut, this.argsOut, this.flowOut, this.stringOut]) out.close();
+    for (const out of [this.sliceOut, this.counterOut, this.argsOut, this.flowOut, this.stringOut, this.argPathOut]) out.close();
     if (!this.connection) return;
     await this.nestAndBind();
     await this.writeSmallTables();

@@ -87,7 +87,8 @@ describe('Chrome JSON import', () => {
 
   it('args keep what flattening would lose: empty arrays as json, the path of a key with a dot of its own', async () => {
     const ev = [{ ph: 'X', name: 'mm', pid: 1, tid: 1, ts: 1, dur: 1, args: { 'Input Dims': [[2], []], 'occupancy %.': 50, a: { 'b.c': true } } }];
-    expect(await rows('paths.json', JSON.stringify(ev), 'select key, value_type, string_value, path from args order by key')).toEqual([
+    expect(await rows('paths.json', JSON.stringify(ev), `select key, value_type, string_value, path
+      from args left join arg_path on arg_id = args.id order by key`)).toEqual([
       { key: 'args.Input Dims[0][0]', value_type: 'int', string_value: null, path: null },
       { key: 'args.Input Dims[1]', value_type: 'json', string_value: '[]', path: null },
       { key: 'args.a.b.c', value_type: 'bool', string_value: null, path: '["a","b.c"]' },
