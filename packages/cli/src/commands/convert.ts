@@ -4,7 +4,7 @@ import { GsprofCommand, cacheFlag, strictFlag } from '../base.js';
 export default class Convert extends GsprofCommand {
   static override summary = 'Convert a trace between Perfetto protobuf (.pftrace) and Chrome JSON (.json, .json.gz).';
   static override description = [
-    'Imports the input (any format gsprof reads) and exports it in the format the output\'s extension names: .pftrace for Perfetto, .json or .json.gz for Chrome/Kineto JSON. Slices, counters, flows, args and the run metadata carry over; names, counts and durations are kept exactly. The output must not be the input (also through a link): convert never overwrites its input.',
+    'Imports the input (any format gsprof reads) and exports it in the format the output\'s extension names: .pftrace for Perfetto, .json or .json.gz for Chrome/Kineto JSON. Slices, counters, flows (with their category and name), args (with their structure and types), process labels, the pid and tid of threads and GPU streams, the scope of instants and the run metadata carry over; names, counts and durations are kept exactly. The output must not be the input (also through a link): convert never overwrites its input.',
   ].join('\n\n');
   static override examples = [
     '<%= config.bin %> convert out/run.pftrace out/run.json',
