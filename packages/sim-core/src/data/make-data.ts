@@ -30,7 +30,8 @@ export function defaultMaxEfc(m: Model, maxContacts: number): number {
   let condim = 1;
   for (let g = 0; g < m.ngeom; g++) condim = Math.max(condim, m.geomCondim[g]!);
   const rowsPerContact = condim === 1 ? 1 : 2 * (condim - 1);
-  return rowsPerContact * maxContacts + m.njnt + 6 * m.neq + m.nv;
+  // a fixed tendon: a friction row and one limit row (a limit's two sides cannot both be violated)
+  return rowsPerContact * maxContacts + m.njnt + 6 * m.neq + m.nv + 2 * m.ntendon;
 }
 
 function fieldSpecs(m: Model, C: number, E: number): FieldSpec[] {

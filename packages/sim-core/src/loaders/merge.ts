@@ -1,7 +1,7 @@
 /**
  * Combines several entities (a plane, robots, ...) into the one Model a scene simulates, as Genesis builds a
  * single rigid solver from all its entities: one world body holding every entity's static geoms, then each
- * entity's bodies, joints, dofs, geoms, actuators, equalities and keyframes appended with index offsets.
+ * entity's bodies, joints, dofs, geoms, actuators, equalities, tendons and keyframes appended with index offsets.
  * The returned ranges let the API map entity-local indices to global ones.
  */
 import { EqType, type Model, type ModelOptions } from '../model/model.js';
@@ -32,7 +32,7 @@ export function mergeModels(parts: LoadedModel[]): MergedModel {
   const specs = parts.map((p) => specFromModel(p.model));
   const world: BodySpec = worldBody();
   const bodies: BodySpec[] = [world];
-  const merged: ModelSpec = { bodies, actuators: [], equalities: [], excludes: [], keys: [], opt: mergedOptions(parts) };
+  const merged: ModelSpec = { bodies, actuators: [], equalities: [], tendons: [], excludes: [], keys: [], opt: mergedOptions(parts) };
   const entities: EntityRange[] = [];
 
   // world geoms and sites first, in entity order: MuJoCo keeps each body's geoms contiguous
@@ -76,6 +76,7 @@ export function mergeModels(parts: LoadedModel[]): MergedModel {
       const move = (o: number): number => (joint ? (o < 0 ? o : o + r.jntStart) : (o === 0 ? 0 : o + offset));
       merged.equalities.push({ ...q, obj1: move(q.obj1), obj2: move(q.obj2) });
     }
+    for (const t of s.tendons ?? []) merged.tendons!.push({ ...t, joints: t.joints.map((j) => ({ joint: j.joint + r.jntStart, coef: j.coef })) });
     for (const [a, b] of s.excludes) merged.excludes.push([a === 0 ? 0 : a + offset, b === 0 ? 0 : b + offset]);
     entities.push(r);
   });

@@ -49,9 +49,16 @@ export interface ActuatorRaw {
 
 export interface EqualityRaw { name: string; active: boolean; solref: number[]; solimp: number[]; data: number[] }
 
+/** A <fixed> tendon's attributes (MuJoCo's mjsTendon fields a fixed tendon uses). */
+export interface TendonRaw {
+  name: string; limited: Limited; range: number[]; margin: number;
+  stiffness: number; damping: number; frictionloss: number; springlength: number[];
+  solreflimit: number[]; solimplimit: number[]; solreffriction: number[]; solimpfriction: number[];
+}
+
 export interface DefaultClass {
   name: string;
-  joint: JointRaw; geom: GeomRaw; site: SiteRaw; actuator: ActuatorRaw; equality: EqualityRaw;
+  joint: JointRaw; geom: GeomRaw; site: SiteRaw; actuator: ActuatorRaw; equality: EqualityRaw; tendon: TendonRaw;
 }
 
 export function rootDefaults(): DefaultClass {
@@ -83,7 +90,31 @@ export function rootDefaults(): DefaultClass {
       name: '', active: true, solref: [...DEFAULT_SOLREF], solimp: [...DEFAULT_SOLIMP],
       data: [0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1],
     },
+    tendon: {
+      name: '', limited: 'auto', range: [0, 0], margin: 0, stiffness: 0, damping: 0, frictionloss: 0, springlength: [-1, -1],
+      solreflimit: [...DEFAULT_SOLREF], solimplimit: [...DEFAULT_SOLIMP], solreffriction: [...DEFAULT_SOLREF], solimpfriction: [...DEFAULT_SOLIMP],
+    },
   };
+}
+
+/** The attributes of a <fixed> tendon (or a <default><tendon>); spatial-only ones are refused by Attrs.done. */
+export function readTendon(a: Attrs, t: TendonRaw): void {
+  t.name = a.str('name') ?? t.name;
+  t.limited = a.tfauto('limited') ?? t.limited;
+  a.into('range', t.range);
+  t.margin = a.num('margin') ?? t.margin;
+  t.stiffness = a.num('stiffness') ?? t.stiffness;
+  t.damping = a.num('damping') ?? t.damping;
+  t.frictionloss = a.num('frictionloss') ?? t.frictionloss;
+  const spring = a.nums('springlength', 2, false);
+  // one number is both ends of the dead band
+  if (spring) t.springlength = spring.length === 1 ? [spring[0]!, spring[0]!] : spring;
+  a.into('solreflimit', t.solreflimit, false);
+  a.into('solimplimit', t.solimplimit, false);
+  a.into('solreffriction', t.solreffriction, false);
+  a.into('solimpfriction', t.solimpfriction, false);
+  // drawing only
+  a.str('class'); a.str('rgba'); a.str('width'); a.str('group'); a.str('material');
 }
 
 export function cloneClass(c: DefaultClass, name: string): DefaultClass {

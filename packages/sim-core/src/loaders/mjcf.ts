@@ -12,7 +12,7 @@ import {
 } from '../model/model.js';
 import {
   buildModel, defaultOptions, findMasslessMovingBody, worldBody,
-  type ActuatorSpec, type BodySpec, type EqualitySpec, type GeomSpec, type JointSpec, type KeySpec, type SiteSpec,
+  type ActuatorSpec, type BodySpec, type EqualitySpec, type GeomSpec, type JointSpec, type KeySpec, type SiteSpec, type TendonSpec,
 } from '../model/builder.js';
 import {
   EPS, combineInertials, normalize, normalized, principalInertia, quatFromAxisAngle, quatFromEuler,
@@ -22,8 +22,8 @@ import {
 import { geomInertia, geomRbound, geomVolume } from '../model/geom-props.js';
 import { Attrs } from './attrs.js';
 import {
-  cloneClass, readActuator, readEqualityCommon, readGeom, readJoint, readOrientation, readSite, rootDefaults,
-  type ActuatorRaw, type AltOrientation, type DefaultClass, type GeomRaw, type JointRaw, type Limited, type SiteRaw,
+  cloneClass, readActuator, readEqualityCommon, readGeom, readJoint, readOrientation, readSite, readTendon, rootDefaults,
+  type ActuatorRaw, type AltOrientation, type DefaultClass, type GeomRaw, type JointRaw, type Limited, type SiteRaw, type TendonRaw,
 } from './mjcf-specs.js';
 import type { LoadedModel } from './types.js';
 import { ModelFileError, fail, parseXmlFile, type XmlElement } from './xml.js';
@@ -93,6 +93,7 @@ class MjcfCompiler {
   private readonly bodies: RawBody[] = [];
   private readonly actuators: { el: XmlElement; spec: ActuatorRaw }[] = [];
   private readonly equalities: EqualityRead[] = [];
+  private readonly tendons: Array<{ el: XmlElement; spec: TendonRaw; joints: Array<{ el: XmlElement; joint: string; coef: number }> }> = [];
   private readonly excludes: { el: XmlElement; body1: string; body2: string }[] = [];
   private readonly keys: { el: XmlElement; name: string; time: number; qpos?: number[]; qvel?: number[]; ctrl?: number[] }[] = [];
 
@@ -182,6 +183,7 @@ class MjcfCompiler {
       }
       case 'contact': this.contactSection(s); break;
       case 'equality': this.equalitySection(s); break;
+      case 'tendon': this.tendonSection(s); break;
       case 'actuator': this.actuatorSection(s); break;
       case 'sensor': this.ignore(s, 'sensors do not change the dynamics'); break;
       case 'keyframe': this.keyframeSection(s); break;
@@ -300,7 +302,8 @@ class MjcfCompiler {
         case 'site': readSite(ca, cls.site); break;
         case 'general': case 'motor': case 'position': case 'velocity': readActuator(ca, cls.actuator, c.name); break;
         case 'equality': readEqualityCommon(ca, cls.equality); break;
-        case 'mesh': case 'material': case 'camera': case 'light': case 'tendon': case 'pair':
+        case 'tendon': readTendon(ca, cls.tendon); break;
+        case 'mesh': case 'material': case 'camera': case 'light': case 'pair':
           this.ignore(c, 'default for elements gsprof does not use');
           continue;
         default: fail(c, 'unsupported element in <default>');
@@ -363,6 +366,29 @@ class MjcfCompiler {
       }
       a.done();
       this.equalities.push({ el: c, name: e.name, kind: c.name as 'joint' | 'connect' | 'weld', obj1, obj2, active: e.active, solref: e.solref, solimp: e.solimp, data: e.data });
+    }
+  }
+
+  private tendonSection(s: XmlElement): void {
+    new Attrs(s).done();
+    for (const c of s.children) {
+      if (c.name !== 'fixed') fail(c, 'unsupported tendon (only fixed tendons are supported)');
+      const a = new Attrs(c);
+      const cls = this.classOf(c, a, this.classes.get('main')!);
+      const t = structuredClone(cls.tendon);
+      t.name = '';
+      readTendon(a, t);
+      a.done();
+      const joints = c.children.map((j) => {
+        if (j.name !== 'joint') fail(j, 'unsupported element in a fixed tendon (only <joint joint coef>)');
+        const ja = new Attrs(j);
+        const joint = ja.requiredStr('joint');
+        const coef = ja.num('coef') ?? 1;
+        ja.done();
+        return { el: j, joint, coef };
+      });
+      if (joints.length === 0) fail(c, 'a fixed tendon needs at least one <joint>');
+      this.tendons.push({ el: c, spec: t, joints });
     }
   }
 
@@ -803,6 +829,31 @@ class MjcfCompiler {
       return { name: e.name, type, obj1, obj2, active: e.active, solref: e.solref, solimp: e.solimp, data: e.data };
     });
 
+    const tendons: TendonSpec[] = this.tendons.map(({ el, spec: t, joints }) => {
+      const range: [number, number] = [t.range[0]!, t.range[1]!];
+      const limited = this.isLimited(el, t.limited, range, '');
+      if (limited && range[0] >= range[1]) fail(el, 'invalid tendon range');
+      return {
+        name: t.name, limited, range, margin: t.margin, stiffness: t.stiffness, damping: t.damping, frictionloss: t.frictionloss,
+        springlength: [t.springlength[0]!, t.springlength[1]!],
+        solrefLimit: t.solreflimit, solimpLimit: t.solimplimit, solrefFriction: t.solreffriction, solimpFriction: t.solimpfriction,
+        joints: joints.map(({ el: jel, joint, coef }) => {
+          const j = jointId.get(joint);
+          if (j === undefined) fail(jel, `unknown joint "${joint}"`);
+          const type = jointSpecs[j]!.type;
+          if (type !== JointType.Hinge && type !== JointType.Slide) fail(jel, 'a fixed tendon takes hinge and slide joints only');
+          return { joint: j, coef };
+        }),
+      };
+    });
+
+    // implicitfast integrates damping implicitly through a diagonal derivative: a tendon's damping couples its
+    // joints, which that cannot hold, and treating it explicitly would not be MuJoCo's implicitfast
+    const damped = tendons.findIndex((t) => t.damping !== 0);
+    if (damped >= 0 && (this.options.integrator ?? defaultOptions().integrator) === Integrator.ImplicitFast) {
+      fail(this.tendons[damped]!.el, 'tendon damping under the implicitfast integrator is not supported (use Euler, or joint damping)');
+    }
+
     const excludes: [number, number][] = this.excludes.map(({ el, body1, body2 }) => {
       const b1 = bodyId.get(body1), b2 = bodyId.get(body2);
       if (b1 === undefined) fail(el, `unknown body "${body1}"`);
@@ -829,7 +880,7 @@ class MjcfCompiler {
     });
 
     const opt = { ...defaultOptions(), ...this.options };
-    return buildModel({ bodies, actuators, equalities, excludes, keys, opt });
+    return buildModel({ bodies, actuators, equalities, tendons, excludes, keys, opt });
   }
 }
 

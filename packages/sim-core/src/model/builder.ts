@@ -9,7 +9,7 @@
  */
 import {
   ConeType, Integrator, JointType, SolverType,
-  type BiasType, type DynType, type EqType, type GainType, type GeomType, type Model, type ModelOptions, type TrnType,
+  type BiasType, type DynType, type EqType, type GainType, type GeomType, type Model, type ModelOptions, type TrnType, WrapType,
 } from './model.js';
 import type { Quat, Vec3 } from './frame-math.js';
 
@@ -72,11 +72,23 @@ export interface EqualitySpec {
 
 export interface KeySpec { name: string; time: number; qpos?: number[]; qvel?: number[]; ctrl?: number[] }
 
+/** A fixed tendon: a linear combination of joint positions (joints in the global joint numbering). */
+export interface TendonSpec {
+  name: string;
+  joints: Array<{ joint: number; coef: number }>;
+  limited: boolean; range: [number, number]; margin: number;
+  stiffness: number; damping: number; frictionloss: number;
+  /** -1 -1: the length at qpos_spring (setConst). */
+  springlength: [number, number];
+  solrefLimit: number[]; solimpLimit: number[]; solrefFriction: number[]; solimpFriction: number[];
+}
+
 export interface ModelSpec {
   /** bodies[0] is the world. */
   bodies: BodySpec[];
   actuators: ActuatorSpec[];
   equalities: EqualitySpec[];
+  tendons?: TendonSpec[];
   /** Body index pairs whose contacts are excluded. */
   excludes: [number, number][];
   keys: KeySpec[];
@@ -166,12 +178,15 @@ export function buildModel(spec: ModelSpec): Model {
   }
   const nu = spec.actuators.length, neq = spec.equalities.length, nkey = spec.keys.length;
   const nexclude = spec.excludes.length;
+  const tendons = spec.tendons ?? [];
+  const ntendon = tendons.length;
+  const nwrap = tendons.reduce((a, t) => a + t.joints.length, 0);
   const f = (n: number) => new Float64Array(n);
   const i32 = (n: number) => new Int32Array(n);
   const u8 = (n: number) => new Uint8Array(n);
 
   const m: Model = {
-    nq, nv, nu, nbody, njnt, ngeom, nsite, neq, nkey, nexclude,
+    nq, nv, nu, nbody, njnt, ngeom, nsite, neq, nkey, nexclude, ntendon, nwrap,
     opt: { ...spec.opt, gravity: [...spec.opt.gravity] },
     statMeaninertia: 0,
     qpos0: f(nq), qposSpring: f(nq),
@@ -201,6 +216,11 @@ export function buildModel(spec: ModelSpec): Model {
     actuatorGainprm: f(10 * nu), actuatorBiasprm: f(10 * nu), actuatorName: [],
     eqType: i32(neq), eqObj1id: i32(neq), eqObj2id: i32(neq), eqActive0: u8(neq),
     eqSolref: f(2 * neq), eqSolimp: f(5 * neq), eqData: f(11 * neq),
+    tendonAdr: i32(ntendon), tendonNum: i32(ntendon), tendonLimited: u8(ntendon), tendonRange: f(2 * ntendon),
+    tendonMargin: f(ntendon), tendonStiffness: f(ntendon), tendonDamping: f(ntendon), tendonFrictionloss: f(ntendon),
+    tendonLengthspring: f(2 * ntendon), tendonSolrefLim: f(2 * ntendon), tendonSolimpLim: f(5 * ntendon),
+    tendonSolrefFri: f(2 * ntendon), tendonSolimpFri: f(5 * ntendon), tendonInvweight0: f(ntendon), tendonName: [],
+    wrapType: i32(nwrap), wrapObjid: i32(nwrap), wrapPrm: f(nwrap),
     excludeSignature: i32(nexclude),
     keyTime: f(nkey), keyQpos: f(nkey * nq), keyQvel: f(nkey * nv), keyCtrl: f(nkey * nu), keyName: [],
     jntActfrclimited: u8(njnt), jntActfrcrange: f(2 * njnt),
@@ -332,6 +352,30 @@ export function buildModel(spec: ModelSpec): Model {
     put(m.eqSolref, 2 * k, e.solref, 2);
     put(m.eqSolimp, 5 * k, e.solimp, 5);
     put(m.eqData, 11 * k, e.data, 11);
+  });
+
+  let wrap = 0;
+  tendons.forEach((t, k) => {
+    m.tendonAdr[k] = wrap;
+    m.tendonNum[k] = t.joints.length;
+    for (const { joint, coef } of t.joints) {
+      m.wrapType[wrap] = WrapType.Joint;
+      m.wrapObjid[wrap] = joint;
+      m.wrapPrm[wrap] = coef;
+      wrap++;
+    }
+    m.tendonLimited[k] = t.limited ? 1 : 0;
+    put(m.tendonRange, 2 * k, t.range, 2);
+    m.tendonMargin[k] = t.margin;
+    m.tendonStiffness[k] = t.stiffness;
+    m.tendonDamping[k] = t.damping;
+    m.tendonFrictionloss[k] = t.frictionloss;
+    put(m.tendonLengthspring, 2 * k, t.springlength, 2);
+    put(m.tendonSolrefLim, 2 * k, t.solrefLimit, 2);
+    put(m.tendonSolimpLim, 5 * k, t.solimpLimit, 5);
+    put(m.tendonSolrefFri, 2 * k, t.solrefFriction, 2);
+    put(m.tendonSolimpFri, 5 * k, t.solimpFriction, 5);
+    m.tendonName.push(t.name);
   });
 
   // MuJoCo keeps excludes sorted by signature (the collision filter searches them)

@@ -4,7 +4,7 @@
  * the tree and laid out again.
  */
 import type { Model } from './model.js';
-import type { ActuatorSpec, BodySpec, EqualitySpec, KeySpec, ModelSpec } from './builder.js';
+import type { ActuatorSpec, BodySpec, EqualitySpec, KeySpec, ModelSpec, TendonSpec } from './builder.js';
 import type { Quat, Vec3 } from './frame-math.js';
 
 const vec3 = (a: Float64Array, i: number): Vec3 => [a[3 * i]!, a[3 * i + 1]!, a[3 * i + 2]!];
@@ -67,6 +67,19 @@ export function specFromModel(m: Model): ModelSpec {
       solref: slice(m.eqSolref, 2 * k, 2), solimp: slice(m.eqSolimp, 5 * k, 5), data: slice(m.eqData, 11 * k, 11),
     });
   }
+  const tendons: TendonSpec[] = [];
+  for (let t = 0; t < m.ntendon; t++) {
+    const adr = m.tendonAdr[t]!;
+    tendons.push({
+      name: m.tendonName[t] ?? '',
+      joints: Array.from({ length: m.tendonNum[t]! }, (_, k) => ({ joint: m.wrapObjid[adr + k]!, coef: m.wrapPrm[adr + k]! })),
+      limited: m.tendonLimited[t] === 1, range: [m.tendonRange[2 * t]!, m.tendonRange[2 * t + 1]!], margin: m.tendonMargin[t]!,
+      stiffness: m.tendonStiffness[t]!, damping: m.tendonDamping[t]!, frictionloss: m.tendonFrictionloss[t]!,
+      springlength: [m.tendonLengthspring[2 * t]!, m.tendonLengthspring[2 * t + 1]!],
+      solrefLimit: slice(m.tendonSolrefLim, 2 * t, 2), solimpLimit: slice(m.tendonSolimpLim, 5 * t, 5),
+      solrefFriction: slice(m.tendonSolrefFri, 2 * t, 2), solimpFriction: slice(m.tendonSolimpFri, 5 * t, 5),
+    });
+  }
   const excludes: [number, number][] = Array.from(m.excludeSignature, (sig) => [sig >> 16, sig & 0xffff]);
   const keys: KeySpec[] = [];
   for (let k = 0; k < m.nkey; k++) {
@@ -75,5 +88,5 @@ export function specFromModel(m: Model): ModelSpec {
       qvel: slice(m.keyQvel, k * m.nv, m.nv), ctrl: slice(m.keyCtrl, k * m.nu, m.nu),
     });
   }
-  return { bodies, actuators, equalities, excludes, keys, opt: { ...m.opt, gravity: [...m.opt.gravity] } };
+  return { bodies, actuators, equalities, tendons, excludes, keys, opt: { ...m.opt, gravity: [...m.opt.gravity] } };
 }

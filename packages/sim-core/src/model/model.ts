@@ -11,7 +11,8 @@
 
 export const enum JointType { Free = 0, Ball = 1, Slide = 2, Hinge = 3 }
 export const enum GeomType { Plane = 0, HField = 1, Sphere = 2, Capsule = 3, Ellipsoid = 4, Cylinder = 5, Box = 6, Mesh = 7 }
-export const enum TrnType { Joint = 0 }
+export const enum TrnType { Joint = 0, Tendon = 3 }
+export const enum WrapType { Joint = 1 }
 export const enum DynType { None = 0 }
 export const enum GainType { Fixed = 0 }
 export const enum BiasType { None = 0, Affine = 1 }
@@ -42,7 +43,7 @@ export interface ModelOptions {
 
 export interface Model {
   nq: number; nv: number; nu: number; nbody: number; njnt: number; ngeom: number; nsite: number;
-  neq: number; nkey: number; nexclude: number;
+  neq: number; nkey: number; nexclude: number; ntendon: number; nwrap: number;
   opt: ModelOptions;
 
   /** mjStatistic.meaninertia (used by the solver's tolerance scaling); filled by setConst. */
@@ -92,6 +93,16 @@ export interface Model {
 
   eqType: Int32Array; eqObj1id: Int32Array; eqObj2id: Int32Array; eqActive0: Uint8Array;
   eqSolref: Float64Array /* 2 */; eqSolimp: Float64Array /* 5 */; eqData: Float64Array /* 11 */;
+
+  /** Fixed tendons (every wrap a joint, mjWRAP_JOINT): length sum(coef * qpos) over its joints. */
+  tendonAdr: Int32Array; tendonNum: Int32Array; tendonLimited: Uint8Array; tendonRange: Float64Array /* 2 */;
+  tendonMargin: Float64Array; tendonStiffness: Float64Array; tendonDamping: Float64Array; tendonFrictionloss: Float64Array;
+  tendonLengthspring: Float64Array /* 2; -1 -1: the length at qpos_spring, set by setConst */;
+  tendonSolrefLim: Float64Array /* 2 */; tendonSolimpLim: Float64Array /* 5 */;
+  tendonSolrefFri: Float64Array /* 2 */; tendonSolimpFri: Float64Array /* 5 */;
+  tendonInvweight0: Float64Array;                     // filled by setConst
+  tendonName: string[];
+  wrapType: Int32Array; wrapObjid: Int32Array; wrapPrm: Float64Array;
 
   /** (body1 << 16) + body2, as mjModel.exclude_signature. */
   excludeSignature: Int32Array;

@@ -111,6 +111,26 @@ export function setConst(input: Model): Model {
     biasprm[10 * u + 2] = -kv * 2 * Math.sqrt(kp * mass);
   }
 
+  // Fixed tendons: invweight0 = J inv(M) J' at qpos0 (J is the joints' coefficients), and a spring length of
+  // -1 -1 becomes the tendon's length at qpos_spring (MuJoCo's setSpring)
+  const tendonInvweight0 = new Float64Array(m.ntendon);
+  const tendonLengthspring = Float64Array.from(m.tendonLengthspring);
+  for (let t = 0; t < m.ntendon; t++) {
+    col.fill(0);
+    let springLength = 0;
+    for (let k = m.tendonAdr[t]!; k < m.tendonAdr[t]! + m.tendonNum[t]!; k++) {
+      const j = m.wrapObjid[k]!;
+      col[m.jntDofadr[j]!] = m.wrapPrm[k]!;
+      springLength += m.wrapPrm[k]! * m.qposSpring[m.jntQposadr[j]!]!;
+    }
+    const jrow = Float64Array.from(col);
+    if (nv > 0) solveMEnv(m, d, 0, col);
+    let a = 0;
+    for (let j = 0; j < nv; j++) a += jrow[j]! * col[j]!;
+    tendonInvweight0[t] = a;
+    if (tendonLengthspring[2 * t] === -1 && tendonLengthspring[2 * t + 1] === -1) tendonLengthspring.fill(springLength, 2 * t, 2 * t + 2);
+  }
+
   // A connect equality's anchor in body 2's frame (eqData 3-5), where the anchor on body 1 is at qpos0
   let eqData = m.eqData;
   for (let i = 0; i < m.neq; i++) {
@@ -130,7 +150,7 @@ export function setConst(input: Model): Model {
     }
   }
 
-  return { ...m, bodyInvweight0, dofInvweight0, statMeaninertia: meaninertia, actuatorBiasprm: biasprm, eqData };
+  return { ...m, bodyInvweight0, dofInvweight0, statMeaninertia: meaninertia, actuatorBiasprm: biasprm, eqData, tendonInvweight0, tendonLengthspring };
 }
 
 /**

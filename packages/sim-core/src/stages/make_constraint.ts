@@ -343,6 +343,30 @@ class RowBuilder {
       this.loadParams(m.dofSolref, 2 * i, m.dofSolimp, 5 * i);
       this.finishRows(r, 1, true, false, 0);
     }
+    // then the tendons' (MuJoCo's order: dofs, then tendons)
+    for (let t = 0; t < m.ntendon && !this.full; t++) {
+      const floss = m.tendonFrictionloss[t]!;
+      if (!(floss > 0)) continue;
+      this.tendonRow(t, 1);
+      if (!this.reserve(1)) return;
+      const r = this.nefc;
+      this.addRow(ConstraintType.FrictionTendon, t, 0, 0, floss, m.tendonInvweight0[t]!);
+      this.loadParams(m.tendonSolrefFri, 2 * t, m.tendonSolimpFri, 5 * t);
+      this.finishRows(r, 1, true, false, 0);
+    }
+  }
+
+  /** Fills this.row with fixed tendon t's Jacobian (its joints' coefficients) times `scale`; returns its length. */
+  private tendonRow(t: number, scale: number): number {
+    const m = this.m, row = this.row, qpos = this.qpos, n = this.n, e = this.e;
+    row.fill(0);
+    let length = 0;
+    for (let w = m.tendonAdr[t]!; w < m.tendonAdr[t]! + m.tendonNum[t]!; w++) {
+      const j = m.wrapObjid[w]!;
+      row[m.jntDofadr[j]!] = scale * m.wrapPrm[w]!;
+      length += m.wrapPrm[w]! * qpos[m.jntQposadr[j]! * n + e]!;
+    }
+    return length;
   }
 
   limitRows(): void {
@@ -369,6 +393,22 @@ class RowBuilder {
         const r = this.nefc;
         this.addRow(ConstraintType.LimitJoint, j, dist, margin, 0, m.dofInvweight0[dof]!);
         this.loadParams(m.jntSolref, 2 * j, m.jntSolimp, 5 * j);
+        this.finishRows(r, 1, false, false, 0);
+      }
+    }
+    // then the tendons' limits, as the joints': a row of minus side times the tendon's Jacobian
+    for (let t = 0; t < m.ntendon && !this.full; t++) {
+      if (!m.tendonLimited[t]) continue;
+      const margin = m.tendonMargin[t]!;
+      const length = this.tendonRow(t, 1);
+      for (let side = -1; side <= 1; side += 2) {
+        const dist = side * (m.tendonRange[2 * t + (side + 1) / 2]! - length);
+        if (!(dist < margin)) continue;
+        this.tendonRow(t, -side);
+        if (!this.reserve(1)) return;
+        const r = this.nefc;
+        this.addRow(ConstraintType.LimitTendon, t, dist, margin, 0, m.tendonInvweight0[t]!);
+        this.loadParams(m.tendonSolrefLim, 2 * t, m.tendonSolimpLim, 5 * t);
         this.finishRows(r, 1, false, false, 0);
       }
     }

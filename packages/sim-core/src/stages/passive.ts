@@ -1,7 +1,8 @@
 /**
  * Stage `passive` (MuJoCo mj_passive, springs and dampers): joint springs pull toward qpos_spring
  * (-stiffness * (qpos - qpos_spring); for ball and free rotations the quaternion difference as a rotation
- * vector), dof dampers give -damping * qvel. qfrcPassive is their sum.
+ * vector), dof dampers give -damping * qvel, and fixed tendons add J' * (spring outside the dead band of their
+ * spring length - damping * tendon velocity). qfrcPassive is their sum.
  */
 import type { Data } from '../data/data.js';
 import { JointType, type Model } from '../model/model.js';
@@ -59,6 +60,28 @@ export function passive(m: Model, d: Data, e0: number, e1: number): void {
       f[da * n + e] = f[da * n + e]! - k * dx * angle;
       f[(da + 1) * n + e] = f[(da + 1) * n + e]! - k * dy * angle;
       f[(da + 2) * n + e] = f[(da + 2) * n + e]! - k * dz * angle;
+    }
+  }
+
+  for (let t = 0; t < m.ntendon; t++) {
+    const k = m.tendonStiffness[t]!, b = m.tendonDamping[t]!;
+    if (k === 0 && b === 0) continue;
+    const lower = m.tendonLengthspring[2 * t]!, upper = m.tendonLengthspring[2 * t + 1]!;
+    const adr = m.tendonAdr[t]!, end = adr + m.tendonNum[t]!;
+    for (let e = e0; e < e1; e++) {
+      let length = 0, velocity = 0;
+      for (let w = adr; w < end; w++) {
+        const j = m.wrapObjid[w]!, c = m.wrapPrm[w]!;
+        length += c * qpos[m.jntQposadr[j]! * n + e]!;
+        velocity += c * qvel[m.jntDofadr[j]! * n + e]!;
+      }
+      const spring = length > upper ? k * (upper - length) : length < lower ? k * (lower - length) : 0;
+      const force = spring - b * velocity;
+      if (force === 0) continue;
+      for (let w = adr; w < end; w++) {
+        const o = m.jntDofadr[m.wrapObjid[w]!]! * n + e;
+        f[o] = f[o]! + m.wrapPrm[w]! * force;
+      }
     }
   }
 }

@@ -79,7 +79,7 @@ export function modelFromMujoco(_mj: Mj, m: Mj): Model {
   const DSBL_LIMIT = 1 << 3;
   return {
     nq: m.nq, nv: m.nv, nu: m.nu, nbody: m.nbody, njnt: m.njnt, ngeom: m.ngeom, nsite: m.nsite,
-    neq: m.neq, nkey: m.nkey, nexclude: m.nexclude,
+    neq: m.neq, nkey: m.nkey, nexclude: m.nexclude, ntendon: m.ntendon, nwrap: m.nwrap,
     opt: {
       timestep: opt.timestep,
       gravity: [opt.gravity[0], opt.gravity[1], opt.gravity[2]],
@@ -124,6 +124,13 @@ export function modelFromMujoco(_mj: Mj, m: Mj): Model {
     actuatorName: names(m, 'name_actuatoradr', m.nu),
     eqType: i32(m.eq_type), eqObj1id: i32(m.eq_obj1id), eqObj2id: i32(m.eq_obj2id), eqActive0: u8(m.eq_active0),
     eqSolref: f64(m.eq_solref), eqSolimp: f64(m.eq_solimp), eqData: f64(m.eq_data),
+    tendonAdr: i32(m.tendon_adr), tendonNum: i32(m.tendon_num), tendonLimited: u8(m.tendon_limited),
+    tendonRange: f64(m.tendon_range), tendonMargin: f64(m.tendon_margin), tendonStiffness: f64(m.tendon_stiffness),
+    tendonDamping: f64(m.tendon_damping), tendonFrictionloss: f64(m.tendon_frictionloss),
+    tendonLengthspring: f64(m.tendon_lengthspring), tendonSolrefLim: f64(m.tendon_solref_lim),
+    tendonSolimpLim: f64(m.tendon_solimp_lim), tendonSolrefFri: f64(m.tendon_solref_fri), tendonSolimpFri: f64(m.tendon_solimp_fri),
+    tendonInvweight0: f64(m.tendon_invweight0), tendonName: names(m, 'name_tendonadr', m.ntendon),
+    wrapType: i32(m.wrap_type), wrapObjid: i32(m.wrap_objid), wrapPrm: f64(m.wrap_prm),
     excludeSignature: i32(m.exclude_signature),
     keyTime: f64(m.key_time), keyQpos: f64(m.key_qpos), keyQvel: f64(m.key_qvel), keyCtrl: f64(m.key_ctrl),
     keyName: names(m, 'name_keyadr', m.nkey),

@@ -7,7 +7,7 @@ import type { Model } from '../../src/model/model.js';
 import { rotatedInertia, type Quat, type Vec3 } from '../../src/model/frame-math.js';
 import { modelFromMujoco, type Mj } from '../helpers/mujoco.js';
 
-const SKIP = new Set(['bodyInvweight0', 'dofInvweight0', 'statMeaninertia']);
+const SKIP = new Set(['bodyInvweight0', 'dofInvweight0', 'tendonInvweight0', 'statMeaninertia']);
 
 const close = (a: number, b: number, rel = 1e-9) => Math.abs(a - b) <= rel * Math.max(Math.abs(a), Math.abs(b)) + 1e-15;
 
@@ -37,6 +37,7 @@ export function mujocoModel(mj: Mj, m: Mj): Model {
   model.siteName = namesFrom(m, m.name_siteadr);
   model.actuatorName = namesFrom(m, m.name_actuatoradr);
   model.keyName = namesFrom(m, m.name_keyadr);
+  model.tendonName = namesFrom(m, m.name_tendonadr);
   return model;
 }
 

@@ -35,8 +35,10 @@ describe('loadMJCF errors', () => {
   });
 
   it('names an unsupported element and its line', () => {
-    const file = write('tendon.xml', '<mujoco>\n  <worldbody/>\n\n  <tendon>\n    <fixed/>\n  </tendon>\n</mujoco>\n');
-    expect(() => loadMJCF(file)).toThrow(`${file}:4: <tendon>: unsupported element`);
+    const file = write('deformable.xml', '<mujoco>\n  <worldbody/>\n\n  <deformable>\n    <flex/>\n  </deformable>\n</mujoco>\n');
+    expect(() => loadMJCF(file)).toThrow(`${file}:4: <deformable>: unsupported element`);
+    const empty = write('tendon.xml', '<mujoco>\n  <worldbody/>\n\n  <tendon>\n    <fixed/>\n  </tendon>\n</mujoco>\n');
+    expect(() => loadMJCF(empty)).toThrow(`${empty}:5: <fixed>: a fixed tendon needs at least one <joint>`);
   });
 
   it('names an unsupported element inside a body', () => {

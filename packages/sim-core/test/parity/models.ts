@@ -75,3 +75,19 @@ export const WELD_XML = `<mujoco><option timestep="0.002"/><worldbody>
   <weld body1="tool" body2="tip" anchor="0.05 0 0.01" torquescale="2" solref="0.02 1"/>
   <weld body1="box" relpose="-0.35 0.05 1.0 0.9238795 0 0.3826834 0"/>
 </equality></mujoco>`;
+
+/** Fixed tendons (Euler): one coupling two hinges within a limited range (with a margin), one a spring-damper
+ * with a dead band and friction loss over the outer hinges, through a default class. */
+export const TENDON_XML = `<mujoco><option timestep="0.002"/>
+<default><tendon frictionloss="0.02"/><default class="soft"><tendon stiffness="20" damping="0.5" springlength="-0.05 0.05"/></default></default>
+<worldbody>
+  <body name="l1" pos="0 0 1.5"><joint name="h1" axis="0 1 0" damping="0.05"/><geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
+    <body name="l2" pos="0.3 0 0"><joint name="h2" axis="0 1 0"/><geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
+      <body name="l3" pos="0.3 0 0"><joint name="h3" axis="0 1 0"/><geom type="capsule" fromto="0 0 0 0.2 0 0" size="0.03"/></body>
+    </body>
+  </body>
+</worldbody>
+<tendon>
+  <fixed name="couple" limited="true" range="-0.3 0.3" margin="0.01" solreflimit="0.01 1"><joint joint="h1" coef="1"/><joint joint="h2" coef="-0.5"/></fixed>
+  <fixed name="spring" class="soft" frictionloss="0.1"><joint joint="h2" coef="1"/><joint joint="h3" coef="1"/></fixed>
+</tendon></mujoco>`;
