@@ -163,6 +163,8 @@ export class PerfettoStreamWriter {
   private argKeyAt: string[] = [];
   private argIidAt: number[] = [];
   private readonly processes = new Map<number, number>();
+  /** "pid:tid" of the threads declared: Perfetto folds two descriptors of one thread into one track. */
+  private readonly threadIds = new Set<string>();
 
   private constructor(sink: FileSink, options: PerfettoStreamWriterOptions) {
     this.sink = sink;
@@ -263,7 +265,7 @@ export class PerfettoStreamWriter {
       const unit = COUNTER_UNITS[track.unit ?? ''];
       const counter = unit !== undefined ? { unit } : track.unit ? { unitName: track.unit } : {};
       descriptor = { uuid, parentUuid, name, counter };
-    } else if (lane === 0) {
+    } else if (lane === 0 && this.claimThread(track.pid, track.tid ?? track.id)) {
       // A GPU queue too: Kineto's streams are (pid = device, tid = stream) threads, and as a thread its tid survives.
       descriptor = { uuid, thread: { pid: track.pid, tid: track.tid ?? track.id, threadName: name } };
     } else {
@@ -271,6 +273,14 @@ export class PerfettoStreamWriter {
     }
     this.declare(key, { uuid, kind: track.kind, name, uuidField: encodeField(0x58, uuid) });
     this.writePacket({ trackDescriptor: descriptor });
+  }
+
+  /** Whether (pid, tid) is still free to declare as a thread; a second track with it is declared by name instead. */
+  private claimThread(pid: number, tid: number): boolean {
+    const id = `${pid}:${tid}`;
+    if (this.threadIds.has(id)) return false;
+    this.threadIds.add(id);
+    return true;
   }
 
   private declare(key: number, declared: DeclaredTrack): void {

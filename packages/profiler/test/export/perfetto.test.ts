@@ -81,6 +81,17 @@ describe('writePerfettoTrace', () => {
     expect(tds.find((t) => t.name === 'solver iterations p95')?.counter).toEqual({ unitName: 'iterations' });
   });
 
+  it('keeps two tracks with one pid and tid apart: the second is declared by name, not folded into the first thread', async () => {
+    const trace = sampleTrace(1, 1);
+    trace.tracks.push({ id: 99, kind: 'gpu_queue', name: 'queue 0 again', pid: GPU_PID, tid: 0 });
+    trace.slices.push({ track: 99, name: 'other kernel', category: 'kernel', ts: 10, dur: 5 });
+    const { packets } = await written('same-tid.pftrace', trace);
+    const tds = packets.filter((p) => p.trackDescriptor).map((p) => p.trackDescriptor);
+    expect(tds.filter((t) => t.thread?.pid === GPU_PID && t.thread.tid === 0)).toHaveLength(1);
+    expect(tds.find((t) => t.name === 'queue 0 again')?.parentUuid).toBe(tds.find((t) => t.process?.pid === GPU_PID)!.uuid);
+    expect(decodeEvents(packets).slices.find((s) => s.name === 'other kernel')?.trackName).toBe('queue 0 again');
+  });
+
   it('round-trips slices, args, flows, counters, instants, metadata and env timers exactly', async () => {
     const trace = sampleTrace(3, 4);
     const { packets } = await written('content.pftrace', trace);
