@@ -90,9 +90,6 @@ export class GpuBackend implements Backend {
 
   async build(model: Model, nEnvs: number, precision: Precision, options: BackendBuildOptions): Promise<SimInstance> {
     refuseLowFriction(model);
-    if (model.ntendon > 0) {
-      throw new Error(`the GPU backend has no kernels for tendons yet (this model has ${model.ntendon}); use the CPU backend for this model`);
-    }
     if (Array.from(model.eqType).some((t) => t !== EqType.Joint && t !== EqType.Connect && t !== EqType.Weld)) {
       throw new Error('the GPU backend has kernels for joint, connect and weld equalities only; use the CPU backend for this model');
     }

@@ -97,6 +97,8 @@ export const MODEL_REAL_FIELDS = [
   'geomMargin', 'geomGap', 'sitePos', 'siteQuat',
   'actuatorCtrlrange', 'actuatorForcerange', 'actuatorGear', 'actuatorGainprm', 'actuatorBiasprm',
   'eqSolref', 'eqSolimp', 'eqData', 'qpos0', 'qposSpring', 'jntActfrcrange',
+  'tendonRange', 'tendonMargin', 'tendonStiffness', 'tendonDamping', 'tendonFrictionloss', 'tendonLengthspring',
+  'tendonSolrefLim', 'tendonSolimpLim', 'tendonSolrefFri', 'tendonSolimpFri', 'tendonInvweight0', 'wrapPrm',
 ] as const;
 
 export const MODEL_INT_FIELDS = [
@@ -106,6 +108,7 @@ export const MODEL_INT_FIELDS = [
   'geomBodyid', 'geomPriority', 'siteBodyid', 'actuatorTrntype', 'actuatorDyntype', 'actuatorGaintype',
   'actuatorBiastype', 'actuatorTrnid', 'actuatorCtrllimited', 'actuatorForcelimited',
   'eqType', 'eqObj1id', 'eqObj2id', 'eqActive0', 'excludeSignature', 'jntActfrclimited',
+  'tendonAdr', 'tendonNum', 'tendonLimited', 'wrapObjid',
 ] as const;
 
 export interface PackedModel {

@@ -23,7 +23,7 @@ export function preludeScalars(m: Model, nEnvs: number, layout: PackedLayout, pm
     { name: 'NU', type: 'i32', value: m.nu }, { name: 'NBODY', type: 'i32', value: m.nbody },
     { name: 'NJNT', type: 'i32', value: m.njnt }, { name: 'NGEOM', type: 'i32', value: m.ngeom },
     { name: 'NSITE', type: 'i32', value: m.nsite }, { name: 'NEQ', type: 'i32', value: m.neq },
-    { name: 'NEXCLUDE', type: 'i32', value: m.nexclude },
+    { name: 'NEXCLUDE', type: 'i32', value: m.nexclude }, { name: 'NTENDON', type: 'i32', value: m.ntendon },
     { name: 'MAXCON', type: 'i32', value: cap.maxContacts }, { name: 'MAXEFC', type: 'i32', value: cap.maxEfc },
     { name: 'OPT_TIMESTEP', type: 'f32', value: m.opt.timestep },
     { name: 'OPT_GRAVITY_X', type: 'f32', value: m.opt.gravity[0] },
@@ -70,7 +70,7 @@ function literal(s: Named): string {
 }
 
 /** Model sizes, which are also every kernel's loop bounds. */
-const LOOP_BOUNDS = new Set(['NQ', 'NV', 'NU', 'NBODY', 'NJNT', 'NGEOM', 'NSITE', 'NEQ', 'NEXCLUDE', 'MAXCON', 'MAXEFC']);
+const LOOP_BOUNDS = new Set(['NQ', 'NV', 'NU', 'NBODY', 'NJNT', 'NGEOM', 'NSITE', 'NEQ', 'NEXCLUDE', 'NTENDON', 'MAXCON', 'MAXEFC']);
 
 /**
  * `bakeLoopBounds: false` keeps the model sizes dynamic even in performance mode. Software Vulkan (Mesa

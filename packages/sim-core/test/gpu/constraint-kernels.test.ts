@@ -17,7 +17,7 @@ import { GpuSim } from '../../src/gpu/runtime.js';
 import type { Model } from '../../src/model/model.js';
 import { lcg } from '../../../../test/support/random.js';
 import { hasShared, sharedPath } from '../../../../test/support/shared.js';
-import { BOX_TOWER_XML, CONNECT_XML, WELD_XML } from '../parity/models.js';
+import { BOX_TOWER_XML, CONNECT_XML, TENDON_XML, WELD_XML } from '../parity/models.js';
 import { setConst } from '../../src/physics/setconst.js';
 import { loadMujoco, loadMujocoXml, modelFromMujoco } from '../helpers/mujoco.js';
 import { gpuOrSkip, hasGpu } from './gpu-env.js';
@@ -224,6 +224,21 @@ describe.skipIf(!hasGpu)('WGSL constraint stages against the CPU stages', { time
     };
     const { nefc } = await compare({ label: 'weld', model, fill, expectContacts: false, expectLimits: false });
     expect(nefc).toBeGreaterThanOrEqual(12 * N);
+  });
+
+  test('fixed tendons: friction rows and a limit row, with the spring-damper in the smooth forces (issue 13)', async () => {
+    const { mj, m } = await loadMujocoXml(TENDON_XML);
+    const model = setConst(modelFromMujoco(mj, m));
+    const fill = (d: Data, e: number) => {
+      const n = d.nEnvs;
+      // the coupling h1 - 0.5 h2 past its 0.3 limit in half the envs
+      d.qpos[e] = e % 2 === 0 ? 0.45 : 0.1 * rnd();
+      d.qpos[n + e] = 0.1 * rnd();
+      d.qpos[2 * n + e] = 0.1 * rnd();
+      for (let k = 0; k < model.nv; k++) d.qvel[k * n + e] = rnd();
+    };
+    const { nefc } = await compare({ label: 'tendon', model, fill, expectContacts: false, expectLimits: false });
+    expect(nefc).toBeGreaterThanOrEqual(2 * N + N / 2);
   });
 
   test('CG on the same primitives', async () => {

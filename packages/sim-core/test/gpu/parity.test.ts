@@ -18,7 +18,7 @@ import { lcg } from '../../../../test/support/random.js';
 import { hasShared, sharedPath } from '../../../../test/support/shared.js';
 import { loadMujoco, loadMujocoXml, modelFromMujoco } from '../helpers/mujoco.js';
 import { gpuOrSkip, hasGpu } from './gpu-env.js';
-import { ACTFRC_CTRL, ACTFRC_XML, BALL_CHAIN_XML, BOX_TOWER_XML, CONNECT_XML, WELD_XML } from '../parity/models.js';
+import { ACTFRC_CTRL, ACTFRC_XML, BALL_CHAIN_XML, BOX_TOWER_XML, CONNECT_XML, TENDON_XML, WELD_XML } from '../parity/models.js';
 
 const STEPS = 200;
 /**
@@ -167,6 +167,16 @@ describe.skipIf(!hasGpu)('GPU pipeline against the f32 CPU pipeline, 200 steps',
     for (let e = 0; e < N; e++) { d.qvel[e] = 3; d.qvel[N + e] = -2; } // swing the arm
     const drift = await runBoth(model, d);
     expect(drift.maxNefc).toBeGreaterThanOrEqual(12); // both welds, six rows each
+    expect(drift.gpuMaxNefc).toBe(drift.maxNefc);
+    expect(drift.pos).toBeLessThan(POS_TOL);
+    expect(drift.vel).toBeLessThan(VEL_TOL);
+  });
+
+  test('a chain through a tendon limit, with tendon friction and a tendon spring-damper (issue 13)', async () => {
+    const { model, d } = await xmlScene(TENDON_XML);
+    for (let e = 0; e < N; e++) { d.qvel[e] = 4; d.qvel[2 * N + e] = -3; } // into the coupling's limit
+    const drift = await runBoth(model, d);
+    expect(drift.maxNefc).toBeGreaterThanOrEqual(3); // two friction rows and the limit
     expect(drift.gpuMaxNefc).toBe(drift.maxNefc);
     expect(drift.pos).toBeLessThan(POS_TOL);
     expect(drift.vel).toBeLessThan(VEL_TOL);

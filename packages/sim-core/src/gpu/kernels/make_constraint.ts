@@ -97,7 +97,7 @@ fn scalar_row(r: i32, e: u32, typ: i32, id: i32, pos: f32, margin: f32, floss: f
   let si = clamp_solimp(si0);
   let imp = impedance(si, pos, margin);
   var K = ref_stiffness(sr, si);
-  if (typ == 1) { K = 0.0; }
+  if (typ == 1 || typ == 2) { K = 0.0; }
   finish_row(r, e, typ, id, pos, margin, floss, regularizer(imp, diag), K, ref_damping(sr, si), imp);
 }
 
@@ -216,6 +216,30 @@ fn friction_rows(e: u32) {
     dset(D_EFC_J, r * NV + i, e, 1.0);
     scalar_row(r, e, 1, i, 0.0, 0.0, floss, mr(M_DOF_INVWEIGHT0, i), vec2<f32>(mr(M_DOF_SOLREF, 2 * i), mr(M_DOF_SOLREF, 2 * i + 1)), model_solimp(M_DOF_SOLIMP, i));
   }
+  // then the tendons' (MuJoCo's order: dofs, then tendons)
+  for (var t = 0; t < NTENDON; t++) {
+    if (mc_full) { return; }
+    let floss = mr(M_TENDON_FRICTIONLOSS, t);
+    if (!(floss > 0.0)) { continue; }
+    let r = alloc_rows(1, e);
+    if (r < 0) { return; }
+    zero_row(r, e);
+    tendon_row(r, t, 1.0, e);
+    scalar_row(r, e, 2, t, 0.0, 0.0, floss, mr(M_TENDON_INVWEIGHT0, t), vec2<f32>(mr(M_TENDON_SOLREF_FRI, 2 * t), mr(M_TENDON_SOLREF_FRI, 2 * t + 1)), model_solimp(M_TENDON_SOLIMP_FRI, t));
+  }
+}
+
+// Fixed tendon t's length; with r >= 0, also its Jacobian times scale into row r (zeroed before).
+fn tendon_row(r: i32, t: i32, scale: f32, e: u32) -> f32 {
+  let adr = mn(M_TENDON_ADR, t);
+  var len = 0.0;
+  for (var w = adr; w < adr + mn(M_TENDON_NUM, t); w++) {
+    let j = mn(M_WRAP_OBJID, w);
+    let c = mr(M_WRAP_PRM, w);
+    len += c * dget(D_QPOS, mn(M_JNT_QPOSADR, j), e);
+    if (r >= 0) { dset(D_EFC_J, r * NV + mn(M_JNT_DOFADR, j), e, scale * c); }
+  }
+  return len;
 }
 
 fn limit_rows(e: u32) {
@@ -238,6 +262,23 @@ fn limit_rows(e: u32) {
       zero_row(r, e);
       dset(D_EFC_J, r * NV + dof, e, -sgn);
       scalar_row(r, e, 3, j, dist, margin, 0.0, mr(M_DOF_INVWEIGHT0, dof), vec2<f32>(mr(M_JNT_SOLREF, 2 * j), mr(M_JNT_SOLREF, 2 * j + 1)), model_solimp(M_JNT_SOLIMP, j));
+    }
+  }
+  // then the tendons' limits, as the joints': a row of minus side times the tendon's Jacobian
+  for (var t = 0; t < NTENDON; t++) {
+    if (mc_full) { return; }
+    if (mn(M_TENDON_LIMITED, t) == 0) { continue; }
+    let margin = mr(M_TENDON_MARGIN, t);
+    let len = tendon_row(-1, t, 0.0, e);
+    for (var side = -1; side <= 1; side += 2) {
+      let sgn = f32(side);
+      let dist = sgn * (mr(M_TENDON_RANGE, 2 * t + (side + 1) / 2) - len);
+      if (!(dist < margin)) { continue; }
+      let r = alloc_rows(1, e);
+      if (r < 0) { return; }
+      zero_row(r, e);
+      tendon_row(r, t, -sgn, e);
+      scalar_row(r, e, 4, t, dist, margin, 0.0, mr(M_TENDON_INVWEIGHT0, t), vec2<f32>(mr(M_TENDON_SOLREF_LIM, 2 * t), mr(M_TENDON_SOLREF_LIM, 2 * t + 1)), model_solimp(M_TENDON_SOLIMP_LIM, t));
     }
   }
 }

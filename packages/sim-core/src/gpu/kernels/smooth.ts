@@ -244,6 +244,31 @@ const passive: KernelDef = {
     for (var c = 0; c < 3; c++) {
       dset(D_QFRC_PASSIVE, dr + c, e, dget(D_QFRC_PASSIVE, dr + c, e) - k * axis[c] * angle);
     }
+  }
+  // Fixed tendons: J' * (spring outside the dead band - damping * tendon velocity), as passive.ts.
+  for (var t = 0; t < NTENDON; t++) {
+    let k = mr(M_TENDON_STIFFNESS, t);
+    let b = mr(M_TENDON_DAMPING, t);
+    if (k == 0.0 && b == 0.0) { continue; }
+    let adr = mn(M_TENDON_ADR, t);
+    let end = adr + mn(M_TENDON_NUM, t);
+    var len = 0.0;
+    var vel = 0.0;
+    for (var w = adr; w < end; w++) {
+      let j = mn(M_WRAP_OBJID, w);
+      let c = mr(M_WRAP_PRM, w);
+      len += c * dget(D_QPOS, mn(M_JNT_QPOSADR, j), e);
+      vel += c * dget(D_QVEL, mn(M_JNT_DOFADR, j), e);
+    }
+    let lo = mr(M_TENDON_LENGTHSPRING, 2 * t);
+    let hi = mr(M_TENDON_LENGTHSPRING, 2 * t + 1);
+    var spring = 0.0;
+    if (len > hi) { spring = k * (hi - len); } else if (len < lo) { spring = k * (lo - len); }
+    let f = spring - b * vel;
+    for (var w = adr; w < end; w++) {
+      let d = mn(M_JNT_DOFADR, mn(M_WRAP_OBJID, w));
+      dset(D_QFRC_PASSIVE, d, e, dget(D_QFRC_PASSIVE, d, e) + mr(M_WRAP_PRM, w) * f);
+    }
   }`,
 };
 
