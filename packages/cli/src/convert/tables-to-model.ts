@@ -17,21 +17,25 @@ const num = (v: unknown): number => (typeof v === 'number' ? v : typeof v === 's
 
 interface ArgRow { arg_set_id: number; key: string; int_value: number | string | null; string_value: string | null; real_value: number | null; value_type: string; path: string | null }
 
-/** A row's value as its type says: a bool is not 1, an empty array is not the text "[]". */
+/** A row's value as its type says: a bool is not 1; an empty array or object (from arg_shape) is JSON. */
 function argValue(r: ArgRow): ArgValue {
   if (r.value_type === 'bool') return num(r.int_value) !== 0;
   if (r.value_type === 'null') return null;
-  if (r.value_type === 'json' && r.string_value !== null) {
-    try { return JSON.parse(r.string_value) as ArgValue; } catch { return r.string_value; }
-  }
+  if (r.value_type === 'json' && r.string_value !== null) return JSON.parse(r.string_value) as ArgValue;
   return r.string_value ?? (r.int_value !== null ? num(r.int_value) : r.real_value);
 }
 
-/** Each arg set as the structured value it was flattened from (see the importers' argTree). */
+/**
+ * Each arg set as the structured value it was flattened from (see the importers' argTree): the args rows with
+ * their paths, and the empty arrays and objects arg_shape keeps, each before the args row it came before.
+ */
 async function readArgs(db: TraceDb): Promise<Map<number, Args>> {
   const rows = await db.rows<ArgRow>(
-    `SELECT a.arg_set_id, a.key, a.int_value, a.string_value, a.real_value, a.value_type, p.path
-     FROM args a LEFT JOIN arg_path p ON p.arg_id = a.id WHERE a.arg_set_id IS NOT NULL ORDER BY a.arg_set_id, a.id`);
+    `SELECT a.arg_set_id, a.key, a.int_value, a.string_value, a.real_value, a.value_type, p.path, 2 * a.id + 1 AS pos, 0 AS seq
+     FROM args a LEFT JOIN arg_shape p ON p.arg_id = a.id AND p.json IS NULL WHERE a.arg_set_id IS NOT NULL
+     UNION ALL
+     SELECT arg_set_id, '', NULL, json, NULL, 'json', path, 2 * arg_id, rowid FROM arg_shape WHERE json IS NOT NULL
+     ORDER BY arg_set_id, pos, seq`);
   const out = new Map<number, Args>();
   for (const r of rows) {
     const id = num(r.arg_set_id);

@@ -4,7 +4,7 @@
  * `finalize` computes nesting (depth, parent_id) and binds flows in SQL, then builds the public tables.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { childArgPath, type ArgPath } from './arg-path.js';
+import { childArgPath, pathOfArgKey, type ArgPath } from './arg-path.js';
 import { ColumnBatch, nullRowSink, type Cell, type RowSink } from './column-batch.js';
 import {
   BIND_DIRECT, BIND_ENCLOSING, BIND_NEXT, FLOW_DDL, LAUNCH_DDL, STAGING_DDL, publicViewsDdl,
@@ -12,8 +12,8 @@ import {
 
 export type ArgScalar = string | number | boolean | bigint | null;
 
-/** Type codes of staged args (see ARGS_DDL for their names); ARG_JSON holds an empty array or object as JSON. */
-const ARG_NULL = 0, ARG_INT = 1, ARG_REAL = 2, ARG_STRING = 3, ARG_BOOL = 4, ARG_BIG_INT = 5, ARG_JSON = 6;
+/** Type codes of staged args (see ARGS_DDL for their names). */
+const ARG_NULL = 0, ARG_INT = 1, ARG_REAL = 2, ARG_STRING = 3, ARG_BOOL = 4, ARG_BIG_INT = 5;
 
 export type TrackType = 'thread' | 'process' | 'async' | 'counter' | 'global';
 
@@ -83,7 +83,7 @@ export class TraceSink {
     private readonly argsOut: RowSink,
     private readonly flowOut: RowSink,
     private readonly stringOut: RowSink,
-    private readonly argPathOut: RowSink,
+    private readonly argShapeOut: RowSink,
   ) {}
 
   /** A sink that discards rows: runs an importer's parsing and checks only (see validateTrace). */
@@ -112,7 +112,7 @@ export class TraceSink {
     await conn.run(STAGING_DDL);
     const batch = async (table: string) => new ColumnBatch(await conn.createAppender(table));
     return new TraceSink(conn, await batch('_slice_raw'), await batch('_counter_raw'), await batch('_args_raw'),
-      await batch('_flow_event'), await batch('_string'), await batch('arg_path'));
+      await batch('_flow_event'), await batch('_string'), await batch('arg_shape'));
   }
 
   // ---- processes, threads, tracks -------------------------------------------------------------------------
@@ -234,7 +234,7 @@ export class TraceSink {
    * One arg row; `key` keeps array indices (`a[1]`), `flat_key` (made in SQL) drops them, as in Perfetto.
    * `path` is given where the key would read back as another structure (an object key with a dot or a bracket:
    * Kineto's "est. achieved occupancy %"), so that convert can rebuild the value (see arg-path.ts); it goes to
-   * the arg_path table, not into a column of args, which would cost every row of a large import.
+   * the arg_shape table, not into a column of args, which would cost every row of a large import.
    * Staged as (set, key id, int as double or as text when past 2^53, string, real, type code).
    */
   arg(argSetId: number, key: string, value: ArgScalar, path: ArgPath | null = null): void {
@@ -251,8 +251,9 @@ export class TraceSink {
   }
 
   /**
-   * Writes a JSON-like value as args under `prefix`, flattening objects (a.b) and arrays (a[0]); an empty array
-   * or object is one row of type json. `path` is the prefix's path where its key does not read back as it.
+   * Writes a JSON-like value as args under `prefix`, flattening objects (a.b) and arrays (a[0]). An empty array
+   * or object has no leaf, so no args row, as in Perfetto: it goes to arg_shape. `path` is the prefix's path
+   * where its key does not read back as it.
    */
   argTree(argSetId: number, prefix: string, value: unknown, depth = 0, path: ArgPath | null = null): void {
     if (value === null || typeof value !== 'object') {
@@ -261,7 +262,12 @@ export class TraceSink {
       return;
     }
     const keys = Array.isArray(value) ? null : Object.keys(value);
-    if (depth > 32 || (keys ?? (value as unknown[])).length === 0) { this.argJson(argSetId, prefix, JSON.stringify(value), path); return; }
+    if (depth > 32) { this.arg(argSetId, prefix, JSON.stringify(value), path); return; }
+    if ((keys ?? (value as unknown[])).length === 0) {
+      // Placed before the next args row, where its siblings' order puts it.
+      this.argShapeOut.row([argSetId, this.nextArg, JSON.stringify(path ?? pathOfArgKey(prefix)), keys === null ? '[]' : '{}']);
+      return;
+    }
     if (keys === null) {
       (value as unknown[]).forEach((v, i) => { this.argTree(argSetId, `${prefix}[${i}]`, v, depth + 1, path && [...path, i]); });
       return;
@@ -269,13 +275,6 @@ export class TraceSink {
     for (const k of keys) {
       this.argTree(argSetId, `${prefix}.${k}`, (value as Record<string, unknown>)[k], depth + 1, childArgPath(prefix, path, k));
     }
-  }
-
-  /** An arg holding JSON text (Perfetto's value type json). */
-  argJson(argSetId: number, key: string, json: string, path: ArgPath | null = null): void {
-    const r = this.argRowFor(argSetId, key);
-    r[3] = json; r[5] = ARG_JSON;
-    this.writeArg(r, path);
   }
 
   private argRowFor(argSetId: number, key: string): Cell[] {
@@ -286,7 +285,7 @@ export class TraceSink {
 
   /** Stages an arg row; its path, if any, is keyed by the row's number, which becomes args.id. */
   private writeArg(r: Cell[], path: ArgPath | null): void {
-    if (path !== null) this.argPathOut.row([this.nextArg, JSON.stringify(path)]);
+    if (path !== null) this.argShapeOut.row([r[0]!, this.nextArg, JSON.stringify(path), null]);
     this.nextArg++;
     this.argsOut.row(r);
   }
@@ -356,7 +355,7 @@ export class TraceSink {
       for (const f of st.pendingNext) this.writeFlow(f.key, f.seq, f.kind, f.ts, trackId, BIND_NEXT, null, null);
       st.pendingNext = [];
     }
-    for (const out of [this.sliceOut, this.counterOut, this.argsOut, this.flowOut, this.stringOut, this.argPathOut]) out.close();
+    for (const out of [this.sliceOut, this.counterOut, this.argsOut, this.flowOut, this.stringOut, this.argShapeOut]) out.close();
     if (!this.connection) return;
     await this.nestAndBind();
     await this.writeSmallTables();

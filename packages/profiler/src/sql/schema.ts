@@ -11,7 +11,7 @@ CREATE TABLE _counter_raw (id INTEGER, ts DOUBLE, track_id INTEGER, value DOUBLE
 CREATE TABLE _flow_event (flow_key VARCHAR, seq INTEGER, kind TINYINT, ts DOUBLE, track_id INTEGER, bind TINYINT, slice_id INTEGER, streamed INTEGER);
 CREATE TABLE _flow_name (flow_key VARCHAR, category VARCHAR, name VARCHAR);
 CREATE TABLE _args_raw (arg_set_id INTEGER, key_id INTEGER, int_value DOUBLE, string_value VARCHAR, real_value DOUBLE, value_type TINYINT);
-CREATE TABLE arg_path (arg_id INTEGER, path VARCHAR);
+CREATE TABLE arg_shape (arg_set_id INTEGER, arg_id INTEGER, path VARCHAR, json VARCHAR);
 CREATE TABLE process (upid INTEGER, pid BIGINT, name VARCHAR);
 CREATE TABLE thread (utid INTEGER, tid BIGINT, name VARCHAR, upid INTEGER);
 CREATE TABLE track (id INTEGER, name VARCHAR, type VARCHAR, parent_id INTEGER, utid INTEGER, upid INTEGER, unit VARCHAR);
@@ -56,7 +56,7 @@ CREATE TABLE args AS
          CASE WHEN a.value_type = 5 THEN CAST(a.string_value AS BIGINT) ELSE CAST(a.int_value AS BIGINT) END AS int_value,
          CASE WHEN a.value_type = 5 THEN NULL ELSE a.string_value END AS string_value, a.real_value,
          CASE a.value_type WHEN 0 THEN 'null' WHEN 1 THEN 'int' WHEN 2 THEN 'real' WHEN 3 THEN 'string'
-                           WHEN 4 THEN 'bool' WHEN 6 THEN 'json' ELSE 'int' END AS value_type
+                           WHEN 4 THEN 'bool' ELSE 'int' END AS value_type
   FROM _args_raw a JOIN _string k ON k.id = a.key_id;
 CREATE TABLE counter AS
   SELECT CAST(id AS BIGINT) AS id, CAST(ts AS BIGINT) + ${off} AS ts, track_id, value FROM _counter_raw;

@@ -85,14 +85,19 @@ describe('Chrome JSON import', () => {
     }
   });
 
-  it('args keep what flattening would lose: empty arrays as json, the path of a key with a dot of its own', async () => {
+  it('arg_shape keeps what flattened args lose: empty arrays, and the path of a key with a dot of its own', async () => {
     const ev = [{ ph: 'X', name: 'mm', pid: 1, tid: 1, ts: 1, dur: 1, args: { 'Input Dims': [[2], []], 'occupancy %.': 50, a: { 'b.c': true } } }];
-    expect(await rows('paths.json', JSON.stringify(ev), `select key, value_type, string_value, path
-      from args left join arg_path on arg_id = args.id order by key`)).toEqual([
-      { key: 'args.Input Dims[0][0]', value_type: 'int', string_value: null, path: null },
-      { key: 'args.Input Dims[1]', value_type: 'json', string_value: '[]', path: null },
-      { key: 'args.a.b.c', value_type: 'bool', string_value: null, path: '["a","b.c"]' },
-      { key: 'args.occupancy %.', value_type: 'int', string_value: null, path: '["occupancy %."]' },
+    const path = files.write('paths.json', JSON.stringify(ev));
+    // args stay as Perfetto has them: one row per leaf, none for the empty array.
+    expect((await queryTrace(path, 'select id, key, value_type from args order by id')).rows).toEqual([
+      { id: 0, key: 'args.Input Dims[0][0]', value_type: 'int' },
+      { id: 1, key: 'args.occupancy %.', value_type: 'int' },
+      { id: 2, key: 'args.a.b.c', value_type: 'bool' },
+    ]);
+    expect((await queryTrace(path, 'select arg_id, path, json from arg_shape order by arg_id, json nulls last')).rows).toEqual([
+      { arg_id: 1, path: '["Input Dims",1]', json: '[]' },
+      { arg_id: 1, path: '["occupancy %."]', json: null },
+      { arg_id: 2, path: '["a","b.c"]', json: null },
     ]);
   });
 
