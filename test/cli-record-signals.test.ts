@@ -35,6 +35,13 @@ describe('gsprof record --example on the CPU backend and Ctrl-C', () => {
     expect(Date.now() - signalled).toBeLessThan(10_000);
     const traces = readdirSync(dir).filter((f) => f.endsWith('.pftrace'));
     expect(traces).toHaveLength(1);
+    // It says so, how far it got, and where the steps are; the run line counts the steps taken, not asked for.
+    const line = /gsprof: record: interrupted by SIGINT after ([\d,]+) of 20,000 steps; the trace above holds the steps recorded until then/.exec(output);
+    expect(line, output).not.toBeNull();
+    const taken = Number(line![1]!.replace(/,/g, ''));
+    expect(taken).toBeLessThan(20_000);
+    expect(output).toContain(`; ${taken} steps x 64 envs stepped in`);
+    expect(output).toContain(`wrote ${join(dir, traces[0]!)}`);
     const s = await gsprof(['summary', join(dir, traces[0]!), '--json']);
     expect(s.code).toBe(0);
   }, 120_000);

@@ -185,8 +185,18 @@ export default class Record extends GsprofCommand {
       color: this.color, json: this.jsonEnabled(), baselineOut: flags['baseline-out'], timersPanels: flags.example === 'timers' && !profiling,
     });
     const { thousands } = await import('../render/format.js');
-    this.print(`${result.example} on ${result.backend}: built in ${result.buildSeconds.toFixed(2)} s, first step ${result.firstStepSeconds.toFixed(2)} s; ${result.steps} steps x ${result.nEnvs} envs stepped in ${result.stepSeconds.toFixed(2)} s (${thousands(result.allStepsEnvStepsPerSecond, 0)} env-steps/s); from step ${result.recordedFrom}, where recording starts: ${thousands(result.envStepsPerSecond, 0)} env-steps/s, wall clock; traces written in ${result.writeSeconds.toFixed(2)} s`);
+    const recorded = result.steps > result.recordedFrom
+      ? `from step ${result.recordedFrom}, where recording starts: ${thousands(result.envStepsPerSecond, 0)} env-steps/s, wall clock`
+      : `recording starts at step ${result.recordedFrom}: none recorded`;
+    this.print(`${result.example} on ${result.backend}: built in ${result.buildSeconds.toFixed(2)} s, first step ${result.firstStepSeconds.toFixed(2)} s; ${result.steps} steps x ${result.nEnvs} envs stepped in ${result.stepSeconds.toFixed(2)} s (${thousands(result.allStepsEnvStepsPerSecond, 0)} env-steps/s); ${recorded}; traces written in ${result.writeSeconds.toFixed(2)} s`);
     this.print(report.text);
+    if (result.interrupted) {
+      // The run was cut short: say so, say what holds its steps, and exit as a shell reports the signal.
+      const held = result.traces.length > 1 ? 'the traces above hold the steps recorded until then'
+        : result.traces.length === 1 ? 'the trace above holds the steps recorded until then' : 'no trace written (no step had been recorded yet)';
+      process.stderr.write(`gsprof: record: interrupted by ${result.interrupted} after ${thousands(result.steps)} of ${thousands(result.stepsRequested)} steps; ${held}\n`);
+      process.exitCode = 128 + (osConstants.signals[result.interrupted] ?? 0);
+    }
     const { scenario: _scenario, ...data } = result;
     return { ...data, ...report.data };
   }

@@ -4,7 +4,7 @@
  * traces.
  */
 import { mkdirSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { constants as osConstants, hostname } from 'node:os';
 import { buildScenario, type Scenario, type ScenarioOptions } from '../scenarios/index.js';
 import { buildSceneFile, type ControlChoice } from '../scenarios/scene-file.js';
 import { hookDevices } from './device-hook.js';
@@ -44,7 +44,11 @@ export interface RecordExampleResult {
   backend: string;
   device: unknown;
   nEnvs: number;
+  /** Steps taken: the steps asked for, or fewer when a signal stopped the run. */
   steps: number;
+  stepsRequested: number;
+  /** The signal that stopped the run early (its trace holds the steps recorded until then), or null. */
+  interrupted: NodeJS.Signals | null;
   /** Stepping every step with the profiler on, up to the last step's completion (a final sync). */
   stepSeconds: number;
   /** Handing the last traces over and writing them, after stepping. */
@@ -106,7 +110,6 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
       onTraceReady: await handlersFor(options.format, options.outDir, workerName),
       syncEachStep: options.sync,
       profileMemory: options.profileMemory ?? false,
-      handleSigint: true,
       traceName: options.scene ? `gsprof record --scene ${options.scene.file}` : `gsprof record --example ${options.example}`,
     });
     prof.setRunInfo({
@@ -142,9 +145,15 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
       tracer.begin(name, category);
       try { return fn(); } finally { tracer.end(); }
     };
-    let interrupted = false;
-    const onSignal = (): void => { interrupted = true; };
-    process.on('SIGINT', onSignal);
+    // A signal stops the stepping; the recorded steps are then written and reported as on a full run. A second
+    // signal (the write is stuck, the user insists) exits at once, as a shell's second Ctrl-C would.
+    let interrupted: NodeJS.Signals | null = null;
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (interrupted) process.exit(128 + (osConstants.signals[signal] ?? 0));
+      interrupted = signal;
+    };
+    const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+    for (const signal of signals) process.on(signal, onSignal);
     try {
       await prof.start();
       for (let step = 0; step < steps && !interrupted; step++) {
@@ -192,7 +201,7 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
       stepped = performance.now();
       await prof.stop();
     } finally {
-      process.off('SIGINT', onSignal);
+      for (const signal of signals) process.off(signal, onSignal);
       progress.stop();
       sim.setTracer(null);
     }
@@ -204,7 +213,9 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
       backend: String(scenario.gs.backend),
       device: scenario.gs.device,
       nEnvs: scenario.nEnvs,
-      steps,
+      steps: taken,
+      stepsRequested: steps,
+      interrupted,
       stepSeconds,
       writeSeconds,
       buildSeconds,
@@ -212,8 +223,8 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
       // Completed steps over the time they took (the trace writing after them is not stepping), from the first
       // recorded step on as summary counts them, and over all steps.
       recordedFrom,
-      envStepsPerSecond: ((steps - recordedFrom) * envs) / ((stepped - recordingFrom) / 1e3),
-      allStepsEnvStepsPerSecond: (steps * envs) / stepSeconds,
+      envStepsPerSecond: taken > recordedFrom ? ((taken - recordedFrom) * envs) / ((stepped - recordingFrom) / 1e3) : 0,
+      allStepsEnvStepsPerSecond: (taken * envs) / stepSeconds,
       schedule: scheduleArgs,
       traces: [...prof.tracePaths],
       gpuDevices: hooks.devices.length,
