@@ -67,6 +67,11 @@ export class TraceSink {
   private readonly sliceRow: Cell[] = new Array<Cell>(9);
   private readonly flowRow: Cell[] = new Array<Cell>(8);
   private readonly nests = new Map<number, NestState>();
+  /**
+   * Slices starting at one ts nest in the order they were written (Perfetto protobuf: trace_processor sorts by
+   * ts only, so an instant written before a begin at its ts stays outside it), not longest first (JSON).
+   */
+  sameTsInFileOrder = false;
   /** Depth and parent id of the slice passed to the last `nestStart`. */
   depth = 0;
   parent: number | null = null;
@@ -182,7 +187,7 @@ export class TraceSink {
     const st = this.nestState(trackId);
     if (!st.unordered) {
       const dur = end - ts;
-      if (ts < st.lastTs || (ts === st.lastTs && dur > st.lastDur)) this.markUnordered(trackId, st);
+      if (ts < st.lastTs || (ts === st.lastTs && dur > st.lastDur && !this.sameTsInFileOrder)) this.markUnordered(trackId, st);
       st.lastTs = ts;
       st.lastDur = dur;
     }
@@ -238,7 +243,8 @@ export class TraceSink {
    * Staged as (set, key id, int as double or as text when past 2^53, string, real, type code).
    */
   arg(argSetId: number, key: string, value: ArgScalar, path: ArgPath | null = null): void {
-    const r = this.argRowFor(argSetId, key);
+    const r = this.argRow;
+    r[0] = argSetId; r[1] = this.intern(key); r[2] = null; r[3] = null; r[4] = null;
     if (value === null) r[5] = ARG_NULL;
     else if (typeof value === 'string') { r[3] = value; r[5] = ARG_STRING; }
     else if (typeof value === 'boolean') { r[2] = value ? 1 : 0; r[5] = ARG_BOOL; }
@@ -275,12 +281,6 @@ export class TraceSink {
     for (const k of keys) {
       this.argTree(argSetId, `${prefix}.${k}`, (value as Record<string, unknown>)[k], depth + 1, childArgPath(prefix, path, k));
     }
-  }
-
-  private argRowFor(argSetId: number, key: string): Cell[] {
-    const r = this.argRow;
-    r[0] = argSetId; r[1] = this.intern(key); r[2] = null; r[3] = null; r[4] = null;
-    return r;
   }
 
   /** Stages an arg row; its path, if any, is keyed by the row's number, which becomes args.id. */
@@ -441,7 +441,7 @@ export class TraceSink {
       CREATE TEMP TABLE _fe AS SELECT * FROM _flow_event WHERE bind <> ${BIND_DIRECT} AND track_id IN (SELECT track_id FROM _unordered);
       CREATE TEMP TABLE _ev AS
         WITH ev AS (
-          SELECT track_id, ts AS t, 1 AS k1, -dur AS k2, id AS k3, 0 AS k4, id, 1 AS delta, NULL::BIGINT AS fseq FROM _sl
+          SELECT track_id, ts AS t, 1 AS k1, ${this.sameTsInFileOrder ? '0' : '-dur'} AS k2, id AS k3, 0 AS k4, id, 1 AS delta, NULL::BIGINT AS fseq FROM _sl
           UNION ALL
           SELECT track_id, CASE WHEN dur < 0 THEN 'Infinity'::DOUBLE WHEN dur = 0 THEN ts ELSE ts + dur END,
                  CASE WHEN dur = 0 THEN 1 ELSE 0 END, 0, CASE WHEN dur = 0 THEN id ELSE 0 END, 1, id, -1, NULL
