@@ -112,6 +112,13 @@ describe('gsprof record --nproc 2 -- <program>', () => {
       const [own] = await query<{ n: number }>(rankFiles(out, rank)[0]!, "select count(*) as n from slice where category = 'cpu_op'");
       expect(procs[rank]!.n).toBe(own!.n);
     }
+    // Written into the rank folder, the merged trace is its newest: the folder still stands for the run's ranks,
+    // and summary on the merged trace itself says its steps mix them.
+    const inFolder = join(out, 'merged.pftrace');
+    expect((await gsprof(['merge', out, '-o', inFolder])).code).toBe(0);
+    const folder = JSON.parse((await gsprof(['summary', out, '--json'])).stdout) as { ranks?: unknown[] };
+    expect(folder.ranks).toHaveLength(2);
+    expect((await gsprof(['summary', inFolder])).stdout).toContain('note: this trace merges 2 ranks');
   });
 });
 

@@ -1,5 +1,6 @@
 /** `gsprof merge`: the traces of a multi-process run as one timeline, one process per rank, clocks aligned. */
 import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { ClockAlignmentPlan, MergePart } from '@gsprof/profiler';
 import { CliError } from '../errors.js';
 import { duration, thousands } from '../render/format.js';
@@ -49,13 +50,15 @@ export async function mergeRanks(inputs: string[], output: string): Promise<Merg
   const { tablesToModel } = await import('../convert/tables-to-model.js');
   const { mergeTraces, planAlignment, writeChromeTrace, writePerfettoTrace } = await import('@gsprof/profiler');
   const parts: MergePart[] = [];
-  for (const t of traces) parts.push({ rank: t.rank, source: t.path, model: await withTrace(t.path, (db) => tablesToModel(db, t.path)) });
+  // The sources go into the merged trace as absolute paths: a folder holding it stands for the run it merged,
+  // whatever folder summary is run from.
+  for (const t of traces) parts.push({ rank: t.rank, source: resolve(t.path), model: await withTrace(t.path, (db) => tablesToModel(db, t.path)) });
   const plan = planAlignment(parts.map((p) => ({ rank: p.rank, metadata: p.model.metadata })));
   const merged = mergeTraces(parts, plan);
   if (format === 'perfetto') await writePerfettoTrace(merged, output);
   else await writeChromeTrace(merged, output);
 
-  const ranks = parts.map((p) => ({ rank: p.rank, trace: p.source, slices: p.model.slices.length, shiftNs: plan.ranks.find((r) => r.rank === p.rank)!.shiftNs }));
+  const ranks = parts.map((p, i) => ({ rank: p.rank, trace: traces[i]!.path, slices: p.model.slices.length, shiftNs: plan.ranks.find((r) => r.rank === p.rank)!.shiftNs }));
   const lines = header ? [header] : [];
   lines.push(`Merged ${parts.length} trace(s) into ${output}, one process per rank:`);
   for (const [i, r] of ranks.entries()) {

@@ -51,10 +51,15 @@ export async function rankOf(db: TraceDb): Promise<{ rank: number; worldSize: nu
   return { rank, worldSize, jobId: typeof info.job_id === 'string' ? info.job_id : null };
 }
 
+/** The rank traces a trace `gsprof merge` wrote was made from, as merge named them (none for any other trace). */
+async function mergedSourcesOf(db: TraceDb): Promise<string[]> {
+  const merged = parseJson(await db.metadata('gsprof.json'))?.merged;
+  return Array.isArray(merged) ? merged.flatMap((m: { source?: unknown }) => (typeof m?.source === 'string' ? [m.source] : [])) : [];
+}
+
 /** How many ranks a trace `gsprof merge` wrote holds (0 for any other trace). */
 export async function mergedRanksOf(db: TraceDb): Promise<number> {
-  const merged = parseJson(await db.metadata('gsprof.json'))?.merged;
-  return Array.isArray(merged) ? merged.length : 0;
+  return (await mergedSourcesOf(db)).length;
 }
 
 /** A folder's trace files; of the two formats one recording writes (`.pftrace` and `.pt.trace.json`, the same
@@ -106,7 +111,16 @@ export async function newestRankRun(path: string): Promise<RankRun | null> {
   const files = distinctTraceFiles(path);
   if (files.length < 2) return null;
   const newest = resolveTrace(path);
-  if (!(await withTrace(newest, rankOf))) return null;
+  const [rank, merged] = await withTrace(newest, async (db) => [await rankOf(db), await mergedSourcesOf(db)] as const);
+  // A merged trace written into the folder is newest now; the run it merged is what the folder stands for.
+  if (!rank && merged.length > 0) {
+    const sources = merged.flatMap((source) => {
+      const st = statSync(source, { throwIfNoEntry: false });
+      return st?.isFile() ? [{ path: source, mtimeMs: st.mtimeMs }] : [];
+    });
+    return sources.length === merged.length ? (await rankRuns(sources))[0] ?? null : null;
+  }
+  if (!rank) return null;
   // gsprof names a rank's trace `<worker>.rank<k>.<time>`: when the newest does, only such files can be its run's.
   const named = /\.rank\d+\./.test(basename(newest)) ? files.filter((f) => /\.rank\d+\./.test(basename(f.path))) : files;
   const runs = await rankRuns(named);
