@@ -57,6 +57,7 @@ const UNIT_NAMES: Record<number, string> = { 1: 'ns', 2: 'count', 3: 'bytes' };
 export async function importPerfetto(path: string, chunks: AsyncIterable<Buffer>, sink: TraceSink,
   opts: PerfettoImportOptions = {}): Promise<void> {
   const imp = new PerfettoImporter(path, sink);
+  sink.sameTsInFileOrder = true;
   let pending: Buffer | null = null;
   let base = 0; // file offset of pending[0]
   let packets = 0;

@@ -422,10 +422,10 @@ export class TraceSink {
    * order): in SQL, one sorted pass per track. Each slice contributes +1 at its start and -1 at its end; the
    * running sum before a start is its depth, and its parent is the latest earlier start one level up (an ASOF
    * join). Ends at a time come before starts at that time (touching slices are siblings); starts come longest
-   * first (parents before children); a zero-length slice ends right after it starts. A flow event bound to its
-   * enclosing slice sits after the starts at its ts and takes the deepest open slice; one bound to the next
-   * slice takes the first slice starting at or after its ts. Other tracks keep what `nestStart` computed
-   * (the depth and parent staged with each slice row).
+   * first (parents before children), or in file order where `sameTsInFileOrder` says so; a zero-length slice
+   * ends right after it starts. A flow event bound to its enclosing slice sits after the starts at its ts and
+   * takes the deepest open slice; one bound to the next slice takes the first slice starting at or after its ts.
+   * Other tracks keep what `nestStart` computed (the depth and parent staged with each slice row).
    */
   private async nestAndBind(): Promise<void> {
     const c = this.conn;

@@ -157,3 +157,31 @@ describe('Perfetto track descriptors', () => {
     ]);
   });
 });
+
+describe('Perfetto nesting at one timestamp', () => {
+  it('an instant written before a begin at its ts stays outside the slice, in order or not (as trace_processor)', async () => {
+    // Every gsprof recording starts so: the gsprof.metadata instant, then the first slice at the same ts.
+    // Track 2 has an earlier event written last, which sends its nesting through the out-of-order path.
+    const path = files.write('instant-then-begin.pftrace', trace([
+      [[SEQ, 1], [FLAGS, CLEARED], [DESC, [[1, 1], [4, [[1, 5], [2, 6], [5, 'main']]]]]],
+      [[SEQ, 1], [DESC, [[1, 2], [4, [[1, 5], [2, 7], [5, 'worker']]]]]],
+      [[SEQ, 1], [TS, 100], [EVENT, [[9, INSTANT], [11, 1], [23, 'mark']]]],
+      [[SEQ, 1], [TS, 100], [EVENT, [[9, BEGIN], [11, 1], [23, 'step']]]],
+      [[SEQ, 1], [TS, 150], [EVENT, [[9, INSTANT], [11, 1], [23, 'inside']]]],
+      [[SEQ, 1], [TS, 200], [EVENT, [[9, END], [11, 1]]]],
+      [[SEQ, 1], [TS, 300], [EVENT, [[9, INSTANT], [11, 2], [23, 'late']]]],
+      [[SEQ, 1], [TS, 100], [EVENT, [[9, INSTANT], [11, 2], [23, 'mark 2']]]],
+      [[SEQ, 1], [TS, 100], [EVENT, [[9, BEGIN], [11, 2], [23, 'step 2']]]],
+      [[SEQ, 1], [TS, 200], [EVENT, [[9, END], [11, 2]]]],
+    ]));
+    expect(await rows(path, `select s.name, s.depth, p.name as parent from slice s left join slice p on p.id = s.parent_id
+      order by s.id`)).toEqual([
+      { name: 'mark', depth: 0, parent: null },
+      { name: 'step', depth: 0, parent: null },
+      { name: 'inside', depth: 1, parent: 'step' },
+      { name: 'late', depth: 0, parent: null },
+      { name: 'mark 2', depth: 0, parent: null },
+      { name: 'step 2', depth: 0, parent: null },
+    ]);
+  });
+});
