@@ -4,32 +4,25 @@
  * the steps recorded so far as a trace that `summary` reads. The same for the ranks of `record --nproc`, whose
  * sim-core loops never yield to the event loop either.
  */
-import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cliEnv, ensureBuilt, gsprof, tempDir } from './support/cli.js';
+import { ensureBuilt, gsprof, startGsprof, tempDir } from './support/cli.js';
 
 describe('gsprof record --example on the CPU backend and Ctrl-C', () => {
   beforeAll(() => { ensureBuilt(); });
 
   it('SIGINT stops a long run promptly, writes a readable trace and exits 130', async () => {
     const dir = tempDir();
-    const child = spawn(process.execPath, [BIN, 'record', '--example', 'franka', '--backend', 'cpu', '--n-envs', '64', '--steps', '20000', '--out', dir, '--format', 'perfetto'],
-      { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => { output += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    const started = Date.now();
+    const run = startGsprof(['record', '--example', 'franka', '--backend', 'cpu', '--n-envs', '64', '--steps', '20000', '--out', dir, '--format', 'perfetto']);
     // The FPS lines start once the recording runs (after the build and the warm-up steps).
-    while (!/Running at/.test(output) && Date.now() - started < 60_000) await new Promise((r) => setTimeout(r, 100));
-    expect(output).toMatch(/Running at/);
+    expect(await run.waitFor(/Running at/, 60_000)).toBe(true);
     // Past the warm-up steps (the first 10), so that steps were recorded.
     await new Promise((r) => setTimeout(r, 2000));
     const signalled = Date.now();
-    child.kill('SIGINT');
-    expect(await exited).toBe(130);
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(130);
+    const output = run.output();
     // Within a second on an idle machine; 10 s allows for the trace write on a loaded 2-core machine, and is
     // still far below the ~90 s the 20,000 steps take (the old behaviour).
     expect(Date.now() - signalled).toBeLessThan(10_000);
@@ -52,17 +45,13 @@ describe('gsprof record --nproc 2 -- <a sim-core program whose loop never yields
 
   it('SIGINT to gsprof stops both ranks promptly: each writes its steps, summary reads the folder, exit 130', async () => {
     const dir = tempDir();
-    const child = spawn(process.execPath, [BIN, 'record', '--nproc', '2', '--out', dir, '--format', 'perfetto', '--', 'node', 'examples/multi-gpu/rank.mjs', '--n-envs', '64', '--steps', '1000000'],
-      { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => { output += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const run = startGsprof(['record', '--nproc', '2', '--out', dir, '--format', 'perfetto', '--', 'node', 'examples/multi-gpu/rank.mjs', '--n-envs', '64', '--steps', '1000000']);
     // The ranks build their scenes, then step: 8 s is past the first steps on a loaded 2-core machine.
     await new Promise((r) => setTimeout(r, 8000));
     const signalled = Date.now();
-    child.kill('SIGINT');
-    expect(await exited, output).toBe(130);
+    run.child.kill('SIGINT');
+    expect(await run.exited, run.output()).toBe(130);
+    const output = run.output();
     // The ranks look for the interruption every 50 ms; 10 s allows for two trace writes on a loaded machine,
     // and is far below the hours the 1,000,000 steps would take.
     expect(Date.now() - signalled).toBeLessThan(10_000);

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cliEnv, ensureBuilt, gsprof, hasWebgpuAdapter, tempDir, withoutDawnNoise } from './support/cli.js';
+import { BIN, cliEnv, ensureBuilt, gsprof, hasWebgpuAdapter, startGsprof, tempDir, withoutDawnNoise } from './support/cli.js';
 
 const adapter = hasWebgpuAdapter();
 if (!adapter) {
@@ -159,19 +159,13 @@ describe.skipIf(!adapter)('gsprof record -- <program> and Ctrl-C', () => {
 
   it('record --example on the GPU backend: Ctrl-C stops within seconds, says how far it got, the trace loads', async () => {
     const dir = tempDir();
-    const child = spawn(process.execPath, [BIN, 'record', '--example', 'franka', '--backend', 'gpu', '--n-envs', '64', '--steps', '100000', '--out', dir, '--format', 'perfetto'],
-      { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => { output += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    const started = Date.now();
-    while (!/Running at/.test(output) && Date.now() - started < 120_000) await new Promise((r) => setTimeout(r, 100));
-    expect(output).toMatch(/Running at/);
+    const run = startGsprof(['record', '--example', 'franka', '--backend', 'gpu', '--n-envs', '64', '--steps', '100000', '--out', dir, '--format', 'perfetto']);
+    expect(await run.waitFor(/Running at/, 120_000)).toBe(true);
     await new Promise((r) => setTimeout(r, 2000));
     const signalled = Date.now();
-    child.kill('SIGINT');
-    expect(await exited, output).toBe(130);
+    run.child.kill('SIGINT');
+    expect(await run.exited, run.output()).toBe(130);
+    const output = run.output();
     // The loop yields every 50 ms and keeps at most 256 steps in flight: what is left to finish and write takes
     // seconds on lavapipe, not the minutes 100,000 steps would.
     expect(Date.now() - signalled).toBeLessThan(20_000);

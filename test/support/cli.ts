@@ -60,6 +60,29 @@ export async function gsprof(args: string[], options: { env?: NodeJS.ProcessEnv;
   });
 }
 
+/** A gsprof run left going, for tests that signal it: its output so far (stdout and stderr together), a wait
+ * for a pattern in it, and its exit code once it closes. */
+export interface RunningGsprof {
+  child: ReturnType<typeof spawn>;
+  output(): string;
+  waitFor(pattern: RegExp, timeoutMs: number): Promise<boolean>;
+  exited: Promise<number | null>;
+}
+
+export function startGsprof(args: string[]): RunningGsprof {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => { output += d.toString(); });
+  child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const waitFor = async (pattern: RegExp, timeoutMs: number): Promise<boolean> => {
+    const started = Date.now();
+    while (!pattern.test(output) && Date.now() - started < timeoutMs) await new Promise((r) => setTimeout(r, 100));
+    return pattern.test(output);
+  };
+  return { child, output: () => output, waitFor, exited };
+}
+
 /** Dawn's lavapipe prints two harmless "Warning: max...Layout artificially reduced" lines; drop them. */
 export function withoutDawnNoise(text: string): string {
   return text.split('\n').filter((l) => !/^Warning: maxDynamic\w+ artificially reduced/.test(l)).join('\n');

@@ -93,13 +93,18 @@ export async function rankSummary(run: RankRun, options: { color: boolean; limit
       }),
       { color: options.color, align: ['left', ...ranks.map(() => 'right' as const), 'right'] }));
   }
+  return rankView(run, out, ranks, 'summary', straggler, options.color);
+}
+
+/** The text and --json data both rank reports end with: the straggler section, each rank's own result. */
+function rankView<T extends object>(run: RankRun, out: string[], ranks: Array<RankFacts & { result: T }>, key: 'summary' | 'gaps', straggler: StragglerReport, color: boolean): View {
   out.push('');
-  out.push(renderStragglers(straggler, options));
+  out.push(renderStragglers(straggler, { color }));
   return {
     text: out.join('\n'),
     data: {
       run: { id: run.id, worldSize: run.worldSize, missingRanks: run.missing },
-      ranks: ranks.map((r) => ({ rank: r.rank, host: r.host, trace: r.trace, summary: { trace: r.trace, ...r.result } })),
+      ranks: ranks.map((r) => ({ rank: r.rank, host: r.host, trace: r.trace, [key]: { trace: r.trace, ...r.result } })),
       stragglers: straggler,
     },
   };
@@ -121,14 +126,5 @@ export async function rankGaps(run: RankRun, options: { color: boolean; top: num
   };
   out.push(renderTable(['Rank', 'Verdict', 'GPU busy', 'GPU idle', 'Host wait', 'Kernel wait', 'Other', 'Host utilisation', 'Trace'], ranks.map(row),
     { color: options.color, align: ['right', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'left'] }));
-  out.push('');
-  out.push(renderStragglers(straggler, options));
-  return {
-    text: out.join('\n'),
-    data: {
-      run: { id: run.id, worldSize: run.worldSize, missingRanks: run.missing },
-      ranks: ranks.map((r) => ({ rank: r.rank, host: r.host, trace: r.trace, gaps: { trace: r.trace, ...r.result } })),
-      stragglers: straggler,
-    },
-  };
+  return rankView(run, out, ranks, 'gaps', straggler, options.color);
 }
