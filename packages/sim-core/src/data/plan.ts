@@ -6,7 +6,7 @@
  * ancestors in ascending order followed by i itself.
  * A worker thread receives a structured clone of the Model, so it builds its own plan.
  */
-import { JointType, type Model } from '../model/model.js';
+import { JointType, TrnType, type Model } from '../model/model.js';
 
 /** MuJoCo's mjSameFrame: how a child frame (inertia, geom, site) relates to its body frame. */
 export const enum SameFrame { None = 0, Body = 1, Inertia = 2, BodyRot = 3, InertiaRot = 4 }
@@ -112,6 +112,8 @@ function buildPlan(m: Model): Plan {
   const actuatorQposadr = new Int32Array(m.nu).fill(-1);
   const dofActuator = new Int32Array(nv).fill(-1);
   for (let u = 0; u < m.nu; u++) {
+    // a tendon actuator drives its tendon's joints, no one dof (-1 here; the actuation stage walks the tendon)
+    if (m.actuatorTrntype[u] === TrnType.Tendon) continue;
     const jnt = m.actuatorTrnid[2 * u]!;
     const type = m.jntType[jnt]!;
     if (type !== JointType.Hinge && type !== JointType.Slide) {

@@ -4,7 +4,7 @@
  * entity's bodies, joints, dofs, geoms, actuators, equalities, tendons and keyframes appended with index offsets.
  * The returned ranges let the API map entity-local indices to global ones.
  */
-import { EqType, type Model, type ModelOptions } from '../model/model.js';
+import { EqType, TrnType, type Model, type ModelOptions } from '../model/model.js';
 import { buildModel, defaultOptions, jointNq, jointNv, worldBody, type BodySpec, type KeySpec, type ModelSpec } from '../model/builder.js';
 import { specFromModel } from '../model/model-spec.js';
 import type { LoadedModel } from './types.js';
@@ -69,7 +69,9 @@ export function mergeModels(parts: LoadedModel[]): MergedModel {
     jnt += r.njnt; dof += r.nv; qpos += r.nq; geom += r.ngeom; site += r.nsite;
     for (const q of parts[e]!.model.qpos0) qpos0.push(q);
 
-    for (const a of s.actuators) merged.actuators.push({ ...a, joint: a.joint + r.jntStart });
+    // an actuator's target is a joint, or a tendon (numbered after the earlier entities' tendons)
+    const tendonStart = merged.tendons!.length;
+    for (const a of s.actuators) merged.actuators.push({ ...a, joint: a.joint + (a.trntype === TrnType.Tendon ? tendonStart : r.jntStart) });
     for (const q of s.equalities) {
       // joint equalities refer to joints (-1: none); connect and weld to bodies, where the world (0) stays
       const joint = q.type === EqType.Joint;

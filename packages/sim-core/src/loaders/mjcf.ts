@@ -7,7 +7,7 @@
  */
 import { dirname, resolve } from 'node:path';
 import {
-  ConeType, EqType, GeomType, Integrator, JointType, SolverType, TrnType,
+  BiasType, ConeType, EqType, GeomType, Integrator, JointType, SolverType, TrnType,
   type ModelOptions,
 } from '../model/model.js';
 import {
@@ -367,6 +367,31 @@ class MjcfCompiler {
       a.done();
       this.equalities.push({ el: c, name: e.name, kind: c.name as 'joint' | 'connect' | 'weld', obj1, obj2, active: e.active, solref: e.solref, solimp: e.solimp, data: e.data });
     }
+  }
+
+  /** An actuator on a fixed tendon: its length is gear * the tendon's length, its force acts through gear * J. */
+  private tendonActuator(el: XmlElement, u: ActuatorRaw, tendonId: Map<string, number>, implicitFast: boolean): ActuatorSpec {
+    const t = tendonId.get(u.tendon!);
+    if (t === undefined) fail(el, `unknown tendon "${u.tendon}"`);
+    if (u.inheritrange > 0) fail(el, 'inheritrange can only be used with hinge and slide joints');
+    // implicitfast's velocity derivative is per dof; a tendon's couples its joints (see the tendon damping refusal)
+    if (implicitFast && u.biastype === BiasType.Affine && u.biasprm[2] !== 0) {
+      fail(el, 'a velocity-dependent actuator on a tendon under the implicitfast integrator is not supported (use Euler)');
+    }
+    return this.actuatorSpec(el, u, TrnType.Tendon, t, [...u.ctrlrange] as [number, number]);
+  }
+
+  /** The compiled actuator on its target (a joint or a tendon index), its ranges checked as MuJoCo does. */
+  private actuatorSpec(el: XmlElement, u: ActuatorRaw, trntype: TrnType, target: number, ctrlrange: [number, number]): ActuatorSpec {
+    const forcerange = [...u.forcerange] as [number, number];
+    const forcelimited = this.isLimited(el, u.forcelimited, forcerange, 'force');
+    const ctrllimited = this.isLimited(el, u.ctrllimited, ctrlrange, 'ctrl');
+    if (forcelimited && forcerange[0] >= forcerange[1]) fail(el, 'invalid force range');
+    if (ctrllimited && ctrlrange[0] >= ctrlrange[1]) fail(el, 'invalid control range');
+    return {
+      name: u.name, trntype, joint: target, dyntype: u.dyntype, gaintype: u.gaintype, biastype: u.biastype,
+      ctrllimited, forcelimited, ctrlrange, forcerange, gear: [...u.gear], gainprm: [...u.gainprm], biasprm: [...u.biasprm],
+    };
   }
 
   private tendonSection(s: XmlElement): void {
@@ -789,8 +814,12 @@ class MjcfCompiler {
     const massless = findMasslessMovingBody(bodies);
     if (massless > 0) fail(this.bodies[massless]!.el, 'mass and inertia of moving bodies must be larger than 1e-15');
 
+    const tendonId = new Map(this.tendons.map((t, k) => [t.spec.name, k]));
+    const implicitFast = (this.options.integrator ?? defaultOptions().integrator) === Integrator.ImplicitFast;
     const actuators: ActuatorSpec[] = this.actuators.map(({ el, spec: u }) => {
-      if (u.joint === null) fail(el, 'missing transmission target (joint)');
+      if (u.joint !== null && u.tendon !== null) fail(el, 'give one transmission target: joint or tendon');
+      if (u.tendon !== null) return this.tendonActuator(el, u, tendonId, implicitFast);
+      if (u.joint === null) fail(el, 'missing transmission target (joint or tendon)');
       const j = jointId.get(u.joint);
       if (j === undefined) fail(el, `unknown joint "${u.joint}"`);
       const ctrlrange = [...u.ctrlrange] as [number, number];
@@ -803,15 +832,7 @@ class MjcfCompiler {
         ctrlrange[0] = mean - radius;
         ctrlrange[1] = mean + radius;
       }
-      const forcerange = [...u.forcerange] as [number, number];
-      const forcelimited = this.isLimited(el, u.forcelimited, forcerange, 'force');
-      const ctrllimited = this.isLimited(el, u.ctrllimited, ctrlrange, 'ctrl');
-      if (forcelimited && forcerange[0] >= forcerange[1]) fail(el, 'invalid force range');
-      if (ctrllimited && ctrlrange[0] >= ctrlrange[1]) fail(el, 'invalid control range');
-      return {
-        name: u.name, trntype: TrnType.Joint, joint: j, dyntype: u.dyntype, gaintype: u.gaintype, biastype: u.biastype,
-        ctrllimited, forcelimited, ctrlrange, forcerange, gear: [...u.gear], gainprm: [...u.gainprm], biasprm: [...u.biasprm],
-      };
+      return this.actuatorSpec(el, u, TrnType.Joint, j, ctrlrange);
     });
 
     const equalities: EqualitySpec[] = this.equalities.map((e) => {

@@ -53,7 +53,8 @@ export interface SiteSpec { name: string; pos: Vec3; quat: Quat }
 export interface ActuatorSpec {
   name: string;
   trntype: TrnType;
-  /** Joint index in the global joint numbering (see jointIndex). */
+  /** The transmission's target: a joint index in the global joint numbering (see jointIndex), or a tendon index
+   *  when trntype is Tendon (actuator_trnid[0]). */
   joint: number;
   dyntype: DynType; gaintype: GainType; biastype: BiasType;
   ctrllimited: boolean; forcelimited: boolean;

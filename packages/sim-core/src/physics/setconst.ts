@@ -5,7 +5,7 @@
  * the damping of position-like actuators given as a dampratio (biasprm[2] > 0 becomes
  * -dampratio * 2 * sqrt(kp * reflected inertia)).
  */
-import { EqType, JointType, type Model } from '../model/model.js';
+import { EqType, JointType, TrnType, type Model } from '../model/model.js';
 import type { Data } from '../data/data.js';
 import { makeData } from '../data/make-data.js';
 import { kinematics } from '../stages/kinematics.js';
@@ -103,7 +103,7 @@ export function setConst(input: Model): Model {
   for (let u = 0; u < m.nu; u++) {
     const kp = m.actuatorGainprm[10 * u]!;
     const kv = m.actuatorBiasprm[10 * u + 2]!;
-    if (kp !== -m.actuatorBiasprm[10 * u + 1]! || kv <= 0) continue;
+    if (kp !== -m.actuatorBiasprm[10 * u + 1]! || kv <= 0 || m.actuatorTrntype[u] !== TrnType.Joint) continue;
     const gear = Math.abs(m.actuatorGear[6 * u]!);
     const dof = m.jntDofadr[m.actuatorTrnid[2 * u]!]!;
     const mass = gear * gear > MINVAL ? M0[dof]! / (gear * gear) : 0;

@@ -13,22 +13,90 @@
  *   or -kv of a dof under Position/Velocity control. As in MuJoCo, force clipping is ignored here.
  */
 import { DofCtrlMode, type Data } from '../data/data.js';
-import { BiasType, type Model } from '../model/model.js';
+import { BiasType, TrnType, type Model } from '../model/model.js';
 import { planOf } from '../data/plan.js';
 import { scratchOf } from '../data/scratch.js';
 import { clip } from '../math/clip.js';
+import { tendonState } from '../physics/tendon.js';
+
+/** A tendon's [length, velocity] (scratch). */
+const tendonScratch = new Float64Array(2);
 
 // imported enum members read once: a module binding read in a hot loop is a getter call under tsx
 const MODE_NONE: number = DofCtrlMode.None;
 const MODE_FORCE: number = DofCtrlMode.Force;
 const MODE_POSITION: number = DofCtrlMode.Position;
 const BIAS_AFFINE: number = BiasType.Affine;
+const TENDON: number = TrnType.Tendon;
 /** mjJNT_SLIDE (2) and mjJNT_HINGE (3): the joints with one scalar actuator force to clamp. */
 const JNT_SLIDE = 2;
 
 const MAXVAL = 1e10;
 /** mjGAIN_AFFINE: accepted when a model carries it, though the loaders only produce fixed gains. */
 const GAIN_AFFINE = 1;
+
+/** One actuator's force law (MuJoCo's mj_fwdActuation for no dynamics): its parameters, read once per stage. */
+class ForceLaw {
+  readonly ctrlLimited: boolean; readonly clo: number; readonly chi: number;
+  readonly forceLimited: boolean; readonly flo: number; readonly fhi: number;
+  readonly affineGain: boolean; readonly g0: number; readonly g1: number; readonly g2: number;
+  readonly affineBias: boolean; readonly b0: number; readonly b1: number; readonly b2: number;
+
+  constructor(m: Model, u: number) {
+    this.ctrlLimited = m.actuatorCtrllimited[u] !== 0;
+    this.clo = m.actuatorCtrlrange[2 * u]!; this.chi = m.actuatorCtrlrange[2 * u + 1]!;
+    this.forceLimited = m.actuatorForcelimited[u] !== 0;
+    this.flo = m.actuatorForcerange[2 * u]!; this.fhi = m.actuatorForcerange[2 * u + 1]!;
+    this.affineGain = m.actuatorGaintype[u] === GAIN_AFFINE;
+    this.g0 = m.actuatorGainprm[10 * u]!; this.g1 = m.actuatorGainprm[10 * u + 1]!; this.g2 = m.actuatorGainprm[10 * u + 2]!;
+    this.affineBias = m.actuatorBiastype[u] === BIAS_AFFINE;
+    this.b0 = m.actuatorBiasprm[10 * u]!; this.b1 = m.actuatorBiasprm[10 * u + 1]!; this.b2 = m.actuatorBiasprm[10 * u + 2]!;
+  }
+
+  /** The force at this length and velocity for the raw ctrl (0 when the env's controls are bad). */
+  force(rawCtrl: number, bad: boolean, len: number, vel: number): number {
+    let c = 0;
+    if (!bad) c = this.ctrlLimited ? clip(rawCtrl, this.clo, this.chi) : rawCtrl;
+    const gain = this.affineGain ? this.g0 + this.g1 * len + this.g2 * vel : this.g0;
+    let force = gain * c;
+    if (this.affineBias) force += this.b0 + this.b1 * len + this.b2 * vel;
+    return this.forceLimited ? clip(force, this.flo, this.fhi) : force;
+  }
+
+  /** d(force)/d(velocity), as MuJoCo's mjd_actuator_vel (the raw ctrl for an affine gain). */
+  velocityDerivative(rawCtrl: number): number {
+    return (this.affineBias ? this.b2 : 0) + (this.affineGain ? this.g2 * rawCtrl : 0);
+  }
+}
+
+/**
+ * An actuator on a fixed tendon (mjTRN_TENDON): length gear * tendon length, velocity gear * tendon velocity,
+ * and its force reaches each of the tendon's joints through gear * coef. Genesis' dof controllers do not
+ * silence it (it drives no single dof), and it adds nothing to qDeriv: the loader refuses the velocity-dependent
+ * ones where implicitfast would need that term.
+ */
+function tendonActuator(m: Model, d: Data, u: number, e0: number, e1: number, bad: Uint8Array): void {
+  const n = d.nEnvs;
+  const { qpos, qvel, ctrl, actuatorLength, actuatorVelocity, actuatorForce, qfrcActuator } = d;
+  const t = m.actuatorTrnid[2 * u]!;
+  const adr = m.tendonAdr[t]!, end = adr + m.tendonNum[t]!;
+  const gear = m.actuatorGear[6 * u]!;
+  const law = new ForceLaw(m, u);
+  const U = u * n;
+  const state = tendonScratch;
+  for (let e = e0; e < e1; e++) {
+    tendonState(m, t, qpos, qvel, n, e, state);
+    const len = gear * state[0]!, vel = gear * state[1]!;
+    actuatorLength[U + e] = len;
+    actuatorVelocity[U + e] = vel;
+    const force = law.force(ctrl[U + e]!, bad[e] !== 0, len, vel);
+    actuatorForce[U + e] = force;
+    for (let w = adr; w < end; w++) {
+      const o = m.jntDofadr[m.wrapObjid[w]!]! * n + e;
+      qfrcActuator[o] = qfrcActuator[o]! + gear * m.wrapPrm[w]! * force;
+    }
+  }
+}
 
 export function actuation(m: Model, d: Data, e0: number, e1: number): void {
   const n = d.nEnvs;
@@ -56,17 +124,14 @@ export function actuation(m: Model, d: Data, e0: number, e1: number): void {
   }
 
   for (let u = 0; u < m.nu; u++) {
+    if (m.actuatorTrntype[u] === TENDON) {
+      tendonActuator(m, d, u, e0, e1, bad);
+      continue;
+    }
     const dof = plan.actuatorDof[u]!;
     const qa = plan.actuatorQposadr[u]!;
     const gear = m.actuatorGear[6 * u]!;
-    const ctrlLimited = m.actuatorCtrllimited[u] !== 0;
-    const clo = m.actuatorCtrlrange[2 * u]!, chi = m.actuatorCtrlrange[2 * u + 1]!;
-    const forceLimited = m.actuatorForcelimited[u] !== 0;
-    const flo = m.actuatorForcerange[2 * u]!, fhi = m.actuatorForcerange[2 * u + 1]!;
-    const affineGain = m.actuatorGaintype[u] === GAIN_AFFINE;
-    const g0 = m.actuatorGainprm[10 * u]!, g1 = m.actuatorGainprm[10 * u + 1]!, g2 = m.actuatorGainprm[10 * u + 2]!;
-    const affineBias = m.actuatorBiastype[u] === BIAS_AFFINE;
-    const b0 = m.actuatorBiasprm[10 * u]!, b1 = m.actuatorBiasprm[10 * u + 1]!, b2 = m.actuatorBiasprm[10 * u + 2]!;
+    const law = new ForceLaw(m, u);
     const U = u * n, Q = qa * n, V = dof * n;
     for (let e = e0; e < e1; e++) {
       const len = gear * qpos[Q + e]!;
@@ -74,19 +139,10 @@ export function actuation(m: Model, d: Data, e0: number, e1: number): void {
       actuatorLength[U + e] = len;
       actuatorVelocity[U + e] = vel;
       if (dofCtrlMode[V + e] !== MODE_NONE) { actuatorForce[U + e] = 0; continue; }
-      let c = 0;
-      if (bad[e] === 0) {
-        c = ctrl[U + e]!;
-        if (ctrlLimited) c = clip(c, clo, chi);
-      }
-      const gain = affineGain ? g0 + g1 * len + g2 * vel : g0;
-      let force = gain * c;
-      if (affineBias) force += b0 + b1 * len + b2 * vel;
-      if (forceLimited) force = clip(force, flo, fhi);
+      const force = law.force(ctrl[U + e]!, bad[e] !== 0, len, vel);
       actuatorForce[U + e] = force;
       qfrcActuator[V + e] = qfrcActuator[V + e]! + gear * force;
-      // MuJoCo's derivative uses the raw ctrl for an affine gain
-      const dvel = (affineBias ? b2 : 0) + (affineGain ? g2 * ctrl[U + e]! : 0);
+      const dvel = law.velocityDerivative(ctrl[U + e]!);
       if (dvel !== 0) qDeriv[V + e] = qDeriv[V + e]! + gear * dvel * gear;
     }
   }

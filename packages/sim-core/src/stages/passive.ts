@@ -6,6 +6,10 @@
  */
 import type { Data } from '../data/data.js';
 import { JointType, type Model } from '../model/model.js';
+import { tendonState } from '../physics/tendon.js';
+
+/** A tendon's [length, velocity] (scratch). */
+const tendonScratch = new Float64Array(2);
 
 // imported enum members read once: a module binding read in a hot loop is a getter call under tsx
 const FREE: number = JointType.Free;
@@ -69,12 +73,8 @@ export function passive(m: Model, d: Data, e0: number, e1: number): void {
     const lower = m.tendonLengthspring[2 * t]!, upper = m.tendonLengthspring[2 * t + 1]!;
     const adr = m.tendonAdr[t]!, end = adr + m.tendonNum[t]!;
     for (let e = e0; e < e1; e++) {
-      let length = 0, velocity = 0;
-      for (let w = adr; w < end; w++) {
-        const j = m.wrapObjid[w]!, c = m.wrapPrm[w]!;
-        length += c * qpos[m.jntQposadr[j]! * n + e]!;
-        velocity += c * qvel[m.jntDofadr[j]! * n + e]!;
-      }
+      tendonState(m, t, qpos, qvel, n, e, tendonScratch);
+      const length = tendonScratch[0]!, velocity = tendonScratch[1]!;
       const spring = length > upper ? k * (upper - length) : length < lower ? k * (lower - length) : 0;
       const force = spring - b * velocity;
       if (force === 0) continue;

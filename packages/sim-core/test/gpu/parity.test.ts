@@ -18,7 +18,7 @@ import { lcg } from '../../../../test/support/random.js';
 import { hasShared, sharedPath } from '../../../../test/support/shared.js';
 import { loadMujoco, loadMujocoXml, modelFromMujoco } from '../helpers/mujoco.js';
 import { gpuOrSkip, hasGpu } from './gpu-env.js';
-import { ACTFRC_CTRL, ACTFRC_XML, BALL_CHAIN_XML, BOX_TOWER_XML, CONNECT_XML, TENDON_XML, WELD_XML } from '../parity/models.js';
+import { ACTFRC_CTRL, ACTFRC_XML, BALL_CHAIN_XML, BOX_TOWER_XML, CONNECT_XML, TENDON_ACTUATOR_CTRL, TENDON_ACTUATOR_XML, TENDON_XML, WELD_XML } from '../parity/models.js';
 
 const STEPS = 200;
 /**
@@ -178,6 +178,15 @@ describe.skipIf(!hasGpu)('GPU pipeline against the f32 CPU pipeline, 200 steps',
     const drift = await runBoth(model, d);
     expect(drift.maxNefc).toBeGreaterThanOrEqual(3); // two friction rows and the limit
     expect(drift.gpuMaxNefc).toBe(drift.maxNefc);
+    expect(drift.pos).toBeLessThan(POS_TOL);
+    expect(drift.vel).toBeLessThan(VEL_TOL);
+  });
+
+  test('the same chain driven through its tendons by a motor and a position servo (issue 13)', async () => {
+    const { model, d } = await xmlScene(TENDON_ACTUATOR_XML);
+    for (let e = 0; e < N; e++) TENDON_ACTUATOR_CTRL.forEach((c, u) => { d.ctrl[u * N + e] = c; });
+    const drift = await runBoth(model, d);
+    expect(Math.abs(d.qpos[0]!)).toBeGreaterThan(0.01); // the actuators moved the chain
     expect(drift.pos).toBeLessThan(POS_TOL);
     expect(drift.vel).toBeLessThan(VEL_TOL);
   });

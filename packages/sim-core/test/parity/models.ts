@@ -91,3 +91,9 @@ export const TENDON_XML = `<mujoco><option timestep="0.002"/>
   <fixed name="couple" limited="true" range="-0.3 0.3" margin="0.01" solreflimit="0.01 1"><joint joint="h1" coef="1"/><joint joint="h2" coef="-0.5"/></fixed>
   <fixed name="spring" class="soft" frictionloss="0.1"><joint joint="h2" coef="1"/><joint joint="h3" coef="1"/></fixed>
 </tendon></mujoco>`;
+
+/** The tendon chain driven through its tendons: a motor on the coupling (gear 2, ctrl clamped) and a position
+ * servo on the spring tendon. */
+export const TENDON_ACTUATOR_XML = TENDON_XML.replace('</mujoco>',
+  '<actuator><motor tendon="couple" gear="2" ctrlrange="-1 1" ctrllimited="true"/><position tendon="spring" kp="30"/></actuator></mujoco>');
+export const TENDON_ACTUATOR_CTRL = [0.8, 0.4];

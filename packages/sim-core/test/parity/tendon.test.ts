@@ -11,7 +11,7 @@ import { loadMJCF } from '../../src/loaders/index.js';
 import { setConst } from '../../src/physics/setconst.js';
 import { disposeMujoco, loadMujoco, loadMujocoXml } from '../helpers/mujoco.js';
 import { diffModels, mujocoModel } from '../loaders/compare.js';
-import { TENDON_XML } from './models.js';
+import { TENDON_ACTUATOR_CTRL, TENDON_ACTUATOR_XML, TENDON_XML } from './models.js';
 import { run, twin } from './trajectory.js';
 
 function write(xml: string): string {
@@ -21,7 +21,14 @@ function write(xml: string): string {
 }
 
 describe('fixed tendons against MuJoCo', () => {
-  it('the loader and setConst give the tendon fields MuJoCo compiles', async () => {
+  it('the loader and setConst give the tendon fields MuJoCo compiles, and the tendon actuators', async () => {
+    const withActuators = write(TENDON_ACTUATOR_XML);
+    const actuated = await loadMujoco(withActuators);
+    try {
+      expect(diffModels(setConst(loadMJCF(withActuators).model), setConst(mujocoModel(actuated.mj, actuated.m)))).toEqual([]);
+    } finally {
+      disposeMujoco(actuated);
+    }
     const file = write(TENDON_XML);
     const ours = setConst(loadMJCF(file).model);
     const loaded = await loadMujoco(file);
@@ -55,11 +62,31 @@ describe('fixed tendons against MuJoCo', () => {
     }
   });
 
+  it('actuators on tendons (a motor and a position servo) drive the chain as MuJoCo\'s do (f64, 500 steps)', async () => {
+    const loaded = await loadMujocoXml(TENDON_ACTUATOR_XML);
+    try {
+      TENDON_ACTUATOR_CTRL.forEach((c, u) => { loaded.d.ctrl[u] = c; });
+      const p = twin(loaded.mj, loaded.m, loaded.d, 1);
+      let pushed = 0;
+      const worst = run(p, 500, () => { pushed = Math.max(pushed, Math.abs(p.d.qfrcActuator[0]!)); });
+      // the motor's force reaches h1 through gear 2 x coef 1 (its ctrl 0.8: 1.6 N m on h1 from it alone)
+      expect(pushed).toBeGreaterThan(1);
+      // f64 through the same operations: 1e-9 is the issue's bound, and fails on NaN
+      expect(worst).toBeLessThanOrEqual(1e-9);
+    } finally {
+      disposeMujoco(loaded);
+    }
+  });
+
   it('what is not supported yet is refused with the element named', () => {
     const spatial = write('<mujoco><worldbody><body><joint name="j"/><geom size="1"/><site name="s"/></body></worldbody><tendon><spatial><site site="s"/></spatial></tendon></mujoco>');
     expect(() => loadMJCF(spatial)).toThrow(/<spatial>: unsupported tendon \(only fixed tendons are supported\)/);
     const damped = write('<mujoco><option integrator="implicitfast"/><worldbody><body><joint name="j"/><geom size="1"/></body></worldbody><tendon><fixed damping="1"><joint joint="j" coef="1"/></fixed></tendon></mujoco>');
     expect(() => loadMJCF(damped)).toThrow(/tendon damping under the implicitfast integrator is not supported/);
+    const servo = write('<mujoco><option integrator="implicitfast"/><worldbody><body><joint name="j"/><geom size="1"/></body></worldbody><tendon><fixed name="t"><joint joint="j" coef="1"/></fixed></tendon><actuator><position tendon="t" kp="1" kv="2"/></actuator></mujoco>');
+    expect(() => loadMJCF(servo)).toThrow(/a velocity-dependent actuator on a tendon under the implicitfast integrator is not supported/);
+    const unknown = write('<mujoco><worldbody><body><joint name="j"/><geom size="1"/></body></worldbody><actuator><motor tendon="nope"/></actuator></mujoco>');
+    expect(() => loadMJCF(unknown)).toThrow(/<motor>: unknown tendon "nope"/);
     const ball = write('<mujoco><worldbody><body><joint name="b" type="ball"/><geom size="1"/></body></worldbody><tendon><fixed><joint joint="b" coef="1"/></fixed></tendon></mujoco>');
     expect(() => loadMJCF(ball)).toThrow(/a fixed tendon takes hinge and slide joints only/);
   });

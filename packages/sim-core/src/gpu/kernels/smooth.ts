@@ -286,6 +286,41 @@ const actuation: KernelDef = {
     if (abs(c) > 1e10) { badCtrl = true; }
   }
   for (var u = 0; u < NU; u++) {
+    // An actuator on a fixed tendon (trntype 3), as the CPU stage: gear * the tendon's length and velocity, its
+    // force through gear * coef on each of the tendon's joints; no dof controller silences it, no qDeriv term.
+    if (mn(M_ACTUATOR_TRNTYPE, u) == 3) {
+      let t = mn(M_ACTUATOR_TRNID, 2 * u);
+      let adr = mn(M_TENDON_ADR, t);
+      let end = adr + mn(M_TENDON_NUM, t);
+      let tgear = mr(M_ACTUATOR_GEAR, 6 * u);
+      var tlen = 0.0;
+      var tvel = 0.0;
+      for (var w = adr; w < end; w++) {
+        let jw = mn(M_WRAP_OBJID, w);
+        tlen += mr(M_WRAP_PRM, w) * dget(D_QPOS, mn(M_JNT_QPOSADR, jw), e);
+        tvel += mr(M_WRAP_PRM, w) * dget(D_QVEL, mn(M_JNT_DOFADR, jw), e);
+      }
+      tlen *= tgear;
+      tvel *= tgear;
+      dset(D_ACTUATOR_LENGTH, u, e, tlen);
+      dset(D_ACTUATOR_VELOCITY, u, e, tvel);
+      var tc = 0.0;
+      if (!badCtrl) {
+        tc = dget(D_CTRL, u, e);
+        if (mn(M_ACTUATOR_CTRLLIMITED, u) != 0) { tc = clamp(tc, mr(M_ACTUATOR_CTRLRANGE, 2 * u), mr(M_ACTUATOR_CTRLRANGE, 2 * u + 1)); }
+      }
+      var tf = mr(M_ACTUATOR_GAINPRM, 10 * u) * tc;
+      if (mn(M_ACTUATOR_BIASTYPE, u) == 1) {
+        tf += mr(M_ACTUATOR_BIASPRM, 10 * u) + mr(M_ACTUATOR_BIASPRM, 10 * u + 1) * tlen + mr(M_ACTUATOR_BIASPRM, 10 * u + 2) * tvel;
+      }
+      if (mn(M_ACTUATOR_FORCELIMITED, u) != 0) { tf = clamp(tf, mr(M_ACTUATOR_FORCERANGE, 2 * u), mr(M_ACTUATOR_FORCERANGE, 2 * u + 1)); }
+      dset(D_ACTUATOR_FORCE, u, e, tf);
+      for (var w = adr; w < end; w++) {
+        let dw = mn(M_JNT_DOFADR, mn(M_WRAP_OBJID, w));
+        dset(D_QFRC_ACTUATOR, dw, e, dget(D_QFRC_ACTUATOR, dw, e) + tgear * mr(M_WRAP_PRM, w) * tf);
+      }
+      continue;
+    }
     let j = mn(M_ACTUATOR_TRNID, 2 * u);
     let d = mn(M_JNT_DOFADR, j);
     let qa = mn(M_JNT_QPOSADR, j);
