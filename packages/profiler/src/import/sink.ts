@@ -77,8 +77,11 @@ export class TraceSink {
   parent: number | null = null;
   /** Tracks whose events did not arrive in time order: their nesting and flow binding are done in SQL. */
   private readonly unordered = new Set<number>();
-  private readonly argRow: Cell[] = new Array<Cell>(6);
-  /** Arg rows staged so far: the next one's number (its rowid in _args_raw, which args.id keeps). */
+  private readonly argRow: Cell[] = new Array<Cell>(7);
+  /**
+   * The next arg's place, in read order: args.id, and arg_shape.arg_id of an empty array or object (which has
+   * no args row). Staged, since the row order of a DuckDB table is not kept (preserve_insertion_order off).
+   */
   private nextArg = 0;
 
   private constructor(
@@ -192,7 +195,13 @@ export class TraceSink {
       st.lastDur = dur;
     }
     const { ids, starts, ends } = st;
-    while (ends.length > 0 && ends[ends.length - 1]! <= ts) { ids.pop(); starts.pop(); ends.pop(); }
+    // As trace_processor: a zero-length slice stays open for the zero-length slices that start at its ts (they
+    // nest: 0, 1, 2...), and only a longer one closes it; a longer slice closes where it ends.
+    for (let top = ends.length - 1; top >= 0; top--) {
+      const e = ends[top]!;
+      if (e > ts || (e === ts && starts[top] === e && end === ts)) break;
+      ids.pop(); starts.pop(); ends.pop();
+    }
     this.depth = ids.length;
     this.parent = this.depth === 0 ? null : ids[this.depth - 1]!;
     ids.push(id); starts.push(ts); ends.push(end);
@@ -240,7 +249,7 @@ export class TraceSink {
    * `path` is given where the key would read back as another structure (an object key with a dot or a bracket:
    * Kineto's "est. achieved occupancy %"), so that convert can rebuild the value (see arg-path.ts); it goes to
    * the arg_shape table, not into a column of args, which would cost every row of a large import.
-   * Staged as (set, key id, int as double or as text when past 2^53, string, real, type code).
+   * Staged as (set, key id, int as double or as text when past 2^53, string, real, type code, id).
    */
   arg(argSetId: number, key: string, value: ArgScalar, path: ArgPath | null = null): void {
     const r = this.argRow;
@@ -270,8 +279,7 @@ export class TraceSink {
     const keys = Array.isArray(value) ? null : Object.keys(value);
     if (depth > 32) { this.arg(argSetId, prefix, JSON.stringify(value), path); return; }
     if ((keys ?? (value as unknown[])).length === 0) {
-      // Placed before the next args row, where its siblings' order puts it.
-      this.argShapeOut.row([argSetId, this.nextArg, JSON.stringify(path ?? pathOfArgKey(prefix)), keys === null ? '[]' : '{}']);
+      this.argShapeOut.row([argSetId, this.nextArg++, JSON.stringify(path ?? pathOfArgKey(prefix)), keys === null ? '[]' : '{}']);
       return;
     }
     if (keys === null) {
@@ -283,10 +291,10 @@ export class TraceSink {
     }
   }
 
-  /** Stages an arg row; its path, if any, is keyed by the row's number, which becomes args.id. */
+  /** Stages an arg row with its id; its path, if any, goes to arg_shape under that id. */
   private writeArg(r: Cell[], path: ArgPath | null): void {
-    if (path !== null) this.argShapeOut.row([r[0]!, this.nextArg, JSON.stringify(path), null]);
-    this.nextArg++;
+    r[6] = this.nextArg++;
+    if (path !== null) this.argShapeOut.row([r[0]!, r[6], JSON.stringify(path), null]);
     this.argsOut.row(r);
   }
 
@@ -298,12 +306,13 @@ export class TraceSink {
     if (ts < st.lastTs || (bind === BIND_NEXT && ts === st.lastTs)) this.markUnordered(trackId, st);
     if (bind === BIND_NEXT) { st.pendingNext.push({ key: flowKey, seq, kind, ts }); return; }
     const { ids, starts, ends } = st;
-    // The deepest slice with start <= ts < end (a zero-length slice encloses nothing, as in the nesting).
-    while (ends.length > 0 && ends[ends.length - 1]! <= ts) { ids.pop(); starts.pop(); ends.pop(); }
-    let found: number | null = null;
-    for (let d = ids.length - 1; d >= 0; d--) {
-      if (starts[d]! <= ts && ts < ends[d]!) { found = ids[d]!; break; }
+    // The deepest open slice, as for a zero-length slice starting here: one of zero length at ts takes it too.
+    for (let top = ends.length - 1; top >= 0; top--) {
+      const e = ends[top]!;
+      if (e > ts || (e === ts && starts[top] === e)) break;
+      ids.pop(); starts.pop(); ends.pop();
     }
+    const found = ids.length > 0 ? ids[ids.length - 1]! : null;
     this.writeFlow(flowKey, seq, kind, ts, trackId, bind, null, found);
   }
 
@@ -422,9 +431,9 @@ export class TraceSink {
    * order): in SQL, one sorted pass per track. Each slice contributes +1 at its start and -1 at its end; the
    * running sum before a start is its depth, and its parent is the latest earlier start one level up (an ASOF
    * join). Ends at a time come before starts at that time (touching slices are siblings); starts come longest
-   * first (parents before children), or in file order where `sameTsInFileOrder` says so; a zero-length slice
-   * ends right after it starts. A flow event bound to its enclosing slice sits after the starts at its ts and
-   * takes the deepest open slice; one bound to the next slice takes the first slice starting at or after its ts.
+   * first (parents before children), or in file order where `sameTsInFileOrder` says so. A zero-length slice
+   * ends just before the next longer slice that starts at its ts, or after everything at its ts (as `nestStart`).
+   * A flow event bound to its enclosing slice sits after the starts at its ts and takes the deepest open slice; one bound to the next slice takes the first slice starting at or after its ts.
    * Other tracks keep what `nestStart` computed (the depth and parent staged with each slice row).
    */
   private async nestAndBind(): Promise<void> {
@@ -437,15 +446,25 @@ export class TraceSink {
         CREATE TABLE _flow_bind AS ${streamedFlows.slice(1, -1)};`);
     } else {
       await c.run(`INSERT INTO _unordered VALUES ${[...this.unordered].map((t) => `(${t})`).join(', ')};
-      CREATE TEMP TABLE _sl AS SELECT * FROM _slice_raw WHERE track_id IN (SELECT track_id FROM _unordered);
+      CREATE TEMP TABLE _sl AS SELECT *, ${this.sameTsInFileOrder ? '0' : '-dur'} AS sk FROM _slice_raw
+        WHERE track_id IN (SELECT track_id FROM _unordered);
+      CREATE TEMP TABLE _zend AS SELECT id, track_id, ts, nk2, nk3 FROM (
+        SELECT id, track_id, ts, dur,
+               first_value(CASE WHEN dur <> 0 THEN sk END IGNORE NULLS) OVER z AS nk2,
+               first_value(CASE WHEN dur <> 0 THEN id END IGNORE NULLS) OVER z AS nk3
+        FROM _sl WINDOW z AS (PARTITION BY track_id, ts ORDER BY sk, id ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING))
+        WHERE dur = 0;
       CREATE TEMP TABLE _fe AS SELECT * FROM _flow_event WHERE bind <> ${BIND_DIRECT} AND track_id IN (SELECT track_id FROM _unordered);
       CREATE TEMP TABLE _ev AS
         WITH ev AS (
-          SELECT track_id, ts AS t, 1 AS k1, ${this.sameTsInFileOrder ? '0' : '-dur'} AS k2, id AS k3, 0 AS k4, id, 1 AS delta, NULL::BIGINT AS fseq FROM _sl
+          SELECT track_id, ts AS t, 1 AS k1, sk AS k2, id AS k3, 0 AS k4, id, 1 AS delta, NULL::BIGINT AS fseq FROM _sl
           UNION ALL
-          SELECT track_id, CASE WHEN dur < 0 THEN 'Infinity'::DOUBLE WHEN dur = 0 THEN ts ELSE ts + dur END,
-                 CASE WHEN dur = 0 THEN 1 ELSE 0 END, 0, CASE WHEN dur = 0 THEN id ELSE 0 END, 1, id, -1, NULL
-          FROM _sl
+          SELECT track_id, CASE WHEN dur < 0 THEN 'Infinity'::DOUBLE ELSE ts + dur END, 0, 0, 0, 1, id, -1, NULL
+          FROM _sl WHERE dur <> 0
+          UNION ALL
+          SELECT track_id, ts, 1, coalesce(nk2, 'Infinity'::DOUBLE), coalesce(nk3, 9007199254740991),
+                 CASE WHEN nk3 IS NULL THEN 1 ELSE -1 END, id, -1, NULL
+          FROM _zend
           UNION ALL
           SELECT track_id, ts, 1, 'Infinity'::DOUBLE, seq, 0, NULL, 0, seq FROM _fe WHERE bind = ${BIND_ENCLOSING})
         SELECT track_id, id, delta, fseq,
@@ -468,7 +487,7 @@ export class TraceSink {
         FROM (SELECT * FROM _fe WHERE bind = ${BIND_NEXT}) f
         ASOF LEFT JOIN _sl s ON f.track_id = s.track_id AND f.ts <= s.ts
         UNION ALL ${streamedFlows.slice(1, -1)};
-      DROP TABLE _ev; DROP TABLE _starts; DROP TABLE _sl; DROP TABLE _fe;`);
+      DROP TABLE _ev; DROP TABLE _starts; DROP TABLE _sl; DROP TABLE _zend; DROP TABLE _fe;`);
       this.stat('tracks_out_of_order', this.unordered.size);
     }
     const [r] = (await c.runAndReadAll(`SELECT count(*) FILTER (WHERE slice_id IS NULL) AS n FROM _flow_bind`)).getRowObjectsJS();

@@ -87,4 +87,53 @@ describe('Chrome JSON import, Perfetto semantics', () => {
       await db.close();
     }
   });
+
+  it('zero-length slices at one ts nest in each other until a longer one starts, in order or not', async () => {
+    // Kineto writes runtime calls such as cudaStreamGetCaptureInfo_v2 as such pairs. Thread 2 has an event
+    // written out of time order, which sends its nesting through SQL.
+    expect(await rows('zero-length.json', [
+      { ph: 'X', name: 'z1', pid: 1, tid: 1, ts: 10, dur: 0 },
+      { ph: 'X', name: 'z2', pid: 1, tid: 1, ts: 10, dur: 0 },
+      { ph: 'i', name: 'mark', pid: 1, tid: 1, ts: 10, s: 't' },
+      { ph: 'X', name: 'next', pid: 1, tid: 1, ts: 11, dur: 0 },
+      { ph: 'X', name: 'late', pid: 1, tid: 2, ts: 50, dur: 1 },
+      { ph: 'X', name: 'y1', pid: 1, tid: 2, ts: 10, dur: 0 },
+      { ph: 'X', name: 'y2', pid: 1, tid: 2, ts: 10, dur: 0 },
+      { ph: 'X', name: 'long', pid: 1, tid: 2, ts: 10, dur: 5 },
+      { ph: 'X', name: 'y3', pid: 1, tid: 2, ts: 15, dur: 0 },
+      { ph: 'X', name: 'y4', pid: 1, tid: 2, ts: 15, dur: 0 },
+    ], `select s.name, s.depth, p.name as parent from slice s left join slice p on p.id = s.parent_id
+      order by s.ts, s.name`)).toEqual([
+      { name: 'long', depth: 0, parent: null },
+      { name: 'mark', depth: 2, parent: 'z2' },
+      { name: 'y1', depth: 1, parent: 'long' },
+      { name: 'y2', depth: 2, parent: 'y1' },
+      { name: 'z1', depth: 0, parent: null },
+      { name: 'z2', depth: 1, parent: 'z1' },
+      { name: 'next', depth: 0, parent: null },
+      { name: 'y3', depth: 0, parent: null },
+      { name: 'y4', depth: 1, parent: 'y3' },
+      { name: 'late', depth: 0, parent: null },
+    ]);
+  });
+
+  it('a flow end (bp e) at the ts of a zero-length slice binds to it, in order or not', async () => {
+    // Kineto's cudaStreamWaitEvent -> Stream Wait Event ac2g flows end on such slices. Thread 21 is out of order.
+    expect(await rows('flow-zero-length.json', [
+      { ph: 'X', name: 'launch', pid: 1, tid: 1, ts: 10, dur: 5 },
+      { ph: 's', id: 9, cat: 'ac2g', name: 'ac2g', pid: 1, tid: 1, ts: 10 },
+      { ph: 'X', name: 'wait', pid: 0, tid: 20, ts: 12, dur: 0 },
+      { ph: 'f', id: 9, cat: 'ac2g', name: 'ac2g', pid: 0, tid: 20, ts: 12, bp: 'e' },
+      { ph: 'X', name: 'launch 2', pid: 1, tid: 1, ts: 20, dur: 5 },
+      { ph: 's', id: 10, cat: 'ac2g', name: 'ac2g', pid: 1, tid: 1, ts: 20 },
+      { ph: 'X', name: 'late', pid: 0, tid: 21, ts: 50, dur: 1 },
+      { ph: 'X', name: 'outer', pid: 0, tid: 21, ts: 21, dur: 5 },
+      { ph: 'X', name: 'wait 2', pid: 0, tid: 21, ts: 22, dur: 0 },
+      { ph: 'f', id: 10, cat: 'ac2g', name: 'ac2g', pid: 0, tid: 21, ts: 22, bp: 'e' },
+    ], `select o.name as source, i.name as target from flow f join slice o on o.id = f.slice_out
+      join slice i on i.id = f.slice_in order by o.ts`)).toEqual([
+      { source: 'launch', target: 'wait' },
+      { source: 'launch 2', target: 'wait 2' },
+    ]);
+  });
 });
