@@ -27,15 +27,15 @@ function argValue(r: ArgRow): ArgValue {
 
 /**
  * Each arg set as the structured value it was flattened from (see the importers' argTree): the args rows with
- * their paths, and the empty arrays and objects arg_shape keeps, each before the args row it came before.
+ * their paths, and the empty arrays and objects arg_shape keeps, in read order (args.id and arg_shape.arg_id).
  */
 async function readArgs(db: TraceDb): Promise<Map<number, Args>> {
   const rows = await db.rows<ArgRow>(
-    `SELECT a.arg_set_id, a.key, a.int_value, a.string_value, a.real_value, a.value_type, p.path, 2 * a.id + 1 AS pos, 0 AS seq
+    `SELECT a.arg_set_id, a.key, a.int_value, a.string_value, a.real_value, a.value_type, p.path, a.id AS pos
      FROM args a LEFT JOIN arg_shape p ON p.arg_id = a.id AND p.json IS NULL WHERE a.arg_set_id IS NOT NULL
      UNION ALL
-     SELECT arg_set_id, '', NULL, json, NULL, 'json', path, 2 * arg_id, rowid FROM arg_shape WHERE json IS NOT NULL
-     ORDER BY arg_set_id, pos, seq`);
+     SELECT arg_set_id, '', NULL, json, NULL, 'json', path, arg_id FROM arg_shape WHERE json IS NOT NULL
+     ORDER BY arg_set_id, pos`);
   const out = new Map<number, Args>();
   for (const r of rows) {
     const id = num(r.arg_set_id);

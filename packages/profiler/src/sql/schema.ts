@@ -10,7 +10,7 @@ CREATE TABLE _slice_raw (id INTEGER, ts DOUBLE, dur DOUBLE, track_id INTEGER, ca
 CREATE TABLE _counter_raw (id INTEGER, ts DOUBLE, track_id INTEGER, value DOUBLE);
 CREATE TABLE _flow_event (flow_key VARCHAR, seq INTEGER, kind TINYINT, ts DOUBLE, track_id INTEGER, bind TINYINT, slice_id INTEGER, streamed INTEGER);
 CREATE TABLE _flow_name (flow_key VARCHAR, category VARCHAR, name VARCHAR);
-CREATE TABLE _args_raw (arg_set_id INTEGER, key_id INTEGER, int_value DOUBLE, string_value VARCHAR, real_value DOUBLE, value_type TINYINT);
+CREATE TABLE _args_raw (arg_set_id INTEGER, key_id INTEGER, int_value DOUBLE, string_value VARCHAR, real_value DOUBLE, value_type TINYINT, id INTEGER);
 CREATE TABLE arg_shape (arg_set_id INTEGER, arg_id INTEGER, path VARCHAR, json VARCHAR);
 CREATE TABLE process (upid INTEGER, pid BIGINT, name VARCHAR);
 CREATE TABLE thread (utid INTEGER, tid BIGINT, name VARCHAR, upid INTEGER);
@@ -52,7 +52,7 @@ CREATE TABLE slice AS
   FROM _slice_raw r LEFT JOIN _nest n ON n.id = r.id
   LEFT JOIN _string c ON c.id = r.category_id LEFT JOIN _string nm ON nm.id = r.name_id;
 CREATE TABLE args AS
-  SELECT CAST(a.rowid AS BIGINT) AS id, CAST(a.arg_set_id AS BIGINT) AS arg_set_id, regexp_replace(k.str, '\\[\\d+\\]', '', 'g') AS flat_key, k.str AS key,
+  SELECT CAST(a.id AS BIGINT) AS id, CAST(a.arg_set_id AS BIGINT) AS arg_set_id, regexp_replace(k.str, '\\[\\d+\\]', '', 'g') AS flat_key, k.str AS key,
          CASE WHEN a.value_type = 5 THEN CAST(a.string_value AS BIGINT) ELSE CAST(a.int_value AS BIGINT) END AS int_value,
          CASE WHEN a.value_type = 5 THEN NULL ELSE a.string_value END AS string_value, a.real_value,
          CASE a.value_type WHEN 0 THEN 'null' WHEN 1 THEN 'int' WHEN 2 THEN 'real' WHEN 3 THEN 'string'

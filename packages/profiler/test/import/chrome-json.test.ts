@@ -91,13 +91,14 @@ describe('Chrome JSON import', () => {
     // args stay as Perfetto has them: one row per leaf, none for the empty array.
     expect((await queryTrace(path, 'select id, key, value_type from args order by id')).rows).toEqual([
       { id: 0, key: 'args.Input Dims[0][0]', value_type: 'int' },
-      { id: 1, key: 'args.occupancy %.', value_type: 'int' },
-      { id: 2, key: 'args.a.b.c', value_type: 'bool' },
+      { id: 2, key: 'args.occupancy %.', value_type: 'int' },
+      { id: 3, key: 'args.a.b.c', value_type: 'bool' },
     ]);
-    expect((await queryTrace(path, 'select arg_id, path, json from arg_shape order by arg_id, json nulls last')).rows).toEqual([
+    // The empty array's place (1) counts with the args ids, in read order.
+    expect((await queryTrace(path, 'select arg_id, path, json from arg_shape order by arg_id')).rows).toEqual([
       { arg_id: 1, path: '["Input Dims",1]', json: '[]' },
-      { arg_id: 1, path: '["occupancy %."]', json: null },
-      { arg_id: 2, path: '["a","b.c"]', json: null },
+      { arg_id: 2, path: '["occupancy %."]', json: null },
+      { arg_id: 3, path: '["a","b.c"]', json: null },
     ]);
   });
 
