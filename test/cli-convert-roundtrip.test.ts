@@ -127,6 +127,20 @@ describe('convert keeps what Kineto writes', () => {
     expect(Object.keys(named(events, 'gemm').args!), route).toEqual(Object.keys(GEMM_ARGS));
   }));
 
+  it('args in the order they were written in a trace large enough to be stored out of read order', async () => {
+    // DuckDB keeps no row order in an on-disk import (preserve_insertion_order off) once a table spans row groups.
+    const dir = tempDir();
+    const args = (i: number) => ({ 'External id': i, 'Input Dims': [[i, 3], []], 'Input type': ['float', ''], 'Sequence number': i, 'Ev Idx': i });
+    const traceEvents = Array.from({ length: 40_000 }, (_, i) => ({ ph: 'X', cat: 'cpu_op', name: `op${i}`, pid: 1, tid: 1, ts: i * 10, dur: 5, args: args(i) }));
+    writeFileSync(join(dir, 'big.json'), JSON.stringify({ traceEvents }));
+    const r = await gsprof(['convert', join(dir, 'big.json'), join(dir, 'out.json')], { env: { GSPROF_NO_CACHE: '1' } });
+    expect(r.code, r.stderr).toBe(0);
+    const out = (JSON.parse(readFileSync(join(dir, 'out.json'), 'utf8')) as { traceEvents: Event[] }).traceEvents.filter((e) => e.ph === 'X');
+    expect(out).toHaveLength(traceEvents.length);
+    const wrong = out.filter((e) => JSON.stringify(e.args) !== JSON.stringify(args(Number(e.name.slice(2)))));
+    expect(wrong.map((e) => e.name).slice(0, 3)).toEqual([]);
+  });
+
   it('the scope of process and global instants', eachRoute((events, route) => {
     expect(named(events, 'checkpoint saved', 'i'), route).toMatchObject({ s: 'p', pid: 1, cat: 'marker' });
     expect(named(events, 'epoch 1', 'i'), route).toMatchObject({ s: 'g', cat: 'marker' });
