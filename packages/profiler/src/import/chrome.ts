@@ -121,7 +121,7 @@ class ChromeImporter {
         const dur = this.durOf(e, buf);
         const argSet = this.args(e);
         this.streamed.add(track);
-        this.sink.nestStart(track, id, ts, ts + dur);
+        this.sink.nestStart(track, id, ts, ts + dur, true);
         this.v2Flow(e, id, ts, track);
         this.sink.slice(id, ts, dur, track, category, name, argSet, this.sink.depth, this.sink.parent);
         return;
@@ -374,8 +374,7 @@ class ChromeImporter {
         let argSet: number | null = null;
         if (b.args !== undefined || s.endArgs !== undefined) {
           argSet = this.sink.newArgSet();
-          if (b.args !== undefined) this.sink.argTree(argSet, 'args', b.args);
-          if (s.endArgs !== undefined) this.sink.argTree(argSet, 'args', s.endArgs);
+          this.sink.argTree(argSet, 'args', mergeEndArgs(b.args, s.endArgs));
         }
         this.sink.nestStart(track, b.id, b.ts, s.dur < 0 ? Infinity : b.ts + s.dur);
         this.sink.slice(b.id, b.ts, s.dur, track, b.category, b.name, argSet, this.sink.depth, this.sink.parent);
@@ -389,6 +388,24 @@ class ChromeImporter {
     this.sink.metadata('trace_format', 'chrome_json');
     this.sink.metadata('event_count', null, this.events);
   }
+}
+
+/**
+ * The args of a B/E pair, as trace_processor merges them: a key the end repeats takes the end's value in the
+ * begin's place, arrays under one key are appended (indices go on), objects merge key by key.
+ */
+function mergeEndArgs(begin: unknown, end: unknown): unknown {
+  if (begin === undefined) return end;
+  if (end === undefined) return begin;
+  if (Array.isArray(begin) && Array.isArray(end)) return [...begin, ...end];
+  if (!isObject(begin) || !isObject(end)) return end;
+  const out: Json = { ...begin };
+  for (const k of Object.keys(end)) out[k] = mergeEndArgs(out[k], end[k]);
+  return out;
+}
+
+function isObject(v: unknown): v is Json {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 /** Errors that mean a bug in the importer rather than bad input: never disguised as a format error. */

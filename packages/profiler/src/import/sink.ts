@@ -41,6 +41,10 @@ interface NestState {
   pendingNext: PendingFlow[];
 }
 
+function newNestState(): NestState {
+  return { ids: [], starts: [], ends: [], lastTs: -Infinity, lastDur: Infinity, unordered: false, pendingNext: [] };
+}
+
 interface ProcessInfo { upid: number; pid: number; name: string | null }
 interface ThreadInfo { utid: number; tid: number; name: string | null; upid: number | null }
 
@@ -77,6 +81,8 @@ export class TraceSink {
   parent: number | null = null;
   /** Tracks whose events did not arrive in time order: their nesting and flow binding are done in SQL. */
   private readonly unordered = new Set<number>();
+  /** Complete slices that overflow the slice they start in (see `place`). */
+  private readonly spills: { trackId: number; renested: boolean }[] = [];
   private readonly argRow: Cell[] = new Array<Cell>(7);
   /**
    * The next arg's place, in read order: args.id, and arg_shape.arg_id of an empty array or object (which has
@@ -186,7 +192,7 @@ export class TraceSink {
    * track arrives in (ts, longest first) order, a stack of open slices gives depth and parent right here, in
    * memory proportional to the nesting depth. A track that breaks the order is redone in SQL at the end.
    */
-  nestStart(trackId: number, id: number, ts: number, end: number): void {
+  nestStart(trackId: number, id: number, ts: number, end: number, complete = false): void {
     const st = this.nestState(trackId);
     if (!st.unordered) {
       const dur = end - ts;
@@ -194,6 +200,21 @@ export class TraceSink {
       st.lastTs = ts;
       st.lastDur = dur;
     }
+    if (this.place(st, id, ts, end, complete)) this.spills.push({ trackId, renested: false });
+    if (st.pendingNext.length > 0) {
+      for (const f of st.pendingNext) this.writeFlow(f.key, f.seq, f.kind, f.ts, trackId, BIND_NEXT, null, id);
+      st.pendingNext = [];
+    }
+  }
+
+  /**
+   * Puts a slice on a track's stack of open slices: sets `depth` and `parent`, and says whether it spills. As
+   * trace_processor, a complete slice (X) that ends after the open slice it starts in cannot nest there: it
+   * goes to depth 0 with no parent, and later slices nest as if it were not there. trace_processor puts it on
+   * an overflow track of the thread, merged back onto the thread for display; here it stays on its track, so
+   * that what is reported per track (a thread, a GPU stream) is not split in two.
+   */
+  private place(st: NestState, id: number, ts: number, end: number, complete: boolean): boolean {
     const { ids, starts, ends } = st;
     // As trace_processor: a zero-length slice stays open for the zero-length slices that start at its ts (they
     // nest: 0, 1, 2...), and only a longer one closes it; a longer slice closes where it ends.
@@ -202,13 +223,15 @@ export class TraceSink {
       if (e > ts || (e === ts && starts[top] === e && end === ts)) break;
       ids.pop(); starts.pop(); ends.pop();
     }
+    if (complete && ends.length > 0 && end > ends[ends.length - 1]!) {
+      this.depth = 0;
+      this.parent = null;
+      return true;
+    }
     this.depth = ids.length;
     this.parent = this.depth === 0 ? null : ids[this.depth - 1]!;
     ids.push(id); starts.push(ts); ends.push(end);
-    if (st.pendingNext.length > 0) {
-      for (const f of st.pendingNext) this.writeFlow(f.key, f.seq, f.kind, f.ts, trackId, BIND_NEXT, null, id);
-      st.pendingNext = [];
-    }
+    return false;
   }
 
   /** A B/BEGIN slice ends: its stack entry gets its end time. */
@@ -227,7 +250,7 @@ export class TraceSink {
   private nestState(trackId: number): NestState {
     let st = this.nests.get(trackId);
     if (!st) {
-      st = { ids: [], starts: [], ends: [], lastTs: -Infinity, lastDur: Infinity, unordered: false, pendingNext: [] };
+      st = newNestState();
       this.nests.set(trackId, st);
     }
     return st;
@@ -427,13 +450,51 @@ export class TraceSink {
   }
 
   /**
+   * SQL's nesting has no spill (see `place`): an unordered track where a slice overflows its parent is nested
+   * again here, its slices read back in order (memory for that track only; such tracks are rare).
+   */
+  private async renestOverflowing(): Promise<void> {
+    const c = this.conn;
+    const broken = (await c.runAndReadAll(`SELECT DISTINCT s.track_id FROM _sl s JOIN _nest n ON n.id = s.id
+      JOIN _sl p ON p.id = n.parent_id WHERE s.dur >= 0 AND p.dur >= 0 AND s.ts + s.dur > p.ts + p.dur
+      ORDER BY 1`)).getRows();
+    if (broken.length === 0) return;
+    await c.run(`CREATE TABLE _renest (id INTEGER, depth INTEGER, parent_id INTEGER)`);
+    const ap = await c.createAppender('_renest');
+    for (const [track] of broken) {
+      const trackId = Number(track);
+      const st = newNestState();
+      const rows = (await c.runAndReadAll(`SELECT id, ts, dur FROM _sl WHERE track_id = ${trackId} ORDER BY ts, sk, id`)).getRows();
+      for (const [id, ts, dur] of rows) {
+        const start = Number(ts);
+        const end = Number(dur) < 0 ? Infinity : start + Number(dur);
+        if (this.place(st, Number(id), start, end, true)) this.spills.push({ trackId, renested: true });
+        ap.appendInteger(Number(id)); ap.appendInteger(this.depth);
+        if (this.parent === null) ap.appendNull(); else ap.appendInteger(this.parent);
+        ap.endRow();
+      }
+    }
+    ap.closeSync();
+    await c.run(`UPDATE _nest SET depth = r.depth, parent_id = r.parent_id FROM _renest r WHERE _nest.id = r.id;
+      DROP TABLE _renest;`);
+  }
+
+  /** Counts the spilled slices whose placement stands (see `place`). */
+  private countSpills(): void {
+    // What streaming found on an unordered track is void: SQL's nesting or `renestOverflowing` replaced it.
+    const n = this.spills.filter((x) => !this.unordered.has(x.trackId) || x.renested).length;
+    if (n > 0) this.stat('slice_spill_overlapping_complete_event', n);
+  }
+
+  /**
    * Nesting and flow binding for the tracks whose events were out of order (none, for traces written in time
    * order): in SQL, one sorted pass per track. Each slice contributes +1 at its start and -1 at its end; the
    * running sum before a start is its depth, and its parent is the latest earlier start one level up (an ASOF
    * join). Ends at a time come before starts at that time (touching slices are siblings); starts come longest
    * first (parents before children), or in file order where `sameTsInFileOrder` says so. A zero-length slice
    * ends just before the next longer slice that starts at its ts, or after everything at its ts (as `nestStart`).
-   * A flow event bound to its enclosing slice sits after the starts at its ts and takes the deepest open slice; one bound to the next slice takes the first slice starting at or after its ts.
+   * A flow event bound to its enclosing slice sits after the starts at its ts and takes the deepest open slice;
+   * one bound to the next slice takes the first slice starting at or after its ts.
    * Other tracks keep what `nestStart` computed (the depth and parent staged with each slice row).
    */
   private async nestAndBind(): Promise<void> {
@@ -487,9 +548,12 @@ export class TraceSink {
         FROM (SELECT * FROM _fe WHERE bind = ${BIND_NEXT}) f
         ASOF LEFT JOIN _sl s ON f.track_id = s.track_id AND f.ts <= s.ts
         UNION ALL ${streamedFlows.slice(1, -1)};
-      DROP TABLE _ev; DROP TABLE _starts; DROP TABLE _sl; DROP TABLE _zend; DROP TABLE _fe;`);
+      DROP TABLE _ev; DROP TABLE _starts; DROP TABLE _zend; DROP TABLE _fe;`);
       this.stat('tracks_out_of_order', this.unordered.size);
+      await this.renestOverflowing();
+      await c.run(`DROP TABLE _sl`);
     }
+    this.countSpills();
     const [r] = (await c.runAndReadAll(`SELECT count(*) FILTER (WHERE slice_id IS NULL) AS n FROM _flow_bind`)).getRowObjectsJS();
     const unbound = Number((r as { n: bigint }).n);
     if (unbound > 0) this.stat('flow_unbound', unbound);

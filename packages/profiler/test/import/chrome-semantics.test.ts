@@ -47,6 +47,22 @@ describe('Chrome JSON import, Perfetto semantics', () => {
     ]);
   });
 
+  it('merges the args both ends of a B/E pair give one key: the end\'s value wins, arrays append', async () => {
+    expect(await rows('args-merged.json', [
+      { ph: 'B', name: 'a', pid: 1, tid: 1, ts: 10, args: { k: 1, arr: [1, 2], d: { x: 1, p: [1] } } },
+      { ph: 'E', pid: 1, tid: 1, ts: 15, args: { k: 2, arr: [[3]], d: { y: 2, p: [2] } } },
+    ], `select key, int_value from args order by key`)).toEqual([
+      { key: 'args.arr[0]', int_value: 1 },
+      { key: 'args.arr[1]', int_value: 2 },
+      { key: 'args.arr[2][0]', int_value: 3 },
+      { key: 'args.d.p[0]', int_value: 1 },
+      { key: 'args.d.p[1]', int_value: 2 },
+      { key: 'args.d.x', int_value: 1 },
+      { key: 'args.d.y', int_value: 2 },
+      { key: 'args.k', int_value: 2 },
+    ]);
+  });
+
   it('reads the phase by its first character', async () => {
     expect(await rows('ph.json', [{ ph: 'Xq', name: 'x', pid: 1, tid: 1, ts: 30, dur: 2 }], SLICES))
       .toEqual([{ ts: 30_000, dur: 2_000, name: 'x', depth: 0, track: null, type: 'thread' }]);
@@ -135,5 +151,47 @@ describe('Chrome JSON import, Perfetto semantics', () => {
       { source: 'launch', target: 'wait' },
       { source: 'launch 2', target: 'wait 2' },
     ]);
+  });
+
+  it('an X slice that ends after the slice it starts in is not its child but at depth 0, in order or not', async () => {
+    // Kineto's Stream Sync slices end after the memcpy they start in. The slices after one nest as if it were
+    // not there. (trace_processor puts it on an overflow track of its thread; gsprof keeps one track per
+    // thread.) Thread 8 is out of order.
+    const path = files.write('overflow.json', JSON.stringify([
+      { ph: 'X', name: 'A', pid: 0, tid: 7, ts: 0, dur: 100 },
+      { ph: 'X', name: 'B', pid: 0, tid: 7, ts: 10, dur: 10 },
+      { ph: 'X', name: 'C', pid: 0, tid: 7, ts: 15, dur: 15 },
+      { ph: 'X', name: 'E', pid: 0, tid: 7, ts: 16, dur: 1 },
+      { ph: 'X', name: 'C2', pid: 0, tid: 7, ts: 18, dur: 20 },
+      { ph: 'X', name: 'D', pid: 0, tid: 7, ts: 22, dur: 1 },
+      { ph: 'X', name: 'C3', pid: 0, tid: 7, ts: 40, dur: 100 },
+      { ph: 'X', name: 'late', pid: 0, tid: 8, ts: 50, dur: 1 },
+      { ph: 'X', name: 'memcpy', pid: 0, tid: 8, ts: 10, dur: 10 },
+      { ph: 'X', name: 'sync', pid: 0, tid: 8, ts: 15, dur: 10 },
+      { ph: 'X', name: 'after', pid: 0, tid: 8, ts: 16, dur: 1 },
+      { ph: 'X', name: 'in sync', pid: 0, tid: 8, ts: 21, dur: 1 },
+    ]));
+    const db = await openTrace(path);
+    try {
+      expect((await db.query(`select s.name, s.depth, p.name as parent, t.tid
+        from slice s join thread_track tt on tt.id = s.track_id join thread t using (utid)
+        left join slice p on p.id = s.parent_id order by s.ts, s.name`)).rows).toEqual([
+        { name: 'A', depth: 0, parent: null, tid: 7 },
+        { name: 'B', depth: 1, parent: 'A', tid: 7 },
+        { name: 'memcpy', depth: 0, parent: null, tid: 8 },
+        { name: 'C', depth: 0, parent: null, tid: 7 },
+        { name: 'sync', depth: 0, parent: null, tid: 8 },
+        { name: 'E', depth: 2, parent: 'B', tid: 7 },
+        { name: 'after', depth: 1, parent: 'memcpy', tid: 8 },
+        { name: 'C2', depth: 0, parent: null, tid: 7 },
+        { name: 'in sync', depth: 0, parent: null, tid: 8 },
+        { name: 'D', depth: 1, parent: 'A', tid: 7 },
+        { name: 'C3', depth: 0, parent: null, tid: 7 },
+        { name: 'late', depth: 0, parent: null, tid: 8 },
+      ]);
+      expect(await db.metadata('stats.slice_spill_overlapping_complete_event')).toBe(4);
+    } finally {
+      await db.close();
+    }
   });
 });
