@@ -202,7 +202,9 @@ class PerfettoImporter {
   private clearIncrementalState(seq: SeqState): void {
     seq.valid = true;
     seq.names.clear(); seq.cats.clear(); seq.annNames.clear(); seq.annStrings.clear();
-    seq.defaultTrack = null; seq.defaultClock = 0; seq.extraCounters = []; seq.extraDoubleCounters = [];
+    // trace_processor keeps the default track through a clear (events without a track_uuid stay on it), but
+    // not the default clock or the extra counter tracks.
+    seq.defaultClock = 0; seq.extraCounters = []; seq.extraDoubleCounters = [];
     seq.counterValues.clear();
   }
 

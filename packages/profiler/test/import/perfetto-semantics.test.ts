@@ -158,6 +158,27 @@ describe('Perfetto track descriptors', () => {
   });
 });
 
+describe('Perfetto incremental state', () => {
+  it('a clear keeps the sequence\'s default track, not its default clock (as trace_processor)', async () => {
+    // Perfetto's own track_event_counters.pftrace relies on it: an instant after a clear has no track_uuid.
+    const path = files.write('defaults-after-clear.pftrace', trace([
+      [[SEQ, 1], [SNAPSHOT, [clock(BOOTTIME, 10_000), clock(MONOTONIC, 1_000)]]],
+      [[SEQ, 1], [FLAGS, CLEARED], [DESC, [[1, 1], [4, [[1, 10], [2, 11], [5, 'main']]]]],
+        [DEFAULTS, [[CLOCK_ID, MONOTONIC], [11, [[11, 1]]]]]],
+      [[SEQ, 1], [TS, 1_100], [EVENT, [[9, INSTANT], [23, 'before clear']]]],
+      [[SEQ, 1], [TS, 1_200], [FLAGS, CLEARED], [DESC, [[1, 2], [2, 'other']]]],
+      [[SEQ, 1], [TS, 1_300], [EVENT, [[9, INSTANT], [23, 'after clear']]]],
+      [[SEQ, 1], [TS, 1_400], [41, true], [EVENT, [[9, INSTANT], [23, 'after state cleared']]]],
+    ]));
+    expect(await rows(path, `select s.ts, s.name, t.tid from slice s join thread_track tt on tt.id = s.track_id
+      join thread t using (utid) order by s.ts`)).toEqual([
+      { ts: 1_300, name: 'after clear', tid: 11 },
+      { ts: 1_400, name: 'after state cleared', tid: 11 },
+      { ts: 10_100, name: 'before clear', tid: 11 },
+    ]);
+  });
+});
+
 describe('Perfetto nesting at one timestamp', () => {
   it('an instant written before a begin at its ts stays outside the slice, in order or not (as trace_processor)', async () => {
     // Every gsprof recording starts so: the gsprof.metadata instant, then the first slice at the same ts.
