@@ -9,7 +9,7 @@ import { ClockTracker, type SnapshotClock } from './clocks.js';
 import { TraceFormatError } from './errors.js';
 import { recordFlowNames, recordGsprofMetadata } from './metadata.js';
 import { ProtoError, ProtoReader } from './proto-reader.js';
-import type { ArgScalar, TraceSink } from './sink.js';
+import { mergeArgs, type ArgScalar, type CapturedArg, type TraceSink } from './sink.js';
 import { BIND_DIRECT, FLOW_END, FLOW_IN, FLOW_START, FLOW_STEP } from '../sql/schema.js';
 
 type Key = number | string;
@@ -45,7 +45,11 @@ interface TrackReg {
 /** Legacy (Chrome JSON-style) fields of a TrackEvent; flow_direction 1 = in, 2 = out, 3 = in and out. */
 interface LegacyInfo { phase: number; durUs: number; id: string | null; bindId: Key | null; flowDirection: number }
 
-interface OpenSlice { id: number; ts: number; argSet: number | null; name: string | null; category: string | null; depth: number; parent: number | null }
+interface OpenSlice {
+  id: number; ts: number; argSet: number | null; name: string | null; category: string | null; depth: number; parent: number | null;
+  /** The begin's args, written when the end (whose args may repeat their keys) comes. */
+  captured: CapturedArg[] | null;
+}
 
 export interface PerfettoImportOptions {
   /** Load up to the last whole packet when the file ends mid-packet (Perfetto's behaviour); default: error. */
@@ -481,11 +485,14 @@ class PerfettoImporter {
     if (type === 1 || type === 3 || type === 5) {
       const id = this.sink.newSliceId();
       const argSet = annotations.length > 0 || correlation !== null ? this.sink.newArgSet() : null;
+      let captured: CapturedArg[] | null = null;
       if (argSet !== null) {
+        if (type === 1) this.sink.beginArgCapture();
         this.capturingMetadata = name === 'gsprof.metadata';
         for (const a of annotations) this.annotation(seq, a, 'debug', argSet, 0);
         this.capturingMetadata = false;
         if (correlation !== null) this.sink.arg(argSet, 'correlation_id', correlation);
+        if (type === 1) captured = this.sink.endArgCapture();
       }
       this.flows(flows, terminating, ts, trackId, id);
       if (legacy?.bindId != null && legacy.flowDirection > 0) {
@@ -501,7 +508,7 @@ class PerfettoImporter {
         let st = this.stacks.get(trackId);
         if (!st) { st = []; this.stacks.set(trackId, st); }
         // The row is written when the slice ends; keep its name and category until then.
-        st.push({ id, ts, argSet, name, category, depth, parent });
+        st.push({ id, ts, argSet, name, category, depth, parent, captured });
       }
       return;
     }
@@ -512,8 +519,11 @@ class PerfettoImporter {
       let argSet = open.argSet;
       if (annotations.length > 0) {
         argSet ??= this.sink.newArgSet();
+        this.sink.beginArgCapture();
         for (const a of annotations) this.annotation(seq, a, 'debug', argSet, 0);
-      }
+        const end = this.sink.endArgCapture();
+        this.sink.writeCaptured(argSet, open.captured ? mergeArgs(open.captured, end) : end);
+      } else if (open.captured && argSet !== null) this.sink.writeCaptured(argSet, open.captured);
       this.flows(flows, terminating, ts, trackId, open.id);
       this.sink.nestEnd(trackId, open.id, Math.max(ts, open.ts));
       this.sink.slice(open.id, open.ts, Math.max(0, ts - open.ts), trackId, open.category, open.name, argSet, open.depth, open.parent);
@@ -651,6 +661,7 @@ class PerfettoImporter {
   finish(): void {
     for (const [trackId, st] of this.stacks) {
       for (const open of st) {
+        if (open.captured && open.argSet !== null) this.sink.writeCaptured(open.argSet, open.captured);
         this.sink.slice(open.id, open.ts, -1, trackId, open.category, open.name, open.argSet, open.depth, open.parent);
         this.sink.stat('slice_without_end');
       }

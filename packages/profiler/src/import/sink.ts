@@ -12,6 +12,44 @@ import {
 
 export type ArgScalar = string | number | boolean | bigint | null;
 
+/** An arg held back by `beginArgCapture`; `empty` marks an empty array or object (value '[]' or '{}'). */
+export interface CapturedArg { key: string; value: ArgScalar; path: ArgPath | null; empty?: boolean }
+
+/**
+ * The args of a slice's begin and end, as trace_processor merges them: an arg whose key the begin has takes the
+ * end's value in the begin's place; the end's array elements go on from the begin's last index under that key.
+ */
+export function mergeArgs(begin: CapturedArg[], end: CapturedArg[]): CapturedArg[] {
+  const counts = new Map<string, number>();
+  for (const a of begin) {
+    for (const m of a.key.matchAll(/\[(\d+)\]/g)) {
+      const prefix = a.key.slice(0, m.index);
+      counts.set(prefix, Math.max(counts.get(prefix) ?? 0, Number(m[1]) + 1));
+    }
+  }
+  const out = [...begin];
+  const byKey = new Map(out.map((a, i) => [a.key, i]));
+  for (const a of end) {
+    let key = '';
+    let last = 0;
+    const shifts: number[] = [];
+    for (const m of a.key.matchAll(/\[(\d+)\]/g)) {
+      key += a.key.slice(last, m.index);
+      const shift = counts.get(key) ?? 0;
+      shifts.push(shift);
+      key += `[${Number(m[1]) + shift}]`;
+      last = m.index + m[0].length;
+    }
+    key += a.key.slice(last);
+    let k = 0;
+    const path = a.path === null ? null : a.path.map((p) => (typeof p === 'number' ? p + (shifts[k++] ?? 0) : p));
+    const moved = { ...a, key, path };
+    const at = byKey.get(key);
+    if (at === undefined) { byKey.set(key, out.length); out.push(moved); } else out[at] = moved;
+  }
+  return out;
+}
+
 /** Type codes of staged args (see ARGS_DDL for their names). */
 const ARG_NULL = 0, ARG_INT = 1, ARG_REAL = 2, ARG_STRING = 3, ARG_BOOL = 4, ARG_BIG_INT = 5;
 
@@ -84,6 +122,7 @@ export class TraceSink {
   /** Complete slices that overflow the slice they start in (see `place`). */
   private readonly spills: { trackId: number; renested: boolean }[] = [];
   private readonly argRow: Cell[] = new Array<Cell>(7);
+  private captured: CapturedArg[] | null = null;
   /**
    * The next arg's place, in read order: args.id, and arg_shape.arg_id of an empty array or object (which has
    * no args row). Staged, since the row order of a DuckDB table is not kept (preserve_insertion_order off).
@@ -275,6 +314,7 @@ export class TraceSink {
    * Staged as (set, key id, int as double or as text when past 2^53, string, real, type code, id).
    */
   arg(argSetId: number, key: string, value: ArgScalar, path: ArgPath | null = null): void {
+    if (this.captured) { this.captured.push({ key, value, path }); return; }
     const r = this.argRow;
     r[0] = argSetId; r[1] = this.intern(key); r[2] = null; r[3] = null; r[4] = null;
     if (value === null) r[5] = ARG_NULL;
@@ -302,6 +342,7 @@ export class TraceSink {
     const keys = Array.isArray(value) ? null : Object.keys(value);
     if (depth > 32) { this.arg(argSetId, prefix, JSON.stringify(value), path); return; }
     if ((keys ?? (value as unknown[])).length === 0) {
+      if (this.captured) { this.captured.push({ key: prefix, value: keys === null ? '[]' : '{}', path, empty: true }); return; }
       this.argShapeOut.row([argSetId, this.nextArg++, JSON.stringify(path ?? pathOfArgKey(prefix)), keys === null ? '[]' : '{}']);
       return;
     }
@@ -311,6 +352,25 @@ export class TraceSink {
     }
     for (const k of keys) {
       this.argTree(argSetId, `${prefix}.${k}`, (value as Record<string, unknown>)[k], depth + 1, childArgPath(prefix, path, k));
+    }
+  }
+
+  /**
+   * Args written from here to `endArgCapture` are kept, not staged: the begin of a slice whose end may repeat
+   * its keys (see `mergeArgs`).
+   */
+  beginArgCapture(): void { this.captured = []; }
+  endArgCapture(): CapturedArg[] {
+    const out = this.captured ?? [];
+    this.captured = null;
+    return out;
+  }
+
+  /** Stages captured args under `argSetId`, in their order. */
+  writeCaptured(argSetId: number, args: CapturedArg[]): void {
+    for (const a of args) {
+      if (a.empty) this.argShapeOut.row([argSetId, this.nextArg++, JSON.stringify(a.path ?? pathOfArgKey(a.key)), a.value as string]);
+      else this.arg(argSetId, a.key, a.value, a.path);
     }
   }
 

@@ -179,6 +179,25 @@ describe('Perfetto incremental state', () => {
   });
 });
 
+describe('Perfetto debug annotations', () => {
+  it('merges the annotations of a slice\'s begin and end that share a key: the end\'s value wins, arrays append', async () => {
+    const path = files.write('merged-annotations.pftrace', trace([
+      [[SEQ, 1], [FLAGS, CLEARED], [DESC, [[1, 1], [4, [[1, 5], [2, 6], [5, 'main']]]]]],
+      [[SEQ, 1], [TS, 100], [EVENT, [[9, BEGIN], [11, 1], [23, 'a'],
+        [4, [[10, 'k'], [4, 1]]], [4, [[10, 'arr'], [12, [[4, 1]]], [12, [[4, 2]]]]]]]],
+      [[SEQ, 1], [TS, 200], [EVENT, [[9, END], [11, 1],
+        [4, [[10, 'k'], [4, 2]]], [4, [[10, 'arr'], [12, [[4, 3]]]]], [4, [[10, 'new'], [4, 9]]]]]],
+    ]));
+    expect(await rows(path, `select key, int_value from args order by key`)).toEqual([
+      { key: 'debug.arr[0]', int_value: 1 },
+      { key: 'debug.arr[1]', int_value: 2 },
+      { key: 'debug.arr[2]', int_value: 3 },
+      { key: 'debug.k', int_value: 2 },
+      { key: 'debug.new', int_value: 9 },
+    ]);
+  });
+});
+
 describe('Perfetto nesting at one timestamp', () => {
   it('an instant written before a begin at its ts stays outside the slice, in order or not (as trace_processor)', async () => {
     // Every gsprof recording starts so: the gsprof.metadata instant, then the first slice at the same ts.
