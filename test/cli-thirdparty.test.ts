@@ -1,4 +1,5 @@
 /** The readers on traces gsprof did not write: a PyTorch (Kineto) trace and a Perfetto SDK trace from ../shared. */
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hasShared, sharedPath } from './support/shared.js';
@@ -17,6 +18,25 @@ describe.skipIf(!hasShared())('gsprof on third-party traces', () => {
     const g = await gsprof(['gaps', kineto]);
     expect(g.code).toBe(0);
     expect(g.stdout).toMatch(/^Verdict: (GPU-bound|CPU-bound|mixed) /m);
+  });
+
+  it('a folder of two PyTorch ranks\' traces (HTA\'s samples, no launch id) is summarised per rank, then merged', async () => {
+    const dir = tempDir();
+    for (const f of ['timeline_analysis__sampled_rank-0.json.gz', 'trace_filter__sampled_rank-1.json.gz']) {
+      copyFileSync(sharedPath('traces', 'pytorch-kineto', f), join(dir, f));
+    }
+    const s = await gsprof(['summary', dir, '--json']);
+    expect(s.code, s.stderr).toBe(0);
+    const data = JSON.parse(s.stdout) as { run: { worldSize: number; missingRanks: number[] }; ranks: Array<{ rank: number; summary: unknown }> };
+    expect(data.ranks.map((r) => r.rank)).toEqual([0, 1]);
+    // each rank's numbers are its own file's summary
+    const own = JSON.parse((await gsprof(['summary', join(dir, 'trace_filter__sampled_rank-1.json.gz'), '--json'])).stdout) as unknown;
+    expect(data.ranks[1]!.summary).toEqual(own);
+    expect(data.run.worldSize).toBe(128);
+    expect((await gsprof(['summary', dir])).stdout).toContain('2 of 128 ranks; no trace from rank(s) 2-127');
+    const m = await gsprof(['merge', dir, '-o', join(dir, 'merged.pftrace')]);
+    expect(m.code, m.stderr).toBe(0);
+    expect(m.stdout).toContain('Clocks: wall clock, error bound unknown');
   });
 
   it('convert a PyTorch trace to Perfetto and back keeps the kernels', async () => {

@@ -84,8 +84,9 @@ export async function rankRuns(files: Array<{ path: string; mtimeMs: number }>):
   }
   const groups = new Map<string, RankTrace[]>();
   for (const t of traces) {
-    // Without a launch id the ranks of one run share the file-name prefix (`record --nproc` names them so).
-    const id = t.jobId ?? `${basename(t.path).split('.')[0]!} (world ${t.worldSize})`;
+    // Without a launch id (PyTorch's own traces have none, and name each rank's file after its own pid), the
+    // folder's rank traces of one world size are taken as one run, the newest trace of each rank.
+    const id = t.jobId ?? `without a launch id, world size ${t.worldSize}`;
     groups.set(id, [...(groups.get(id) ?? []), t]);
   }
   const runs: RankRun[] = [];
@@ -127,9 +128,21 @@ export async function newestRankRun(path: string): Promise<RankRun | null> {
   return runs.find((r) => r.ranks.some((t) => t.path === newest)) ?? null;
 }
 
+/** Ascending ranks as runs: 2, 3, 4, 7 -> "2-4, 7" (a sampled world of 128 would list 126 numbers). */
+function ranges(ranks: number[]): string {
+  const out: string[] = [];
+  for (let i = 0; i < ranks.length; i++) {
+    let j = i;
+    while (j + 1 < ranks.length && ranks[j + 1] === ranks[j]! + 1) j++;
+    out.push(j > i ? `${ranks[i]}-${ranks[j]}` : String(ranks[i]));
+    i = j;
+  }
+  return out.join(', ');
+}
+
 /** A run's ranks as one line a report starts with, naming ranks that wrote nothing. */
 export function rankRunLine(run: RankRun): string {
-  const missing = run.missing.length > 0 ? `; no trace from rank(s) ${run.missing.join(', ')}` : '';
+  const missing = run.missing.length > 0 ? `; no trace from rank(s) ${ranges(run.missing)}` : '';
   return `Run ${run.id}: ${run.ranks.length} of ${run.worldSize} ranks${missing}`;
 }
 
