@@ -19,7 +19,7 @@ export interface RankTrace {
 }
 
 export interface RankRun {
-  /** The launch id, or the file-name prefix the ranks share when the launcher gave none. */
+  /** The launch id, or "without a launch id, world size N" for traces that carry none (PyTorch's own). */
   id: string;
   worldSize: number;
   /** One trace per rank, by rank (the newest, when a rank wrote several). */
