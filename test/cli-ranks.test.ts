@@ -48,7 +48,8 @@ describe('gsprof record --nproc 2 -- <program>', () => {
       infos.push(JSON.parse(row!.v) as { rank: number; world_size: number; local_rank: number; launcher: string; job_id: string });
     }
     expect(infos.map((i) => [i.rank, i.world_size, i.local_rank, i.launcher])).toEqual([[0, 2, 0, 'gsprof'], [1, 2, 1, 'gsprof']]);
-    expect(infos[0]!.job_id).toBeTruthy();
+    // record --nproc's launch id: gsprof's host, pid and start time
+    expect(infos[0]!.job_id).toMatch(/^.+_\d+_\d+$/);
     expect(infos[1]!.job_id).toBe(infos[0]!.job_id);
   });
 

@@ -153,7 +153,9 @@ function preloadConfig(options: RecordProgramOptions, resultFile: string, interr
   };
 }
 
-export async function recordProgram(options: RecordProgramOptions): Promise<RecordProgramResult> {
+/** One recording of the program (or of its ranks): the checks, the fresh driver cache, a work folder for the
+ * preloads' result and interrupt files, and signal forwarding to every child, undone whatever happens. */
+async function recording<T>(options: RecordProgramOptions, body: (work: string, children: Set<ChildProcess>, interrupt: string) => Promise<T>): Promise<T> {
   if (options.command.length === 0) throw new CliError('record', 'no command after --');
   const cache = options.freshCache ? useFreshCache() : null;
   const work = mkdtempSync(join(tmpdir(), 'gsprof-run-'));
@@ -161,12 +163,17 @@ export async function recordProgram(options: RecordProgramOptions): Promise<Reco
     mkdirSync(options.outDir, { recursive: true });
     const children = new Set<ChildProcess>();
     const interrupt = join(work, 'interrupt');
-    const run = await forwardingSignals(children, interrupt, () => runChild(options, preloadConfig(options, join(work, 'result.json'), interrupt), {}, null, children));
-    return resultOf(options, run);
+    return await forwardingSignals(children, interrupt, () => body(work, children, interrupt));
   } finally {
     rmSync(work, { recursive: true, force: true });
     cache?.dispose();
   }
+}
+
+export async function recordProgram(options: RecordProgramOptions): Promise<RecordProgramResult> {
+  const run = await recording(options, (work, children, interrupt) =>
+    runChild(options, preloadConfig(options, join(work, 'result.json'), interrupt), {}, null, children));
+  return resultOf(options, run);
 }
 
 export interface RecordRanksResult {
@@ -195,26 +202,15 @@ function freePort(): Promise<number> {
  * `<host>_<gsprof pid>.rank<k>.<time>.pftrace`, with distributedInfo; their output is prefixed `[rank k] `.
  */
 export async function recordRanks(options: RecordProgramOptions, nproc: number): Promise<RecordRanksResult> {
-  if (options.command.length === 0) throw new CliError('record', 'no command after --');
-  const cache = options.freshCache ? useFreshCache() : null;
-  const work = mkdtempSync(join(tmpdir(), 'gsprof-run-'));
-  try {
-    mkdirSync(options.outDir, { recursive: true });
-    const jobId = `${hostname()}_${process.pid}_${Date.now()}`;
-    const port = process.env.MASTER_PORT ?? String(await freePort());
-    const children = new Set<ChildProcess>();
-    const interrupt = join(work, 'interrupt');
-    const runs = await forwardingSignals(children, interrupt, () => Promise.all(Array.from({ length: nproc }, (_, rank) => {
-      const env: NodeJS.ProcessEnv = {
-        RANK: String(rank), LOCAL_RANK: String(rank), WORLD_SIZE: String(nproc), LOCAL_WORLD_SIZE: String(nproc),
-        GROUP_RANK: '0', MASTER_ADDR: process.env.MASTER_ADDR ?? '127.0.0.1', MASTER_PORT: port, GSPROF_JOB_ID: jobId,
-        GSPROF_ADAPTER: process.env.GSPROF_ADAPTER ?? String(rank),
-      };
-      return runChild(options, preloadConfig(options, join(work, `result-${rank}.json`), interrupt), env, `[rank ${rank}] `, children);
-    })));
-    return { jobId, worldSize: nproc, ranks: runs.map((r, rank) => ({ rank, ...resultOf(options, r) })) };
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-    cache?.dispose();
-  }
+  const jobId = `${hostname()}_${process.pid}_${Date.now()}`;
+  const port = process.env.MASTER_PORT ?? String(await freePort());
+  const runs = await recording(options, (work, children, interrupt) => Promise.all(Array.from({ length: nproc }, (_, rank) => {
+    const env: NodeJS.ProcessEnv = {
+      RANK: String(rank), LOCAL_RANK: String(rank), WORLD_SIZE: String(nproc), LOCAL_WORLD_SIZE: String(nproc),
+      GROUP_RANK: '0', MASTER_ADDR: process.env.MASTER_ADDR ?? '127.0.0.1', MASTER_PORT: port, GSPROF_JOB_ID: jobId,
+      GSPROF_ADAPTER: process.env.GSPROF_ADAPTER ?? String(rank),
+    };
+    return runChild(options, preloadConfig(options, join(work, `result-${rank}.json`), interrupt), env, `[rank ${rank}] `, children);
+  })));
+  return { jobId, worldSize: nproc, ranks: runs.map((r, rank) => ({ rank, ...resultOf(options, r) })) };
 }

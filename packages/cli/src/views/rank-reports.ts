@@ -3,7 +3,7 @@
  * prints for that rank's trace alone), the kernels side by side across ranks, and the straggler view (per step:
  * the slowest rank and the spread across ranks), as Holistic Trace Analysis' multi-rank breakdowns do.
  */
-import type { GapsResult, KernelSummary, StragglerReport, TraceDb } from '@gsprof/profiler';
+import type { GapsResult, KernelSummary, StepTimes, StragglerReport, TraceDb } from '@gsprof/profiler';
 import { duration, percent, thousands } from '../render/format.js';
 import { renderTable } from '../render/table.js';
 import { withTrace } from './open-trace.js';
@@ -12,14 +12,15 @@ import type { View } from './summary.js';
 
 interface RankFacts { rank: number; trace: string; host: string | null; stepTimes: Map<number, number> }
 
-async function rankFacts<T>(run: RankRun, analyse: (db: TraceDb) => Promise<T>): Promise<Array<RankFacts & { result: T }>> {
+/** Each rank's facts and `analyse`'s result, the step times read once and handed to it. */
+async function rankFacts<T>(run: RankRun, analyse: (db: TraceDb, times: StepTimes) => Promise<T>): Promise<Array<RankFacts & { result: T }>> {
   const { completedStepTimes, stepsByNumber } = await import('@gsprof/profiler');
   const out: Array<RankFacts & { result: T }> = [];
   for (const r of run.ranks) {
     out.push(await withTrace(r.path, async (db) => {
       const times = await completedStepTimes(db);
       const host = await db.metadata('gsprof.hostname');
-      return { rank: r.rank, trace: r.path, host: typeof host === 'string' ? host : null, stepTimes: stepsByNumber(times.durations, times.numbers), result: await analyse(db) };
+      return { rank: r.rank, trace: r.path, host: typeof host === 'string' ? host : null, stepTimes: stepsByNumber(times.durations, times.numbers), result: await analyse(db, times) };
     }));
   }
   return out;
@@ -66,7 +67,7 @@ function kernelsByRank(ranks: Array<{ rank: number; result: KernelSummary }>, li
 
 export async function rankSummary(run: RankRun, options: { color: boolean; limit?: number }): Promise<View> {
   const { kernelSummary, stragglers } = await import('@gsprof/profiler');
-  const ranks = await rankFacts(run, (db) => kernelSummary(db));
+  const ranks = await rankFacts(run, (db, times) => kernelSummary(db, times));
   const straggler = stragglers(ranks.map((r) => ({ rank: r.rank, steps: r.stepTimes })));
   const cpu = ranks.every((r) => r.result.kind === 'cpu stages');
   const out = [rankRunLine(run), `Per rank (each rank's numbers are its own trace's \`gsprof summary\`; ${cpu ? 'CPU stages: no GPU work in these traces' : 'GPU kernels'}):`];

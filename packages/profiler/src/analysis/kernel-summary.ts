@@ -4,7 +4,7 @@
  */
 import type { TraceDb } from '../sql/trace-db.js';
 import { quantile, warmupFall } from './stats.js';
-import { completedStepTimes } from './step-times.js';
+import { completedStepTimes, type StepTimes } from './step-times.js';
 import { TRACK_NAME_SQL, clockAlignmentOf, nEnvsOf, num, stageSourceOf, type ClockAlignmentInfo, type StageSource } from './common.js';
 
 export interface KernelRow {
@@ -63,7 +63,9 @@ export interface KernelSummary {
 export const KERNEL_SUM_COLUMNS = ['Time (%)', 'Total Time (ns)', 'Instances', 'Avg (ns)', 'Med (ns)', 'Min (ns)',
   'Max (ns)', 'StdDev (ns)', 'Name'] as const;
 
-export async function kernelSummary(db: TraceDb): Promise<KernelSummary> {
+/** `stepTimes`: the trace's completed step times when the caller already has them (the step query is the
+ * costliest one on a big trace). */
+export async function kernelSummary(db: TraceDb, stepTimes?: StepTimes): Promise<KernelSummary> {
   const source = await stageSourceOf(db);
   const rows = await db.rows<Record<string, unknown>>(`
     WITH k AS (SELECT track_id, name, dur FROM slice WHERE ${source.where}),
@@ -92,7 +94,7 @@ export async function kernelSummary(db: TraceDb): Promise<KernelSummary> {
       maxNs: num(r.mx), stdDevNs: num(r.sd), name: String(r.name),
     });
   }
-  return { kind: source.kind, tracks, steps: await stepStats(db), ...(await compileTime(db)), build: await buildTime(db), clockAlignment: await clockAlignmentOf(db) };
+  return { kind: source.kind, tracks, steps: await stepStats(db, stepTimes), ...(await compileTime(db)), build: await buildTime(db), clockAlignment: await clockAlignmentOf(db) };
 }
 
 async function buildTime(db: TraceDb): Promise<KernelSummary['build']> {
@@ -102,8 +104,8 @@ async function buildTime(db: TraceDb): Promise<KernelSummary['build']> {
   return { seconds, firstStepSeconds: Number.isFinite(first) ? first : null };
 }
 
-export async function stepStats(db: TraceDb): Promise<StepStats | null> {
-  const { durations } = await completedStepTimes(db);
+export async function stepStats(db: TraceDb, stepTimes?: StepTimes): Promise<StepStats | null> {
+  const { durations } = stepTimes ?? await completedStepTimes(db);
   if (durations.length === 0) return null;
   const count = durations.length;
   let total = 0;

@@ -84,7 +84,7 @@ class RowBuilder {
   contactFrame!: Real; contactSolref!: Real; contactSolimp!: Real; contactFriction!: Real;
 
   /** The model has connect or weld equalities, whose rows need point Jacobians in every env. */
-  readonly hasConnect: boolean;
+  readonly hasBodyEqualities: boolean;
   /** A connect's two anchors in the world (scratch). */
   private readonly anchor1 = new Float64Array(3);
   private readonly anchor2 = new Float64Array(3);
@@ -93,7 +93,7 @@ class RowBuilder {
 
   constructor(readonly m: Model, maxEfc: number) {
     const nv = Math.max(1, m.nv);
-    this.hasConnect = Array.from(m.eqType).some((t) => t === EqType.Connect || t === EqType.Weld);
+    this.hasBodyEqualities = Array.from(m.eqType).some((t) => t === EqType.Connect || t === EqType.Weld);
     this.slots = Array.from({ length: BLOCK }, () => new Slot(nv, maxEfc));
     this.cur = this.slots[0]!;
     this.jp = new Float64Array(3 * nv);
@@ -118,7 +118,7 @@ class RowBuilder {
 
   /** Gathers the block's cdof (env-innermost) when any of its envs has contacts, or connect equalities need it. */
   gatherBlock(eb: number, be: number): void {
-    let any = this.hasConnect;
+    let any = this.hasBodyEqualities;
     for (let e = eb; e < be; e++) if (this.ncon[e]! > 0) any = true;
     if (!any) return;
     const n = this.n, len = 6 * this.m.nv, src = this.cdofSoa;
