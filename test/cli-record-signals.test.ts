@@ -40,6 +40,23 @@ describe('gsprof record --example on the CPU backend and Ctrl-C', () => {
   }, 120_000);
 });
 
+describe('gsprof record and one Ctrl-C delivered twice (by the terminal and a wrapper such as npx or timeout)', () => {
+  beforeAll(() => { ensureBuilt(); });
+
+  it('two SIGINTs milliseconds apart still write the recorded steps and report them', async () => {
+    const dir = tempDir();
+    const run = startGsprof(['record', '--example', 'franka', '--backend', 'cpu', '--n-envs', '64', '--steps', '20000', '--out', dir, '--format', 'perfetto']);
+    expect(await run.waitFor(/Running at/, 60_000)).toBe(true);
+    await new Promise((r) => setTimeout(r, 1000));
+    run.child.kill('SIGINT');
+    await new Promise((r) => setTimeout(r, 20));
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(130);
+    expect(run.output()).toMatch(/gsprof: record: interrupted by SIGINT after [\d,]+ of 20,000 steps; the trace above holds/);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.pftrace'))).toHaveLength(1);
+  }, 120_000);
+});
+
 describe('gsprof record --nproc 2 -- <a sim-core program whose loop never yields> and Ctrl-C', () => {
   beforeAll(() => { ensureBuilt(); });
 

@@ -146,11 +146,18 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
       try { return fn(); } finally { tracer.end(); }
     };
     // A signal stops the stepping; the recorded steps are then written and reported as on a full run. A second
-    // signal (the write is stuck, the user insists) exits at once, as a shell's second Ctrl-C would.
+    // signal a second or more later (the write is stuck, the user insists) exits at once, as a shell's second
+    // Ctrl-C would. One Ctrl-C often arrives twice within milliseconds (from the terminal and again from a
+    // wrapper that forwards it: npm, npx, timeout): that must not lose the recording.
     let interrupted: NodeJS.Signals | null = null;
+    let interruptedAt = 0;
     const onSignal = (signal: NodeJS.Signals): void => {
-      if (interrupted) process.exit(128 + (osConstants.signals[signal] ?? 0));
+      if (interrupted) {
+        if (performance.now() - interruptedAt > 1000) process.exit(128 + (osConstants.signals[signal] ?? 0));
+        return;
+      }
       interrupted = signal;
+      interruptedAt = performance.now();
     };
     const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
     for (const signal of signals) process.on(signal, onSignal);
