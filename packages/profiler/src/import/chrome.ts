@@ -16,6 +16,10 @@ interface Edge { begin: boolean; ts: number; order: number; id: number; name: st
 
 type Json = Record<string, unknown>;
 
+/** start, end, line, offset, tsAt, durAt of an event waiting to be parsed. */
+const PENDING_FIELDS = 6;
+const MAX_PENDING = 4096;
+
 const SUPPORTED = new Set(['B', 'E', 'X', 'i', 'I', 'n', 'C', 's', 't', 'f', 'M', 'b', 'e', 'S', 'F', 'T', 'p']);
 
 /**
@@ -25,19 +29,23 @@ const SUPPORTED = new Set(['B', 'E', 'X', 'i', 'I', 'n', 'C', 's', 't', 'f', 'M'
 export async function importChrome(path: string, chunks: AsyncIterable<Buffer>, sink: TraceSink, strict = false): Promise<void> {
   const imp = new ChromeImporter(path, sink, strict);
   const scanner = new ChromeJsonScanner({
-    event: (buf, start, end, line, offset) => imp.event(buf, start, end, line, offset),
+    event: (buf, start, end, line, offset, tsAt, durAt) => imp.event(buf, start, end, line, offset, tsAt, durAt),
     topLevel: (key, raw, line) => imp.topLevel(key, raw, line),
     nullEvent: strict ? undefined : () => sink.stat('json_parser_failure'),
   });
   let inputDone = false;
   try {
-    for await (const chunk of chunks) scanner.push(chunk);
+    for await (const chunk of chunks) { scanner.push(chunk); imp.flush(); }
     inputDone = true;
     scanner.end();
+    imp.flush();
   } catch (err) {
     if (err instanceof JsonScanError) {
       // A file cut short: keep every whole event before the cut.
-      if (!strict && inputDone && scanner.hasEventArray && /truncated/.test(err.message)) sink.stat('json_tokenizer_failure');
+      if (!strict && inputDone && scanner.hasEventArray && /truncated/.test(err.message)) {
+        sink.stat('json_tokenizer_failure');
+        imp.flush();
+      }
       else throw new TraceFormatError(path, `line ${err.line} (byte ${err.offset})`, err.message);
     } else throw err;
   }
@@ -62,10 +70,52 @@ class ChromeImporter {
   private originUs: number | null = null;
   private nextSynthetic = 1 << 30;
   private events = 0;
+  /**
+   * Events of the current buffer not yet parsed, PENDING_FIELDS numbers each: one JSON.parse of many events is
+   * cheaper than one per event. They are parsed before the buffer changes (`flush` after every chunk).
+   */
+  private readonly pending = new Float64Array(PENDING_FIELDS * MAX_PENDING);
+  private nPending = 0;
+  private lastPid: unknown = undefined;
+  private lastTid: unknown = undefined;
+  private lastTrack = -1;
+  private pendingBuf: Buffer | null = null;
 
   constructor(readonly path: string, readonly sink: TraceSink, readonly strict: boolean) {}
 
-  event(buf: Buffer, start: number, end: number, line: number, offset: number): void {
+  event(buf: Buffer, start: number, end: number, line: number, offset: number, tsAt: number, durAt: number): void {
+    if (buf !== this.pendingBuf) { this.flush(); this.pendingBuf = buf; }
+    const p = this.pending, o = this.nPending++ * PENDING_FIELDS;
+    p[o] = start; p[o + 1] = end; p[o + 2] = line; p[o + 3] = offset; p[o + 4] = tsAt; p[o + 5] = durAt;
+    if (this.nPending === MAX_PENDING) this.flush();
+  }
+
+  /**
+   * Parses and handles the pending events: all at once as one array when that parses to exactly them and no
+   * event has a "__proto__" key; otherwise one by one, which repairs, counts or reports each bad event.
+   */
+  flush(): void {
+    const p = this.pending, buf = this.pendingBuf, n = this.nPending;
+    if (n === 0 || buf === null) return;
+    this.nPending = 0;
+    let all: unknown = null;
+    if (n > 1) {
+      const text = `[${buf.toString('utf8', p[0]!, p[(n - 1) * PENDING_FIELDS + 1]!)}]`;
+      if (!text.includes('"__proto__"')) {
+        try { all = JSON.parse(text); } catch { all = null; }
+      }
+    }
+    for (let i = 0; i < n; i++) {
+      const o = i * PENDING_FIELDS;
+      const e = Array.isArray(all) && all.length === n ? all[i] : undefined;
+      if (e !== null && typeof e === 'object' && !Array.isArray(e)) {
+        this.events++;
+        this.handleAt(e as Json, buf, p[o + 1]!, p[o + 2]!, p[o + 3]!, p[o + 4]!, p[o + 5]!);
+      } else this.eventOne(buf, p[o]!, p[o + 1]!, p[o + 2]!, p[o + 3]!, p[o + 4]!, p[o + 5]!);
+    }
+  }
+
+  private eventOne(buf: Buffer, start: number, end: number, line: number, offset: number, tsAt: number, durAt: number): void {
     const text = buf.toString('utf8', start, end);
     let e: Json;
     try {
@@ -90,15 +140,19 @@ class ChromeImporter {
       throw new TraceFormatError(this.path, `line ${line} (byte ${offset})`, 'forbidden key "__proto__" in event');
     }
     this.events++;
+    this.handleAt(e, buf, end, line, offset, tsAt, durAt);
+  }
+
+  private handleAt(e: Json, buf: Buffer, end: number, line: number, offset: number, tsAt: number, durAt: number): void {
     try {
-      this.handle(e, buf, start, end);
+      this.handle(e, buf, end, tsAt, durAt);
     } catch (err) {
       if (err instanceof TraceFormatError || isBug(err)) throw err;
       throw new TraceFormatError(this.path, `line ${line} (byte ${offset})`, tooDeep(err) ?? (err as Error).message.split('\n')[0]!);
     }
   }
 
-  private handle(e: Json, buf: Buffer, start: number, end: number): void {
+  private handle(e: Json, buf: Buffer, end: number, tsAt: number, durAt: number): void {
     // Perfetto reads the phase by its first character.
     const ph = typeof e.ph === 'string' ? e.ph.charAt(0) : '';
     if (!SUPPORTED.has(ph)) {
@@ -107,7 +161,8 @@ class ChromeImporter {
       return;
     }
     if (ph === 'M') { this.metadataEvent(e); return; }
-    findTimeTokens(buf, start, end, tokens);
+    numberToken(buf, tsAt, end, tokens.ts);
+    numberToken(buf, durAt, end, tokens.dur);
     const ts = this.tsOf(e, buf);
     const name = typeof e.name === 'string' ? e.name : e.name === undefined ? null : String(e.name);
     const category = typeof e.cat === 'string' ? e.cat : null;
@@ -223,7 +278,7 @@ class ChromeImporter {
   /** ts in ns relative to the origin, from the token bytes so 16+ digit µs values stay exact. */
   private tsOf(e: Json, buf: Buffer): number {
     if (e.ts === undefined) return 0;
-    micros(buf, tokens.tsStart, tokens.tsEnd, e.ts, split);
+    micros(buf, tokens.ts.start, tokens.ts.end, e.ts, split);
     if (this.originUs === null) {
       this.originUs = split.intUs;
       this.sink.origin = BigInt(split.intUs) * 1000n;
@@ -233,7 +288,7 @@ class ChromeImporter {
 
   private durOf(e: Json, buf: Buffer): number {
     if (e.dur === undefined) return 0;
-    micros(buf, tokens.durStart, tokens.durEnd, e.dur, split);
+    micros(buf, tokens.dur.start, tokens.dur.end, e.dur, split);
     return Math.max(0, split.intUs * 1000 + split.fracNs);
   }
 
@@ -262,6 +317,8 @@ class ChromeImporter {
   }
 
   private threadTrack(pid: unknown, tid: unknown): number {
+    // Consecutive events mostly come from one thread: skip building the key for them.
+    if (pid === this.lastPid && tid === this.lastTid && this.lastTrack >= 0) return this.lastTrack;
     const key = `${String(pid)}\u0000${String(tid)}`;
     let track = this.threadTracks.get(key);
     if (track === undefined) {
@@ -271,6 +328,7 @@ class ChromeImporter {
       track = this.sink.addTrack({ type: 'thread', utid, upid });
       this.threadTracks.set(key, track);
     }
+    if (typeof pid !== 'object' && typeof tid !== 'object') { this.lastPid = pid; this.lastTid = tid; this.lastTrack = track; }
     return track;
   }
 
@@ -311,6 +369,7 @@ class ChromeImporter {
   // ---- top level ------------------------------------------------------------------------------------------
 
   topLevel(key: string, raw: string | null, line: number): void {
+    this.flush();
     if (raw === null) { this.sink.stat('json_toplevel_value_too_large'); return; }
     if (key === '__proto__') throw new TraceFormatError(this.path, `line ${line}`, 'forbidden top-level key "__proto__"');
     let value: unknown;
@@ -460,61 +519,28 @@ function hasProtoKey(v: unknown, depth = 0): boolean {
   return false;
 }
 
-/** Byte ranges of the number tokens of the event's top-level "ts" and "dur" (-1 when absent or not numbers). */
-interface TimeTokens { tsStart: number; tsEnd: number; durStart: number; durEnd: number }
-const tokens: TimeTokens = { tsStart: -1, tsEnd: -1, durStart: -1, durEnd: -1 };
+/** Byte range of the number token of the event's top-level "ts" or "dur" ([-1, -1] when absent or not a number). */
+interface TokenRange { start: number; end: number }
+const tokens = { ts: { start: -1, end: -1 }, dur: { start: -1, end: -1 } };
 const split = { intUs: 0, fracNs: 0 };
 /** |µs| past which the ns no longer fit in int64 (2^63 ns ≈ 9.22e18 ns = 9.22e15 µs). */
 const MAX_US = 9.2e15;
 
 function isWs(c: number | undefined): boolean { return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09; }
 
-/** One pass over the event's bytes: finds depth-1 keys "ts" and "dur" and the extent of their number values. */
-function findTimeTokens(buf: Buffer, start: number, end: number, out: TimeTokens): void {
-  out.tsStart = out.tsEnd = out.durStart = out.durEnd = -1;
-  let depth = 0;
-  let i = start;
-  while (i < end) {
-    const c = buf[i]!;
-    if (c !== 0x22) {
-      if (c === 0x7b || c === 0x5b) depth++;
-      else if (c === 0x7d || c === 0x5d) depth--;
-      i++;
-      continue;
-    }
-    let j = i + 1;
-    for (;;) {
-      const q = buf.indexOf(0x22, j);
-      if (q < 0 || q >= end) return;
-      let n = 0;
-      for (let k = q - 1; k > i && buf[k] === 0x5c; k--) n++;
-      j = q + 1;
-      if ((n & 1) === 0) break;
-    }
-    const len = j - i - 2;
-    const isTs = len === 2 && buf[i + 1] === 0x74 && buf[i + 2] === 0x73;
-    const isDur = len === 3 && buf[i + 1] === 0x64 && buf[i + 2] === 0x75 && buf[i + 3] === 0x72;
-    if (depth === 1 && (isTs || isDur)) {
-      let k = j;
-      while (k < end && isWs(buf[k])) k++;
-      if (buf[k] === 0x3a) {
-        k++;
-        while (k < end && isWs(buf[k])) k++;
-        let m = k;
-        while (m < end) {
-          const d = buf[m]!;
-          if ((d >= 0x30 && d <= 0x39) || d === 0x2d || d === 0x2b || d === 0x2e || d === 0x65 || d === 0x45) m++;
-          else break;
-        }
-        if (m > k) {
-          if (isTs) { out.tsStart = k; out.tsEnd = m; } else { out.durStart = k; out.durEnd = m; }
-          i = m;
-          continue;
-        }
-      }
-    }
-    i = j;
+/** The number token that starts after optional whitespace at `at` (just past a key's colon, or -1). */
+function numberToken(buf: Buffer, at: number, end: number, out: TokenRange): void {
+  out.start = out.end = -1;
+  if (at < 0) return;
+  let k = at;
+  while (k < end && isWs(buf[k])) k++;
+  let m = k;
+  while (m < end) {
+    const d = buf[m]!;
+    if ((d >= 0x30 && d <= 0x39) || d === 0x2d || d === 0x2b || d === 0x2e || d === 0x65 || d === 0x45) m++;
+    else break;
   }
+  if (m > k) { out.start = k; out.end = m; }
 }
 
 /**

@@ -10,8 +10,12 @@ export class JsonScanError extends Error {
 }
 
 export interface JsonScanHandler {
-  /** One element of traceEvents: bytes [start, end) of `buf`, starting on `line`. */
-  event(buf: Buffer, start: number, end: number, line: number, offset: number): void;
+  /**
+   * One element of traceEvents: bytes [start, end) of `buf`, starting on `line`. `tsAt` and `durAt` are the
+   * positions in `buf` just past the colon of the event's own (depth-1) "ts" and "dur" keys, or -1: found while
+   * splitting, so the exact digits of the times need no second pass over the event.
+   */
+  event(buf: Buffer, start: number, end: number, line: number, offset: number, tsAt: number, durAt: number): void;
   /** A top-level key other than traceEvents with its raw value text, or null when it was too large to keep. */
   topLevel(key: string, raw: string | null, line: number): void;
   /** A `null` element in traceEvents (Perfetto skips it); without this handler it is an error. */
@@ -30,8 +34,23 @@ class ValueExtent {
   esc = false;
   kind = 0; // 0 not started, 1 container, 2 string, 3 literal
   newlines = 0;
+  /** Where the string being read opened; whether the last depth-1 string was the key "ts" (1) or "dur" (2). */
+  private strStart = -1;
+  private pendingKey = 0;
+  tsAt = -1;
+  durAt = -1;
 
-  reset(): void { this.depth = 0; this.inStr = false; this.esc = false; this.kind = 0; this.newlines = 0; }
+  reset(): void {
+    this.depth = 0; this.inStr = false; this.esc = false; this.kind = 0; this.newlines = 0;
+    this.strStart = -1; this.pendingKey = 0; this.tsAt = -1; this.durAt = -1;
+  }
+
+  /** The buffer lost its first `n` bytes: move the remembered positions with it. */
+  rebase(n: number): void {
+    if (this.strStart >= 0) this.strStart -= n;
+    if (this.tsAt >= 0) this.tsAt -= n;
+    if (this.durAt >= 0) this.durAt -= n;
+  }
 
   /** Index just past the value, or -1 when `end` was reached first (call again with more bytes). */
   scan(buf: Buffer, pos: number, end: number): number {
@@ -66,12 +85,22 @@ class ValueExtent {
         if ((n & 1) === 1) continue; // an escaped quote
         this.inStr = false;
         if (this.kind === 2) return pos;
+        if (this.depth === 1) {
+          const s = this.strStart, len = q - s - 1;
+          if (len === 2 && buf[s + 1] === 0x74 && buf[s + 2] === 0x73) this.pendingKey = 1;
+          else if (len === 3 && buf[s + 1] === 0x64 && buf[s + 2] === 0x75 && buf[s + 3] === 0x72) this.pendingKey = 2;
+        }
         continue;
       }
       const c = buf[pos++]!;
-      if (c === 0x22) this.inStr = true;
-      else if (c === 0x7b || c === 0x5b) this.depth++;
+      if (c === 0x22) { this.inStr = true; this.strStart = pos - 1; this.pendingKey = 0; }
+      else if (c === 0x3a) {
+        // A string followed by a colon is a key; the same string as a value is followed by ',' or '}'.
+        if (this.pendingKey === 1) this.tsAt = pos; else if (this.pendingKey === 2) this.durAt = pos;
+        this.pendingKey = 0;
+      } else if (c === 0x7b || c === 0x5b) { this.depth++; this.pendingKey = 0; }
       else if (c === 0x7d || c === 0x5d) { if (--this.depth === 0) return pos; }
+      else if (c === 0x2c) this.pendingKey = 0;
       else if (c === 0x0a) this.newlines++;
     }
     return -1;
@@ -102,6 +131,7 @@ export class ChromeJsonScanner {
     const keep = this.tokenStart >= 0 ? this.tokenStart : this.pos;
     const rest = this.buf.subarray(keep);
     this.base += keep;
+    this.extent.rebase(keep);
     this.buf = rest.length > 0 ? Buffer.concat([rest, chunk]) : chunk;
     this.pos -= keep;
     if (this.tokenStart >= 0) this.tokenStart = 0;
@@ -242,7 +272,7 @@ export class ChromeJsonScanner {
         break;
       }
       case S.Events:
-        this.handler.event(buf, start, endAt, this.tokenLine, this.base + start);
+        this.handler.event(buf, start, endAt, this.tokenLine, this.base + start, this.extent.tsAt, this.extent.durAt);
         this.state = S.EventsNext;
         break;
       default:

@@ -159,4 +159,22 @@ describe('JSON scanner', () => {
       expect(top).toEqual({ meta: { x: 'a"}]' }, tail: 12345 });
     }
   });
+
+  it('points at the event\'s own "ts" and "dur" values, not at keys or values of those names inside it', () => {
+    const text = '[{"name": "ts", "args": {"ts": 1, "dur": 2}, "ts" :  12.5, "cat": "dur", "dur":7},\n'
+      + '{"args": [{"ts": 3}], "tag": "\\"ts\\":", "ts": 99},\n{"ph": "X"}]';
+    const valueAfter = (buf: Buffer, at: number): string | null =>
+      (at < 0 ? null : (/^\s*([^,}\s]+)/.exec(buf.toString('utf8', at, at + 12))?.[1] ?? 'no value'));
+    for (let size = 1; size <= 23; size++) {
+      const seen: Array<[string | null, string | null]> = [];
+      const scanner = new ChromeJsonScanner({
+        event: (buf, _s, _e, _l, _o, tsAt, durAt) => seen.push([valueAfter(buf, tsAt), valueAfter(buf, durAt)]),
+        topLevel: () => {},
+      });
+      const bytes = Buffer.from(text);
+      for (let i = 0; i < bytes.length; i += size) scanner.push(bytes.subarray(i, i + size));
+      scanner.end();
+      expect(seen, `chunks of ${size} bytes`).toEqual([['12.5', '7'], ['99', null], [null, null]]);
+    }
+  });
 });

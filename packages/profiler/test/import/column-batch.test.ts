@@ -1,0 +1,47 @@
+import { DuckDBInstance } from '@duckdb/node-api';
+import { describe, expect, it } from 'vitest';
+import { ColumnBatch, type Cell } from '../../src/import/column-batch.js';
+
+describe('ColumnBatch', () => {
+  it('stores every cell and every null of each column type, across full and partial chunks', async () => {
+    const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
+    const conn = await instance.connect();
+    await conn.run('CREATE TABLE t (i INTEGER, d DOUBLE, k TINYINT, s VARCHAR)');
+    const batch = new ColumnBatch(await conn.createAppender('t'));
+    // 5000 rows: two full 2048-row chunks and a partial one; nulls at irregular rows of each column.
+    const rows: Cell[][] = [];
+    for (let r = 0; r < 5000; r++) {
+      rows.push([
+        r % 7 === 0 ? null : r - 2500,
+        r % 11 === 0 ? null : r * 0.25 - 1e-9,
+        r % 13 === 0 ? null : (r % 256) - 128,
+        r % 5 === 0 ? null : `s${r}`,
+      ]);
+      batch.row(rows[r]!);
+    }
+    batch.close();
+    const back = (await conn.runAndReadAll('SELECT i, d, k, s FROM t')).getRows();
+    expect(back.length).toBe(5000);
+    expect(back).toEqual(rows);
+    conn.closeSync();
+    instance.closeSync();
+  });
+
+  it('refuses a value its column cannot hold instead of storing a wrapped one', async () => {
+    const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
+    const conn = await instance.connect();
+    await conn.run('CREATE TABLE t (i INTEGER, k TINYINT)');
+    const batch = new ColumnBatch(await conn.createAppender('t'));
+    expect(() => batch.row([2 ** 31, 0])).toThrow(/INTEGER.*2147483648/);
+    expect(() => batch.row([1, 200])).toThrow(/TINYINT.*200/);
+    expect(() => batch.row([1.5, 0])).toThrow(/INTEGER.*1.5/);
+    expect(() => batch.row(['7', 0])).toThrow(/given string/);
+    // A refused row leaves nothing behind: the row written after it keeps all its values.
+    expect(() => batch.row([null, 200])).toThrow(/TINYINT/);
+    batch.row([5, 1]);
+    batch.close();
+    expect((await conn.runAndReadAll('SELECT i, k FROM t')).getRows()).toEqual([[5, 1]]);
+    conn.closeSync();
+    instance.closeSync();
+  });
+});
