@@ -9,6 +9,7 @@ import {
 } from '../model/model.js';
 import { DEFAULT_SOLIMP, DEFAULT_SOLREF } from '../model/builder.js';
 import type { Attrs } from './attrs.js';
+import { rootMeshDefaults, type MeshDefaults } from './mesh-asset.js';
 import { fail } from './xml.js';
 
 export type Limited = 'auto' | boolean;
@@ -59,6 +60,7 @@ export interface TendonRaw {
 export interface DefaultClass {
   name: string;
   joint: JointRaw; geom: GeomRaw; site: SiteRaw; actuator: ActuatorRaw; equality: EqualityRaw; tendon: TendonRaw;
+  mesh: MeshDefaults;
 }
 
 export function rootDefaults(): DefaultClass {
@@ -90,6 +92,7 @@ export function rootDefaults(): DefaultClass {
       name: '', active: true, solref: [...DEFAULT_SOLREF], solimp: [...DEFAULT_SOLIMP],
       data: [0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1],
     },
+    mesh: rootMeshDefaults(),
     tendon: {
       name: '', limited: 'auto', range: [0, 0], margin: 0, stiffness: 0, damping: 0, frictionloss: 0, springlength: [-1, -1],
       solreflimit: [...DEFAULT_SOLREF], solimplimit: [...DEFAULT_SOLIMP], solreffriction: [...DEFAULT_SOLREF], solimpfriction: [...DEFAULT_SOLIMP],

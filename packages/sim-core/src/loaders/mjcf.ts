@@ -15,12 +15,14 @@ import {
   type ActuatorSpec, type BodySpec, type EqualitySpec, type GeomSpec, type JointSpec, type KeySpec, type SiteSpec, type TendonSpec,
 } from '../model/builder.js';
 import {
-  EPS, combineInertials, normalize, normalized, principalInertia, quatFromAxisAngle, quatFromEuler,
+  EPS, combineInertials, composePose, normalize, normalized, principalInertia, quatFromAxisAngle, quatFromEuler,
   quatFromFrame, quatFromZ, cross3,
   type Quat, type Sym3, type Vec3,
 } from '../model/frame-math.js';
 import { geomInertia, geomRbound, geomVolume } from '../model/geom-props.js';
 import { Attrs } from './attrs.js';
+import { meshAssetsFor, readMeshDefaults, type MeshAssets } from './mesh-asset.js';
+import { meshGeomInertia, meshGeomSize } from './mesh-process.js';
 import {
   cloneClass, readActuator, readEqualityCommon, readGeom, readJoint, readOrientation, readSite, readTendon, rootDefaults,
   type ActuatorRaw, type AltOrientation, type DefaultClass, type GeomRaw, type JointRaw, type Limited, type SiteRaw, type TendonRaw,
@@ -97,8 +99,11 @@ class MjcfCompiler {
   private readonly excludes: { el: XmlElement; body1: string; body2: string }[] = [];
   private readonly keys: { el: XmlElement; name: string; time: number; qpos?: number[]; qvel?: number[]; ctrl?: number[] }[] = [];
 
+  private readonly meshes: MeshAssets;
+
   constructor(private readonly file: string) {
     this.classes.set('main', rootDefaults());
+    this.meshes = meshAssetsFor(file);
   }
 
   compile(): LoadedModel {
@@ -176,8 +181,15 @@ class MjcfCompiler {
       case 'asset': {
         new Attrs(s).done();
         for (const c of s.children) {
-          if (['texture', 'material', 'mesh', 'skin', 'hfield', 'model'].includes(c.name)) this.ignore(c, 'asset used only by visual elements or by unsupported geoms');
-          else fail(c, 'unsupported element');
+          if (c.name === 'mesh') {
+            const a = new Attrs(c);
+            this.meshes.add(a, structuredClone(this.classOf(c, a, this.classes.get('main')!).mesh));
+            a.done();
+          } else if (['texture', 'material', 'skin', 'hfield', 'model'].includes(c.name)) {
+            this.ignore(c, 'asset used only by visual elements or by unsupported geoms');
+          } else {
+            fail(c, 'unsupported element');
+          }
         }
         return;
       }
@@ -214,7 +226,10 @@ class MjcfCompiler {
       if (a.bool(off)) fail(s, `unsupported attribute '${off}="true"'`);
     }
     if (a.has('settotalmass') && a.num('settotalmass')! > 0) fail(s, "unsupported attribute 'settotalmass'");
-    a.ignore('meshdir', 'texturedir', 'assetdir', 'strippath', 'usethread', 'fitaabb', 'saveinertial', 'exactmeshinertia');
+    // MuJoCo: assetdir sets the mesh folder, meshdir takes precedence
+    this.meshes.meshdir = a.str('meshdir') ?? a.str('assetdir') ?? this.meshes.meshdir;
+    this.meshes.strippath = a.bool('strippath') ?? this.meshes.strippath;
+    a.ignore('texturedir', 'assetdir', 'usethread', 'fitaabb', 'saveinertial', 'exactmeshinertia');
     a.done();
     for (const child of s.children) {
       if (child.name === 'lengthrange') this.ignore(child, 'tendon/actuator length ranges are not used');
@@ -303,7 +318,8 @@ class MjcfCompiler {
         case 'general': case 'motor': case 'position': case 'velocity': readActuator(ca, cls.actuator, c.name); break;
         case 'equality': readEqualityCommon(ca, cls.equality); break;
         case 'tendon': readTendon(ca, cls.tendon); break;
-        case 'mesh': case 'material': case 'camera': case 'light': case 'pair':
+        case 'mesh': readMeshDefaults(ca, cls.mesh); break;
+        case 'material': case 'camera': case 'light': case 'pair':
           this.ignore(c, 'default for elements gsprof does not use');
           continue;
         default: fail(c, 'unsupported element in <default>');
@@ -614,7 +630,9 @@ class MjcfCompiler {
 
   private compileGeom(el: XmlElement, g: GeomRaw, inferInertia: boolean, weld: number):
     { spec: GeomSpec; mass: number; inertia: Vec3 } {
-    if (g.type === GeomType.Mesh || g.mesh !== null) fail(el, 'unsupported mesh geom that collides or adds mass (use primitive geoms: plane, sphere, capsule, box, cylinder)');
+    if (g.type !== GeomType.Mesh && g.mesh !== null) fail(el, `unsupported mesh="${g.mesh}" on a geom whose type is not "mesh" (fitting a primitive to a mesh); use type="mesh"`);
+    if (g.type === GeomType.Mesh && g.mesh === null) fail(el, 'a mesh geom needs a mesh attribute');
+    if (g.type === GeomType.Mesh && g.fromto) fail(el, 'fromto cannot be used with mesh geom');
     if (g.type === GeomType.Ellipsoid) fail(el, 'unsupported geom type "ellipsoid" (supported: plane, sphere, capsule, box, cylinder)');
     if (g.condim !== 1 && g.condim !== 3 && g.condim !== 4 && g.condim !== 6) fail(el, 'invalid condim');
     if (g.type === GeomType.Plane && weld !== 0) fail(el, 'plane only allowed in static bodies');
@@ -639,31 +657,39 @@ class MjcfCompiler {
     } else if (g.alt) {
       quat = this.resolveAlt(el, g.alt);
     }
-    const needed = g.type === GeomType.Sphere ? 1 : g.type === GeomType.Box ? 3 : g.type === GeomType.Plane ? 0 : 2;
+    // a mesh geom sits at its mesh's inertial frame and takes its size from the mesh
+    const mesh = g.type === GeomType.Mesh ? this.meshes.get(el, g.mesh!) : null;
+    if (mesh) {
+      ({ pos, quat } = composePose(pos, quat, mesh.pos, mesh.quat));
+      [size[0], size[1], size[2]] = meshGeomSize(mesh);
+    }
+    const needed = mesh ? 0 : g.type === GeomType.Sphere ? 1 : g.type === GeomType.Box ? 3 : g.type === GeomType.Plane ? 0 : 2;
     if (g.type === GeomType.Plane && !(size[2] > 0)) fail(el, 'plane size(3) must be positive');
     for (let i = 0; i < needed; i++) if (!(size[i]! > 0)) fail(el, `size ${i} must be positive`);
 
     let mass = 0;
     let inertia: Vec3 = [0, 0, 0];
     if (inferInertia) {
-      const volume = geomVolume(g.type, size);
+      const volume = mesh ? mesh.volume : geomVolume(g.type, size);
+      const inertiaOf = (m: number) => (mesh ? meshGeomInertia(mesh, m) : geomInertia(g.type, size, m));
       if (!Number.isNaN(g.mass)) {
         if (g.mass !== 0 && volume > EPS) {
           mass = g.mass;
-          inertia = geomInertia(g.type, size, mass);
+          inertia = inertiaOf(mass);
         }
       } else if (g.density !== 0) {
         mass = g.density * volume;
-        inertia = geomInertia(g.type, size, mass);
+        inertia = inertiaOf(mass);
       }
       if (mass < 0 || inertia.some((x) => x < 0) || g.density < 0) fail(el, 'mass, inertia or density are negative');
     }
     return {
       spec: {
-        name: g.name, type: g.type, size, rbound: geomRbound(g.type, size), pos, quat,
+        name: g.name, type: g.type, size, rbound: mesh ? Math.hypot(size[0], size[1], size[2]) : geomRbound(g.type, size), pos, quat,
         contype: g.contype, conaffinity: g.conaffinity, condim: g.condim, priority: g.priority,
         friction: [g.friction[0]!, g.friction[1]!, g.friction[2]!], solmix: g.solmix,
         solref: [...g.solref], solimp: [...g.solimp], margin: g.margin, gap: g.gap,
+        ...(mesh ? { mesh } : {}),
       },
       mass, inertia,
     };
@@ -718,7 +744,7 @@ class MjcfCompiler {
     const ifg = this.compiler.inertiafromgeom;
     const [glo, ghi] = this.compiler.inertiagrouprange;
     const infers = (spec: GeomRaw) => id > 0 && (!raw.explicitInertial || ifg === 'true') && spec.group >= glo && spec.group <= ghi;
-    // a mesh geom that neither collides nor adds mass only draws the robot: drop it (meshes are not loaded)
+    // a mesh geom that neither collides nor adds mass only draws the robot: drop it (its mesh is not loaded)
     const physical = raw.geoms.filter(({ el: gel, spec }) => {
       const isMesh = spec.type === GeomType.Mesh || spec.mesh !== null;
       if (!isMesh || spec.contype !== 0 || spec.conaffinity !== 0 || infers(spec)) return true;
@@ -777,6 +803,12 @@ class MjcfCompiler {
         pos: [0, 0, 0], quat: [1, 0, 0, 0], alt: null, explicitInertial: false, ipos: [NaN, 0, 0], iquat: [1, 0, 0, 0],
         ialt: null, mass: 0, inertia: [0, 0, 0], fullinertia: null, joints: [], geoms: [], sites: [],
       });
+    }
+    // as MuJoCo, only meshes of colliding mesh geoms get a convex hull
+    for (const raw of this.bodies) {
+      for (const { spec } of raw.geoms) {
+        if (spec.type === GeomType.Mesh && spec.mesh !== null && (spec.contype !== 0 || spec.conaffinity !== 0)) this.meshes.needHull.add(spec.mesh);
+      }
     }
     const weld: number[] = [];
     const bodies: BodySpec[] = [];

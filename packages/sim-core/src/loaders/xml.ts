@@ -35,6 +35,11 @@ export const MAX_MODEL_FILE_BYTES = 64 * 1024 * 1024;
  * descriptor, so nothing can swap the file in between.
  */
 export function readModelFile(file: string): string {
+  return readModelBytes(file).toString('utf8');
+}
+
+/** readModelFile's bytes, for binary model files (STL meshes). */
+export function readModelBytes(file: string): Buffer {
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -50,7 +55,7 @@ export function readModelFile(file: string): string {
     let n = 0;
     for (let r = 1; r > 0 && n < buf.length; n += r) r = readSync(fd, buf, n, buf.length - n, null);
     if (n > st.size) throw new Error(`${file}: cannot read: the file grew while it was read`);
-    return buf.toString('utf8', 0, n);
+    return buf.subarray(0, n);
   } finally {
     closeSync(fd);
   }

@@ -46,7 +46,12 @@ export interface GeomSpec {
   contype: number; conaffinity: number; condim: number; priority: number;
   friction: Vec3; solmix: number; solref: number[]; solimp: number[];
   margin: number; gap: number;
+  /** A mesh geom's mesh (geoms may share one); absent for primitives. */
+  mesh?: MeshSpec;
 }
+
+/** A compiled mesh as the Model holds it: vertices in its inertial frame and the hull graph (MuJoCo's layout). */
+export interface MeshSpec { name: string; vert: Float64Array; graph: Int32Array | null }
 
 export interface SiteSpec { name: string; pos: Vec3; quat: Quat }
 
@@ -399,5 +404,48 @@ export function buildModel(spec: ModelSpec): Model {
     }
   });
 
+  layoutMeshes(m, bodies);
   return m;
+}
+
+/** Meshes in order of first use by a geom, each stored once however many geoms share it. */
+function layoutMeshes(m: Model, bodies: BodySpec[]): void {
+  const meshes: MeshSpec[] = [];
+  const id = new Map<MeshSpec, number>();
+  const dataid = new Int32Array(m.ngeom).fill(-1);
+  let g = 0;
+  for (const b of bodies) {
+    for (const geom of b.geoms) {
+      if (geom.mesh) {
+        if (!id.has(geom.mesh)) { id.set(geom.mesh, meshes.length); meshes.push(geom.mesh); }
+        dataid[g] = id.get(geom.mesh)!;
+      }
+      g++;
+    }
+  }
+  if (meshes.length === 0) return;
+  const nvert = meshes.reduce((a, x) => a + x.vert.length / 3, 0);
+  const ngraph = meshes.reduce((a, x) => a + (x.graph?.length ?? 0), 0);
+  m.nmesh = meshes.length;
+  m.geomDataid = dataid;
+  m.meshVertadr = new Int32Array(meshes.length);
+  m.meshVertnum = new Int32Array(meshes.length);
+  m.meshVert = new Float64Array(3 * nvert);
+  m.meshGraphadr = new Int32Array(meshes.length);
+  m.meshGraph = new Int32Array(ngraph);
+  m.meshName = meshes.map((x) => x.name);
+  let vadr = 0, gadr = 0;
+  meshes.forEach((x, k) => {
+    m.meshVertadr![k] = vadr;
+    m.meshVertnum![k] = x.vert.length / 3;
+    m.meshVert!.set(x.vert, 3 * vadr);
+    vadr += x.vert.length / 3;
+    if (x.graph) {
+      m.meshGraphadr![k] = gadr;
+      m.meshGraph!.set(x.graph, gadr);
+      gadr += x.graph.length;
+    } else {
+      m.meshGraphadr![k] = -1;
+    }
+  });
 }

@@ -4,12 +4,29 @@
  * the tree and laid out again.
  */
 import type { Model } from './model.js';
-import type { ActuatorSpec, BodySpec, EqualitySpec, KeySpec, ModelSpec, TendonSpec } from './builder.js';
+import type { ActuatorSpec, BodySpec, EqualitySpec, KeySpec, MeshSpec, ModelSpec, TendonSpec } from './builder.js';
 import type { Quat, Vec3 } from './frame-math.js';
 
 const vec3 = (a: Float64Array, i: number): Vec3 => [a[3 * i]!, a[3 * i + 1]!, a[3 * i + 2]!];
 const quat4 = (a: Float64Array, i: number): Quat => [a[4 * i]!, a[4 * i + 1]!, a[4 * i + 2]!, a[4 * i + 3]!];
 const slice = (a: ArrayLike<number>, start: number, n: number): number[] => Array.from({ length: n }, (_, k) => a[start + k]!);
+
+/** A mesh geom's mesh, one MeshSpec per mesh so that geoms sharing it still share it. */
+const meshSpecs = new WeakMap<Model, MeshSpec[]>();
+function meshOf(m: Model, g: number): { mesh?: MeshSpec } {
+  const id = m.geomDataid?.[g] ?? -1;
+  if (id < 0) return {};
+  let specs = meshSpecs.get(m);
+  if (!specs) {
+    specs = Array.from({ length: m.nmesh ?? 0 }, (_, k) => {
+      const adr = m.meshVertadr![k]!, gadr = m.meshGraphadr![k]!;
+      const graph = gadr < 0 ? null : m.meshGraph!.subarray(gadr, gadr + 2 + 3 * m.meshGraph![gadr]! + 6 * m.meshGraph![gadr + 1]!);
+      return { name: m.meshName?.[k] ?? '', vert: m.meshVert!.subarray(3 * adr, 3 * (adr + m.meshVertnum![k]!)), graph };
+    });
+    meshSpecs.set(m, specs);
+  }
+  return { mesh: specs[id]! };
+}
 
 export function specFromModel(m: Model): ModelSpec {
   const bodies: BodySpec[] = [];
@@ -41,6 +58,7 @@ export function specFromModel(m: Model): ModelSpec {
         friction: vec3(m.geomFriction, g), solmix: m.geomSolmix[g]!,
         solref: slice(m.geomSolref, 2 * g, 2), solimp: slice(m.geomSolimp, 5 * g, 5),
         margin: m.geomMargin[g]!, gap: m.geomGap[g]!,
+        ...meshOf(m, g),
       });
     }
     bodies.push(body);

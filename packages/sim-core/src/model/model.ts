@@ -116,4 +116,16 @@ export interface Model {
    * because a Model copied from MuJoCo by the test helper may leave them out; absent means unlimited.
    */
   jntActfrclimited?: Uint8Array; jntActfrcrange?: Float64Array;
+
+  /**
+   * Mesh geoms (issue 13), as MuJoCo's fields: geom_dataid (the geom's mesh, -1 for others), mesh_vertadr /
+   * mesh_vertnum / mesh_vert (every vertex in the mesh's inertial frame, float32-rounded as MuJoCo stores
+   * them), mesh_graphadr / mesh_graph (the convex hull collision uses; -1 when no colliding geom needs it).
+   * Absent in a model without meshes.
+   */
+  nmesh?: number;
+  geomDataid?: Int32Array;
+  meshVertadr?: Int32Array; meshVertnum?: Int32Array; meshVert?: Float64Array;
+  meshGraphadr?: Int32Array; meshGraph?: Int32Array;
+  meshName?: string[];
 }

@@ -134,6 +134,17 @@ export function modelFromMujoco(_mj: Mj, m: Mj): Model {
     excludeSignature: i32(m.exclude_signature),
     keyTime: f64(m.key_time), keyQpos: f64(m.key_qpos), keyQvel: f64(m.key_qvel), keyCtrl: f64(m.key_ctrl),
     keyName: names(m, 'name_keyadr', m.nkey),
+    ...meshFields(m),
+  };
+}
+
+/** Mesh geoms' fields (only when the model has meshes, as sim-core's loaders leave them out otherwise). */
+function meshFields(m: Mj): Partial<Model> {
+  if (!m.nmesh) return {};
+  return {
+    nmesh: m.nmesh, geomDataid: i32(m.geom_dataid), meshVertadr: i32(m.mesh_vertadr), meshVertnum: i32(m.mesh_vertnum),
+    meshVert: f64(m.mesh_vert), meshGraphadr: i32(m.mesh_graphadr), meshGraph: i32(m.mesh_graph),
+    meshName: names(m, 'name_meshadr', m.nmesh),
   };
 }
 

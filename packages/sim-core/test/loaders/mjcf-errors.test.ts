@@ -61,7 +61,7 @@ describe('loadMJCF errors', () => {
     const flex = write('flex.xml', '<mujoco><worldbody><body name="b"><joint/><geom size="1"/></body></worldbody><equality><flex flex="f"/></equality></mujoco>');
     expect(() => loadMJCF(flex)).toThrow(/flex\.xml:1: <flex>: unsupported element \(only joint, connect and weld equalities are supported\)/);
     const mesh = write('mesh.xml', '<mujoco><worldbody><body><geom type="mesh" mesh="m"/></body></worldbody></mujoco>');
-    expect(() => loadMJCF(mesh)).toThrow(/mesh\.xml:1: <geom>: unsupported mesh geom/);
+    expect(() => loadMJCF(mesh)).toThrow(/mesh\.xml:1: <geom>: unknown mesh "m"/);
   });
 
   it('drops visual mesh geoms that have no physical effect, and says so', () => {
@@ -75,9 +75,9 @@ describe('loadMJCF errors', () => {
     const loaded = loadMJCF(file);
     expect(loaded.model.ngeom).toBe(1);
     expect(loaded.log.join('\n')).toMatch(/ignored <geom> \(visual mesh geom: no contact, no mass; dropped; first at .*visual\.xml:5\)/);
-    // without an explicit inertial the mesh would define the mass: refuse
-    const massive = write('massive.xml', '<mujoco><worldbody><body><joint/>\n<geom type="mesh" mesh="m" contype="0" conaffinity="0"/></body></worldbody></mujoco>');
-    expect(() => loadMJCF(massive)).toThrow(`${massive}:2: <geom>: unsupported mesh geom that collides or adds mass`);
+    // without an explicit inertial the mesh defines the mass: its file is read (and here is missing)
+    const massive = write('massive.xml', '<mujoco><asset><mesh name="m" file="link.stl"/></asset><worldbody><body><joint/>\n<geom type="mesh" mesh="m" contype="0" conaffinity="0"/></body></worldbody></mujoco>');
+    expect(() => loadMJCF(massive)).toThrow(new RegExp(`${massive.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:1: <mesh>: cannot load mesh file "link\\.stl"`));
   });
 
   it('reports a missing include at the include element', () => {

@@ -1,0 +1,199 @@
+/**
+ * Mesh assets and mesh geoms compiled by loadMJCF and by MuJoCo 3.3 (inline vertices, OBJ and STL files written
+ * here): every compiled field agrees (body mass, inertia and inertial frame, geom pos/quat/size/rbound, the
+ * moved vertices) except the hull graph's internal order, whose vertex set must be MuJoCo's. Malformed mesh
+ * input is refused naming the file and line or the element.
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadMJCF } from '../../src/loaders/index.js';
+import type { Model } from '../../src/model/model.js';
+import { mujoco } from '../helpers/mujoco.js';
+import { diffModels, mujocoModel } from './compare.js';
+
+const BOX = '-.1 -.2 -.05  .1 -.2 -.05  -.1 .2 -.05  .1 .2 -.05  -.1 -.2 .05  .1 -.2 .05  -.1 .2 .05  .1 .2 .05';
+const TET = '0 0 0  .3 0 0  0 .2 0  0 0 .1';
+// irregular and convex, plus one interior vertex that must not be on the hull
+const IRREGULAR = '0.13 0.02 -0.05  -0.11 0.07 0.03  0.04 -0.12 0.08  -0.02 -0.03 -0.14  0.09 0.11 0.12  -0.1 -0.09 -0.02  0.01 0.15 -0.06  0 0 0';
+
+/** A triangular prism as OBJ: quads on the sides, triangles at the ends, a comment, normals and slashes. */
+const PRISM_OBJ = `# prism
+v 0 0 0
+v 0.2 0 0
+v 0.05 0.15 0
+v 0 0 0.3
+v 0.2 0 0.3
+v 0.05 0.15 0.3
+vn 0 0 1
+f 1 3 2
+f 4/1/1 5/1/1 6/1/1
+f 1//1 2//1 5//1 4//1
+f 2 3 6 5
+f 3 1 4 6
+`;
+
+/** A binary STL of triangles `tris` over `vert`, as CAD tools write them. */
+function stlOf(vert: number[][], tris: number[][]): Buffer {
+  const b = Buffer.alloc(84 + 50 * tris.length);
+  b.write('binary stl written by the test', 0, 'latin1');
+  b.writeUInt32LE(tris.length, 80);
+  tris.forEach((t, i) => {
+    t.forEach((v, j) => {
+      vert[v]!.forEach((x, k) => { b.writeFloatLE(x, 84 + 50 * i + 12 * (j + 1) + 4 * k); });
+    });
+  });
+  return b;
+}
+const PRISM_V = [[0, 0, 0], [0.2, 0, 0], [0.05, 0.15, 0], [0, 0, 0.3], [0.2, 0, 0.3], [0.05, 0.15, 0.3]];
+const PRISM_T = [[0, 2, 1], [3, 4, 5], [0, 1, 4], [0, 4, 3], [1, 2, 5], [1, 5, 4], [2, 0, 3], [2, 3, 5]];
+
+function asciiStl(vert: number[][], tris: number[][]): string {
+  const facets = tris.map((t) => `facet normal 0 0 0\n outer loop\n${t.map((v) => `  vertex ${vert[v]!.join(' ')}\n`).join('')} endloop\nendfacet`);
+  return `solid prism\n${facets.join('\n')}\nendsolid prism\n`;
+}
+
+let dirs = 0;
+
+/** Writes `files` and model.xml into a fresh folder here and in MuJoCo's file system; compiles both. */
+async function both(xml: string, files: Record<string, string | Buffer> = {}): Promise<{ ours: Model; ref: Model }> {
+  const dir = mkdtempSync(join(tmpdir(), 'gsprof-mesh-'));
+  const mj = await mujoco();
+  const vdir = `/mesh${dirs++}`;
+  mj.FS.mkdir(vdir);
+  const write = (rel: string, data: string | Buffer) => {
+    const parts = rel.split('/');
+    for (let k = 1; k < parts.length; k++) {
+      const sub = parts.slice(0, k).join('/');
+      mkdirSync(join(dir, sub), { recursive: true });
+      try { mj.FS.mkdir(`${vdir}/${sub}`); } catch { /* exists */ }
+    }
+    writeFileSync(join(dir, rel), data);
+    mj.FS.writeFile(`${vdir}/${rel}`, typeof data === 'string' ? data : new Uint8Array(data));
+  };
+  for (const [name, data] of Object.entries(files)) write(name, data);
+  write('model.xml', xml);
+  const ours = loadMJCF(join(dir, 'model.xml')).model;
+  const m = mj.MjModel.loadFromXML(`${vdir}/model.xml`);
+  if (!m) throw new Error('MuJoCo could not load the model');
+  const ref = mujocoModel(mj, m);
+  m.delete();
+  return { ours, ref };
+}
+
+/** The hull's vertices as a set of global vertex ids, per mesh. */
+function hullSets(m: Model): number[][] {
+  const out: number[][] = [];
+  for (let k = 0; k < (m.nmesh ?? 0); k++) {
+    const adr = m.meshGraphadr![k]!;
+    if (adr < 0) { out.push([]); continue; }
+    const nv = m.meshGraph![adr]!;
+    out.push(Array.from(m.meshGraph!.subarray(adr + 2 + nv, adr + 2 + 2 * nv)).sort((a, b) => a - b));
+  }
+  return out;
+}
+
+function expectSame(ours: Model, ref: Model): void {
+  // the hull graph lists the same vertices in qhull's order there and ours here; its vertex set is checked below
+  const diffs = diffModels(ours, ref).filter((d) => !d.startsWith('meshGraph['));
+  expect(diffs).toEqual([]);
+  expect(hullSets(ours)).toEqual(hullSets(ref));
+}
+
+const world = (bodies: string) => `<worldbody><geom type="plane" size="1 1 .1"/>${bodies}</worldbody>`;
+
+describe('mesh geoms compile as in MuJoCo 3.3', () => {
+  it('inline meshes: a box, a tetrahedron (refpos, scale), an irregular mesh (refquat, interior vertex)', async () => {
+    const xml = `<mujoco><asset>
+      <mesh name="box" vertex="${BOX}"/>
+      <mesh name="tet" vertex="${TET}" refpos="0.01 0 0" scale="1 2 1.5"/>
+      <mesh name="irr" vertex="${IRREGULAR}" refquat="0.9 0.1 0.2 0.3"/>
+    </asset>${world(`
+      <body pos="0 0 1" euler="10 20 30"><freejoint/><geom type="mesh" mesh="box" pos=".1 0 0" euler="0 10 0"/></body>
+      <body pos="1 0 1"><freejoint/><geom type="mesh" mesh="tet" density="500"/></body>
+      <body pos="2 0 1"><freejoint/><geom type="mesh" mesh="irr" mass="2"/><geom type="sphere" size=".05" pos=".2 0 0"/></body>`)}</mujoco>`;
+    const { ours, ref } = await both(xml);
+    expectSame(ours, ref);
+    // what a user sees: the box mesh weighs density x volume (8 kg). Its vertices are float32 as MuJoCo reads
+    // them (4.5e-8 relative off here, measured): 1e-6 relative leaves a margin of 20
+    expect(Math.abs(ours.bodyMass[1]! - 1000 * 0.2 * 0.4 * 0.1)).toBeLessThan(8e-6);
+    expect(hullSets(ours)[2]).not.toContain(7);
+  });
+
+  it('OBJ (quads, meshdir) and STL (binary, scaled) files; inertia modes convex, exact and shell', async () => {
+    const xml = `<mujoco><compiler meshdir="assets"/><asset>
+      <mesh name="legacy" file="prism.obj"/>
+      <mesh name="prism_convex" file="prism.obj" inertia="convex"/>
+      <mesh name="prism_exact" file="prism.obj" inertia="exact"/>
+      <mesh name="prism_shell" file="prism.obj" inertia="shell"/>
+      <mesh file="prism.stl" scale="2 1 0.5"/>
+    </asset>${world(`
+      <body pos="0 0 1"><freejoint/><geom type="mesh" mesh="legacy"/></body>
+      <body pos="1 0 1"><freejoint/><geom type="mesh" mesh="prism_convex"/></body>
+      <body pos="2 0 1"><freejoint/><geom type="mesh" mesh="prism_exact"/></body>
+      <body pos="3 0 1"><freejoint/><geom type="mesh" mesh="prism_shell" contype="0" conaffinity="0"/></body>
+      <body pos="4 0 1" quat="0 1 0 0"><freejoint/><geom type="mesh" mesh="legacy" pos="0 .1 0"/></body>
+      <body pos="5 0 1"><freejoint/><geom type="mesh" mesh="prism"/></body>`)}
+    </mujoco>`;
+    const { ours, ref } = await both(xml, { 'assets/prism.obj': PRISM_OBJ, 'assets/prism.stl': stlOf(PRISM_V, PRISM_T) });
+    expectSame(ours, ref);
+  });
+
+  it('an ASCII STL (which MuJoCo 3.3 does not read) compiles as its binary twin', async () => {
+    const xml = (file: string) => `<mujoco><asset><mesh name="p" file="${file}"/></asset>${world('<body><freejoint/><geom type="mesh" mesh="p"/></body>')}</mujoco>`;
+    const { ours: binary } = await both(xml('p.stl'), { 'p.stl': stlOf(PRISM_V, PRISM_T) });
+    const dir = mkdtempSync(join(tmpdir(), 'gsprof-mesh-'));
+    writeFileSync(join(dir, 'p.stl'), asciiStl(PRISM_V, PRISM_T));
+    writeFileSync(join(dir, 'model.xml'), xml('p.stl'));
+    const ascii = loadMJCF(join(dir, 'model.xml')).model;
+    expect(diffModels(ascii, binary)).toEqual([]);
+  });
+
+  it('mesh geoms that neither collide nor add mass are dropped without reading their file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gsprof-mesh-'));
+    writeFileSync(join(dir, 'model.xml'), `<mujoco><asset><mesh file="absent.stl"/></asset><worldbody><body>
+      <freejoint/><geom size=".1"/><geom type="mesh" mesh="absent" contype="0" conaffinity="0" group="3"/>
+    </body></worldbody><compiler inertiagrouprange="0 2"/></mujoco>`);
+    const m = loadMJCF(join(dir, 'model.xml')).model;
+    expect(m.ngeom).toBe(1);
+    expect(m.nmesh).toBeUndefined();
+  });
+});
+
+describe('malformed meshes are refused naming the file and line, or the element', () => {
+  const load = (xml: string, files: Record<string, string | Buffer> = {}) => {
+    const dir = mkdtempSync(join(tmpdir(), 'gsprof-mesh-'));
+    for (const [k, v] of Object.entries(files)) writeFileSync(join(dir, k), v);
+    mkdirSync(join(dir, 'folder.obj'));
+    writeFileSync(join(dir, 'model.xml'), xml);
+    return () => loadMJCF(join(dir, 'model.xml'));
+  };
+  const geomWith = (mesh: string) => `<mujoco><asset>${mesh}</asset><worldbody><body><freejoint/><geom type="mesh" mesh="m"/></body></worldbody></mujoco>`;
+
+  it('an OBJ face that points past the vertices: file and line', () => {
+    expect(load(geomWith('<mesh name="m" file="bad.obj"/>'), { 'bad.obj': 'v 0 0 0\nv 1 0 0\n\nf 1 2 9\n' }))
+      .toThrow(/model\.xml:1: <mesh>: cannot load mesh file "bad\.obj": .*bad\.obj:4: vertex index 9 does not exist/);
+    expect(load(geomWith('<mesh name="m" file="bad.obj"/>'), { 'bad.obj': 'v 0 0 0\nv 1 zero 0\n' })).toThrow(/bad\.obj:2: vertex coordinate "zero"/);
+  });
+
+  it('a truncated binary STL, a missing file, a folder', () => {
+    const stl = stlOf(PRISM_V, PRISM_T).subarray(0, 200);
+    expect(load(geomWith('<mesh name="m" file="cut.stl"/>'), { 'cut.stl': stl })).toThrow(/cut\.stl: binary STL of 8 triangles must be 484 bytes, is 200/);
+    expect(load(geomWith('<mesh name="m" file="none.stl"/>'))).toThrow(/<mesh>: cannot load mesh file "none\.stl": .*ENOENT/);
+    expect(load(geomWith('<mesh name="m" file="folder.obj"/>'))).toThrow(/not a regular file \(a directory\)/);
+  });
+
+  it('a flat mesh, too few vertices, a bad face index, an unknown mesh', () => {
+    expect(load(geomWith('<mesh name="m" vertex="0 0 0 1 0 0 0 1 0 1 1 0"/>'))).toThrow(/<mesh>: mesh "m": convex hull: all mesh vertices lie in one plane/);
+    expect(load(geomWith('<mesh name="m" vertex="0 0 0 1 0 0 0 1 0"/>'))).toThrow(/<mesh>: mesh "m": at least 4 vertices required, got 3/);
+    expect(load(geomWith(`<mesh name="m" vertex="${TET}" face="0 1 4"/>`))).toThrow(/in face 0, vertex index 4 does not exist/);
+    expect(load(geomWith('<mesh name="other" vertex="0 0 0 1 0 0 0 1 0 0 0 1"/>'))).toThrow(/<geom>: unknown mesh "m"/);
+  });
+
+  it('mesh= on a primitive geom (mesh fitting) and maxhullvert are refused', () => {
+    expect(load(`<mujoco><asset><mesh name="m" vertex="${TET}"/></asset><worldbody><body><freejoint/><geom type="box" mesh="m"/></body></worldbody></mujoco>`))
+      .toThrow(/fitting a primitive to a mesh/);
+    expect(load(geomWith(`<mesh name="m" vertex="${TET}" maxhullvert="8"/>`))).toThrow(/maxhullvert/);
+  });
+});
