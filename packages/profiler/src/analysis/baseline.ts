@@ -89,8 +89,8 @@ export async function baselineFromTrace(db: TraceDb, config: RunConfig = {}): Pr
     // Each kernel belongs to the step during which it was launched (or, with no launch link, started).
     const rows = await db.rows<{ name: string; step: number; total: number }>(`
       WITH st AS (SELECT row_number() OVER (ORDER BY ts, id) - 1 AS step, ts, ts + dur AS e FROM slice WHERE ${STEP_WHERE}),
-      k AS (SELECT k.name, k.dur, coalesce(l.ts, k.ts) AS at FROM slice k
-            LEFT JOIN gpu_launch gl ON gl.gpu_slice_id = k.id LEFT JOIN slice l ON l.id = gl.launch_slice_id
+      k AS (SELECT k.name, k.dur, coalesce(gl.launch_ts, k.ts) AS at FROM slice k
+            LEFT JOIN gpu_launch gl ON gl.gpu_slice_id = k.id
             WHERE k.${stageWhere.replace(/ AND dur/, ' AND k.dur')})
       SELECT k.name, st.step, sum(k.dur) AS total FROM k ASOF JOIN st ON k.at >= st.ts WHERE k.at < st.e
       GROUP BY k.name, st.step ORDER BY k.name, st.step`);

@@ -54,9 +54,9 @@ async function summarize(db: TraceDb, device: 'cpu' | 'gpu', iteration: number |
            WHERE ${HOST_WHERE.replace('category', 's.category')} AND s.name IS NOT NULL AND s.dur >= 0 ${inStep} GROUP BY s.name`;
   } else {
     const inStep = iteration === undefined ? '' : `
-      AND EXISTS (SELECT 1 FROM gpu_launch gl JOIN slice l ON l.id = gl.launch_slice_id
+      AND EXISTS (SELECT 1 FROM gpu_launch gl
                   JOIN slice st ON st.name = ${sqlString(`ProfilerStep#${iteration}`)}
-                    AND coalesce(st.category, '') <> 'gpu_user_annotation' AND l.ts >= st.ts AND l.ts < st.ts + st.dur
+                    AND coalesce(st.category, '') <> 'gpu_user_annotation' AND gl.launch_ts >= st.ts AND gl.launch_ts < st.ts + st.dur
                   WHERE gl.gpu_slice_id = s.id)`;
     sql = `SELECT s.name, count(*) AS n, sum(greatest(s.dur, 0)) AS dur FROM slice s
            WHERE s.category IN ${GPU_OP_CATEGORY_SQL} AND s.name IS NOT NULL ${inStep} GROUP BY s.name`;

@@ -132,9 +132,9 @@ function gapsSql(kernelWaitNs: number, partition: 'track' | 'all'): string {
       FROM busy WINDOW w AS (${part} ORDER BY s)),
     classified AS (
       SELECT g.track_id, g.gap_start, g.gap_end, g.gap_end - g.gap_start AS len, g.next_id,
-             CASE WHEN l.ts IS NOT NULL AND l.ts > g.gap_start THEN 'host wait'
+             CASE WHEN gl.launch_ts IS NOT NULL AND gl.launch_ts > g.gap_start THEN 'host wait'
                   WHEN g.gap_end - g.gap_start < ${kernelWaitNs} THEN 'kernel wait' ELSE 'other' END AS kind
-      FROM gap g LEFT JOIN gpu_launch gl ON gl.gpu_slice_id = g.next_id LEFT JOIN slice l ON l.id = gl.launch_slice_id
+      FROM gap g LEFT JOIN gpu_launch gl ON gl.gpu_slice_id = g.next_id
       WHERE g.gap_end IS NOT NULL AND g.gap_end > g.gap_start)`;
 }
 
@@ -171,9 +171,9 @@ export async function gaps(db: TraceDb, opts: GapsOptions = {}): Promise<GapsRes
 
   const delayRows = await db.rows<Record<string, unknown>>(`
     WITH d AS (
-      SELECT g.track_id, greatest(0, g.ts - (l.ts + l.dur)) AS delay, l.dur AS launch_dur
-      FROM gpu_launch gl JOIN slice g ON g.id = gl.gpu_slice_id JOIN slice l ON l.id = gl.launch_slice_id
-      WHERE g.dur >= 0 AND l.dur >= 0),
+      SELECT g.track_id, greatest(0, g.ts - (gl.launch_ts + gl.launch_dur)) AS delay, gl.launch_dur
+      FROM gpu_launch gl JOIN slice g ON g.id = gl.gpu_slice_id
+      WHERE g.dur >= 0 AND gl.launch_dur >= 0),
     names AS (${TRACK_NAME_SQL})
     SELECT d.track_id, names.track_name, count(*) AS n, avg(delay) AS mean, quantile_cont(delay, 0.5) AS p50,
            quantile_cont(delay, 0.95) AS p95, max(delay) AS mx,

@@ -28,8 +28,8 @@ export async function completedStepTimes(db: TraceDb): Promise<StepTimes> {
     WITH st AS (SELECT row_number() OVER (ORDER BY ts, id) - 1 AS step, ts, dur, ts + dur AS e, name FROM slice WHERE ${STEP_WHERE}),
     -- One row per launch (its ops' last end) before the as-of join: ten kernels a submit made the join ten
     -- times larger than it needs to be, and on a 1 GB trace it ran out of DuckDB's memory limit.
-    g AS (SELECT coalesce(l.ts, g.ts) AS at, max(g.ts + g.dur) AS done FROM slice g
-          LEFT JOIN gpu_launch gl ON gl.gpu_slice_id = g.id LEFT JOIN slice l ON l.id = gl.launch_slice_id
+    g AS (SELECT coalesce(gl.launch_ts, g.ts) AS at, max(g.ts + g.dur) AS done FROM slice g
+          LEFT JOIN gpu_launch gl ON gl.gpu_slice_id = g.id
           WHERE g.category IN ${GPU_OP_CATEGORY_SQL} AND g.dur >= 0 GROUP BY 1),
     per AS (SELECT st.step, max(g.done) AS done FROM g ASOF JOIN st ON g.at >= st.ts WHERE g.at < st.e GROUP BY st.step)
     SELECT st.ts, st.e, st.dur, per.done, st.name FROM st LEFT JOIN per USING (step) ORDER BY st.step`);

@@ -98,20 +98,22 @@ CREATE TABLE flow AS
 
 /**
  * Which CPU slice launched each GPU op: a flow from a launch call (Kineto ac2g, our submit->pass arrows), else
- * Kineto's shared `correlation` arg between a runtime/driver call and the GPU op.
+ * Kineto's shared `correlation` arg between a runtime/driver call and the GPU op. The launch's ts and dur are
+ * copied in: every analysis that asks for them would otherwise join the whole slice table again.
  */
 export const LAUNCH_DDL = `
 CREATE TABLE gpu_launch AS
   WITH gpu AS (SELECT id, arg_set_id FROM slice WHERE category IN ${GPU_OP_CATEGORY_SQL}),
   by_flow AS (
-    SELECT f.slice_in AS gpu_slice_id, min(f.slice_out) AS launch_slice_id
+    SELECT f.slice_in AS gpu_slice_id, min(f.slice_out) AS launch_slice_id,
+           arg_min(c.ts, f.slice_out) AS launch_ts, arg_min(c.dur, f.slice_out) AS launch_dur
     FROM flow f JOIN gpu ON gpu.id = f.slice_in JOIN slice c ON c.id = f.slice_out
     WHERE c.category IS NULL OR c.category NOT IN ${GPU_OP_CATEGORY_SQL}
     GROUP BY f.slice_in),
   corr AS (
     SELECT a.arg_set_id, a.int_value AS corr FROM args a WHERE a.key = 'args.correlation' AND a.int_value IS NOT NULL),
   by_corr AS (
-    SELECT g.id AS gpu_slice_id, min(c.id) AS launch_slice_id
+    SELECT g.id AS gpu_slice_id, min(c.id) AS launch_slice_id, arg_min(c.ts, c.id) AS launch_ts, arg_min(c.dur, c.id) AS launch_dur
     FROM gpu g JOIN corr gc ON gc.arg_set_id = g.arg_set_id
     JOIN corr cc ON cc.corr = gc.corr AND cc.arg_set_id <> gc.arg_set_id
     JOIN slice c ON c.arg_set_id = cc.arg_set_id AND c.category IN ${LAUNCH_CATEGORY_SQL}
