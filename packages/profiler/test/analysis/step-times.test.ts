@@ -39,4 +39,19 @@ describe('completed-work step times', () => {
       await db.close();
     }
   });
+
+  it('gpu_launch names each kernel\'s launching submit with that submit\'s own ts and dur', async () => {
+    const db = await openTrace(queuedTrace());
+    try {
+      const rows = await db.rows<{ k: number; l: string; ts_rel: number; dur: number; same: boolean }>(`
+        SELECT g.ts - (SELECT min(ts) FROM slice) AS k, l.name AS l, gl.launch_ts - (SELECT min(ts) FROM slice) AS ts_rel,
+               gl.launch_dur AS dur, gl.launch_ts = l.ts AND gl.launch_dur = l.dur AS same
+        FROM gpu_launch gl JOIN slice g ON g.id = gl.gpu_slice_id JOIN slice l ON l.id = gl.launch_slice_id ORDER BY k`);
+      // Kernel s starts at 20 + 1000 s us; its submit at 100 s + 10 us, lasting 5 us.
+      expect(rows.map((r) => [Number(r.k), r.l, Number(r.ts_rel), Number(r.dur), r.same])).toEqual(
+        [0, 1, 2, 3, 4].map((s) => [(20 + 1000 * s) * 1000, 'queue.submit', (100 * s + 10) * 1000, 5000, true]));
+    } finally {
+      await db.close();
+    }
+  });
 });
