@@ -129,6 +129,8 @@ class PerfettoImporter {
   private readonly threadUuids = new Map<Key, number>();
   private readonly stacks = new Map<number, OpenSlice[]>();
   private readonly asyncTracks = new Map<string, number>();
+  /** Counter tracks of TrackEvent's thread_time / thread_instruction_count fields, by name and utid. */
+  private readonly threadCounterTracks = new Map<string, number>();
   private defaultTrack: number | null = null;
   private lastTs = 0;
   private readonly clocks = new ClockTracker();
@@ -405,8 +407,14 @@ class PerfettoImporter {
     const extraDoubleValues: number[] = [];
     let legacy: LegacyInfo | null = null;
     let correlation: number | null = null;
+    let threadTimeUs: number | null = null;
+    let threadInstructions: number | null = null;
+    let threadDeltas = false;
     while (r.next()) {
       switch (r.field) {
+        case 17: r.readVarint(); threadTimeUs = r.signed(); break;
+        case 20: r.readVarint(); threadInstructions = r.signed(); break;
+        case 2: case 8: threadDeltas = true; r.skip(); break;
         case 9: type = r.varint(); break;
         case 11: r.readVarint(); trackUuid = r.key(); hasTrackField = true; break;
         case 23: name = r.string(); break;
@@ -445,6 +453,17 @@ class PerfettoImporter {
       trackId = this.fallbackTrack();
     }
 
+    // Thread time and instruction counts ride along with any event type, as counters of the event's thread.
+    // Their delta forms count from a legacy ThreadDescriptor's reference values, which gsprof does not read:
+    // the event is kept without them (trace_processor drops such an event when the sequence has no descriptor).
+    const utid = reg?.utid ?? null;
+    if (threadDeltas) this.sink.stat('track_event_thread_delta_counter_ignored');
+    if (utid !== null) {
+      if (threadTimeUs !== null) this.sink.counter(ts, this.threadCounterTrack('thread_time', utid, reg!.upid), threadTimeUs * 1000);
+      if (threadInstructions !== null) {
+        this.sink.counter(ts, this.threadCounterTrack('thread_instruction_count', utid, reg!.upid), threadInstructions);
+      }
+    }
     // Extra counter values ride along with any event type.
     this.extraCounters(seq, extraUuids ?? seq.extraCounters, extraValues, ts);
     this.extraCounters(seq, extraDoubleUuids ?? seq.extraDoubleCounters, extraDoubleValues, ts);
@@ -530,6 +549,16 @@ class PerfettoImporter {
       return;
     }
     this.sink.stat('track_event_without_type');
+  }
+
+  private threadCounterTrack(name: string, utid: number, upid: number | null): number {
+    const key = `${name}\u0000${utid}`;
+    let track = this.threadCounterTracks.get(key);
+    if (track === undefined) {
+      track = this.sink.addTrack({ type: 'counter', name, utid, upid });
+      this.threadCounterTracks.set(key, track);
+    }
+    return track;
   }
 
   private doubles(r: ProtoReader, out: number[]): void {

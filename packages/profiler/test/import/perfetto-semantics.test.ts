@@ -158,6 +158,31 @@ describe('Perfetto track descriptors', () => {
   });
 });
 
+describe('Perfetto thread time and instruction counts', () => {
+  it('thread_time_absolute_us and thread_instruction_count_absolute become counters of the event\'s thread', async () => {
+    const path = files.write('thread-time.pftrace', trace([
+      [[SEQ, 1], [FLAGS, CLEARED], [DESC, [[1, 1], [4, [[1, 10], [2, 11], [5, 'main']]]]]],
+      [[SEQ, 1], [TS, 100], [EVENT, [[9, BEGIN], [11, 1], [23, 'work'], [17, 7], [20, 1000]]]],
+      [[SEQ, 1], [TS, 300], [EVENT, [[9, END], [11, 1], [17, 9], [20, 1500]]]],
+      // A delta needs a legacy ThreadDescriptor's reference values: the event is kept, the delta is not.
+      [[SEQ, 1], [TS, 400], [EVENT, [[9, INSTANT], [11, 1], [23, 'delta'], [2, 5]]]],
+    ]));
+    expect(await rows(path, `select t.name, th.name as thread, c.ts::VARCHAR as ts, c.value from counter c
+      join track t on t.id = c.track_id join thread th using (utid) order by t.name, c.ts`)).toEqual([
+      { name: 'thread_instruction_count', thread: 'main', ts: '100', value: 1000 },
+      { name: 'thread_instruction_count', thread: 'main', ts: '300', value: 1500 },
+      // µs in the event, ns in the counter, as trace_processor stores them.
+      { name: 'thread_time', thread: 'main', ts: '100', value: 7000 },
+      { name: 'thread_time', thread: 'main', ts: '300', value: 9000 },
+    ]);
+    expect(await rows(path, SLICES)).toEqual([
+      { ts: '100', dur: 200, name: 'work', depth: 0 },
+      { ts: '400', dur: 0, name: 'delta', depth: 0 },
+    ]);
+    expect(await stat(path, 'track_event_thread_delta_counter_ignored')).toBe(1);
+  });
+});
+
 describe('Perfetto incremental state', () => {
   it('a clear keeps the sequence\'s default track, not its default clock (as trace_processor)', async () => {
     // Perfetto's own track_event_counters.pftrace relies on it: an instant after a clear has no track_uuid.
