@@ -243,7 +243,8 @@ export class Scene implements EntityHost {
           const sources = this.parts.filter((p) => Object.keys(p.options).length > 0).map((p) => p.sourceFile).join(', ');
           logger.info(`Options from the MJCF <option> of ${sources} (not set by the user): ${filled.join(', ')}.`);
         }
-        merged.opt = toModelOptions(resolved);
+        // the scene options have no ccd settings: the files' <option> (or MuJoCo's defaults) stay
+        merged.opt = { ...toModelOptions(resolved), ccdTolerance: merged.opt.ccdTolerance, ccdIterations: merged.opt.ccdIterations };
         this.options = Object.freeze(resolved);
         return merged;
       });

@@ -9,6 +9,7 @@
 import { type DofCtrlMode, TIMER_SLOTS, type Data, type Precision } from '../data/data.js';
 import { makeData, resetData } from '../data/make-data.js';
 import { collisionPlan, geomLabel } from '../collision/plan.js';
+import { gpuHasNarrow } from '../gpu/kernels/collision.js';
 import { EqType, type Model } from '../model/model.js';
 import { isSoftwareAdapter, openGpu, type OpenedGpu } from '../gpu/adapter.js';
 import { GPU_KERNELS } from '../gpu/kernels/index.js';
@@ -51,6 +52,24 @@ function refuseLowFriction(model: Model): void {
     `${low.length > 5 ? `, ... (${low.length} pairs)` : ''}. Use the CPU backend, or friction of at least ${GPU_MIN_FRICTION}.`);
 }
 
+/**
+ * Refuses geom pairs whose narrow phase exists only on the CPU (MuJoCo's general convex routine: ellipsoids,
+ * capsule-cylinder, cylinder-cylinder, cylinder-box): the kernel would skip them and the geoms pass through.
+ */
+export function refuseCpuOnlyPairs(model: Model): void {
+  if (!model.opt.enableCollision) return;
+  const plan = collisionPlan(model);
+  const pairs: string[] = [];
+  for (let p = 0; p < plan.npair; p++) {
+    const g1 = plan.geom1[p]!, g2 = plan.geom2[p]!;
+    if (!gpuHasNarrow(model.geomType[g1]!, model.geomType[g2]!)) pairs.push(`${geomLabel(model, g1)} - ${geomLabel(model, g2)}`);
+  }
+  if (pairs.length === 0) return;
+  throw new Error(`the GPU backend has no collision code for ${pairs.slice(0, 5).join(', ')}` +
+    `${pairs.length > 5 ? `, ... (${pairs.length} pairs)` : ''}: these pairs (ellipsoids, capsule-cylinder, ` +
+    'cylinder-cylinder, cylinder-box) run on the CPU backend; use backend cpu, or keep them from colliding.');
+}
+
 /** Device copies of gs.tensor(..., { device: gs.device }) values, per tensor object. */
 const deviceTensors = new WeakMap<object, GPUBuffer>();
 
@@ -90,6 +109,7 @@ export class GpuBackend implements Backend {
 
   async build(model: Model, nEnvs: number, precision: Precision, options: BackendBuildOptions): Promise<SimInstance> {
     refuseLowFriction(model);
+    refuseCpuOnlyPairs(model);
     if (Array.from(model.eqType).some((t) => t !== EqType.Joint && t !== EqType.Connect && t !== EqType.Weld)) {
       throw new Error('the GPU backend has kernels for joint, connect and weld equalities only; use the CPU backend for this model');
     }

@@ -11,9 +11,11 @@ import { GeomType, type Model } from '../model/model.js';
 import { capsuleBox, sphereBox } from './box.js';
 import { boxBox } from './box-box.js';
 import type { NarrowPhase } from './contact.js';
+import { CCD_ITERATIONS, CCD_TOLERANCE, convexNarrowPhase, planeConvex } from './convex.js';
 import { mixParams, type PairParams } from './params.js';
 import { planeBox, planeCapsule, planeCylinder, planeSphere } from './plane.js';
 import { capsuleCapsule, sphereCapsule, sphereCylinder, sphereSphere } from './round.js';
+import { ellipsoidPlaneSupport, primitiveSupport } from './support.js';
 
 export interface CollisionPlan {
   npair: number;
@@ -31,8 +33,13 @@ export interface CollisionPlan {
   selfCollision: boolean;
 }
 
-/** The narrow phase for (type1, type2) with type1 <= type2, or null. */
-export function narrowPhaseFor(type1: number, type2: number): NarrowPhase | null {
+/**
+ * The narrow phase for (type1, type2) with type1 <= type2, or null. Pairs with an analytic routine dispatch
+ * straight to it; the rest go through GJK/EPA with the model's ccd_tolerance and ccd_iterations.
+ */
+export function narrowPhaseFor(
+  type1: number, type2: number, ccdTolerance = CCD_TOLERANCE, ccdIterations = CCD_ITERATIONS,
+): NarrowPhase | null {
   switch (type1) {
     case GeomType.Plane:
       switch (type2) {
@@ -40,6 +47,7 @@ export function narrowPhaseFor(type1: number, type2: number): NarrowPhase | null
         case GeomType.Capsule: return planeCapsule;
         case GeomType.Cylinder: return planeCylinder;
         case GeomType.Box: return planeBox;
+        case GeomType.Ellipsoid: return planeEllipsoid;
       }
       return null;
     case GeomType.Sphere:
@@ -49,17 +57,38 @@ export function narrowPhaseFor(type1: number, type2: number): NarrowPhase | null
         case GeomType.Cylinder: return sphereCylinder;
         case GeomType.Box: return sphereBox;
       }
-      return null;
+      break;
     case GeomType.Capsule:
       switch (type2) {
         case GeomType.Capsule: return capsuleCapsule;
         case GeomType.Box: return capsuleBox;
       }
-      return null;
+      break;
     case GeomType.Box:
-      return type2 === GeomType.Box ? boxBox : null;
+      if (type2 === GeomType.Box) return boxBox;
+      break;
   }
-  return null;
+  return convexPairFor(type1, type2, ccdTolerance, ccdIterations);
+}
+
+/** Plane-ellipsoid is MuJoCo's mjc_PlaneConvex: one contact at the ellipsoid's lowest point. */
+const planeEllipsoid: NarrowPhase = (out, plane, ell, margin) => planeConvex(out, plane, ell, ellipsoidPlaneSupport, margin);
+
+/**
+ * Pairs MuJoCo sends to mjc_Convex (its mjCOLLISIONFUNC table) between primitives: those with an ellipsoid,
+ * capsule-cylinder, cylinder-cylinder and cylinder-box. One narrow phase per type pair, made once.
+ */
+const convexPairs = new Map<string, NarrowPhase>();
+function convexPairFor(type1: number, type2: number, tol: number, iterations: number): NarrowPhase | null {
+  const s1 = primitiveSupport(type1), s2 = primitiveSupport(type2);
+  if (!s1 || !s2) return null;
+  const key = `${type1} ${type2} ${tol} ${iterations}`;
+  let np = convexPairs.get(key);
+  if (!np) {
+    np = convexNarrowPhase(type1, s1, type2, s2, tol, iterations);
+    convexPairs.set(key, np);
+  }
+  return np;
 }
 
 const TYPE_NAMES = ['plane', 'hfield', 'sphere', 'capsule', 'ellipsoid', 'cylinder', 'box', 'mesh'];
@@ -82,6 +111,7 @@ export function buildCollisionPlan(m: Model): CollisionPlan {
   const excluded = new Set<number>();
   for (let i = 0; i < m.nexclude; i++) excluded.add(m.excludeSignature[i]!);
   const selfCollision = m.opt.enableSelfCollision;
+  const ccdTol = m.opt.ccdTolerance ?? CCD_TOLERANCE, ccdIter = m.opt.ccdIterations ?? CCD_ITERATIONS;
 
   const pairs: Array<[number, number]> = [];
   const unsupported: string[] = [];
@@ -102,7 +132,7 @@ export function buildCollisionPlan(m: Model): CollisionPlan {
           if (!(ct1 & ca2) && !(ct2 & ca1)) continue;
           const [ga, gb] = m.geomType[g1]! > m.geomType[g2]! ? [g2, g1] : [g1, g2];
           if (m.geomType[ga] === GeomType.Plane && m.geomType[gb] === GeomType.Plane) continue;
-          if (!narrowPhaseFor(m.geomType[ga]!, m.geomType[gb]!)) {
+          if (!narrowPhaseFor(m.geomType[ga]!, m.geomType[gb]!, ccdTol, ccdIter)) {
             unsupported.push(`${geomLabel(m, ga)} - ${geomLabel(m, gb)}`);
             continue;
           }
@@ -126,7 +156,7 @@ export function buildCollisionPlan(m: Model): CollisionPlan {
   pairs.forEach(([g1, g2], p) => {
     plan.geom1[p] = g1;
     plan.geom2[p] = g2;
-    plan.narrow.push(narrowPhaseFor(m.geomType[g1]!, m.geomType[g2]!)!);
+    plan.narrow.push(narrowPhaseFor(m.geomType[g1]!, m.geomType[g2]!, ccdTol, ccdIter)!);
     mixParams(m, g1, g2, params);
     const margin = Math.max(m.geomMargin[g1]!, m.geomMargin[g2]!);
     plan.margin[p] = margin;
@@ -153,8 +183,8 @@ export function collisionPlan(m: Model): CollisionPlan {
     if (plan.unsupported.length > 0) {
       const shown = plan.unsupported.slice(0, 5).join(', ') + (plan.unsupported.length > 5 ? `, ... (${plan.unsupported.length} in all)` : '');
       throw new Error(`sim-core collision: no collision code for ${plan.unsupported.length} geom pair(s) that can touch: ${shown}. ` +
-        'Box-cylinder, capsule-cylinder and cylinder-cylinder contacts are not implemented yet. Keep such geoms ' +
-        'from colliding (contype/conaffinity, or <contact><exclude body1=... body2=...>), or use spheres, capsules and boxes.');
+        'Keep such geoms from colliding (contype/conaffinity, or <contact><exclude body1=... body2=...>), or use ' +
+        'primitive geoms (plane, sphere, capsule, ellipsoid, cylinder, box).');
     }
     plans.set(m, plan);
   }

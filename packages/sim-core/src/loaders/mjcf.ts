@@ -67,8 +67,12 @@ const SECTION_ORDER = [
   'deformable', 'equality', 'tendon', 'actuator', 'sensor', 'keyframe', 'worldbody',
 ];
 
-/** Flags whose non-default setting only affects things gsprof does not model (sensors, rendering, ccd). */
-const HARMLESS_FLAGS = new Set(['sensor', 'midphase', 'nativeccd', 'island', 'energy', 'fwdinv', 'invdiscrete', 'autoreset', 'multiccd']);
+/**
+ * Flags whose non-default setting only affects things gsprof does not model (sensors, rendering). nativeccd
+ * and multiccd are not among them: they change the general convex narrow phase, which follows MuJoCo's
+ * default (native ccd, one contact per pair).
+ */
+const HARMLESS_FLAGS = new Set(['sensor', 'midphase', 'island', 'energy', 'fwdinv', 'invdiscrete', 'autoreset']);
 const ENABLE_FLAGS = new Set(['override', 'energy', 'fwdinv', 'invdiscrete', 'multiccd', 'sleep']);
 const DISABLE_FLAGS = new Set([
   'constraint', 'equality', 'frictionloss', 'limit', 'contact', 'spring', 'damper', 'gravity', 'clampctrl',
@@ -259,6 +263,8 @@ class MjcfCompiler {
     set('cone', a.keyword('cone', { pyramidal: ConeType.Pyramidal, elliptic: -1 as ConeType }));
     if ((o.cone as number) === -1) fail(s, 'unsupported cone "elliptic" (supported: pyramidal)');
     set('impratio', a.num('impratio'));
+    set('ccdTolerance', a.num('ccd_tolerance'));
+    set('ccdIterations', a.int('ccd_iterations'));
     for (const zero of ['wind', 'density', 'viscosity']) {
       const v = a.nums(zero, zero === 'wind' ? 3 : 1);
       if (v?.some((x) => x !== 0)) fail(s, `unsupported attribute '${zero}' (fluid forces)`);
@@ -266,7 +272,7 @@ class MjcfCompiler {
     const noslip = a.int('noslip_iterations');
     if (noslip) fail(s, "unsupported attribute 'noslip_iterations'");
     if (a.int('actuatorgroupdisable')) fail(s, "unsupported attribute 'actuatorgroupdisable'");
-    a.ignore('magnetic', 'jacobian', 'ccd_iterations', 'ccd_tolerance', 'sdf_iterations', 'sdf_initpoints',
+    a.ignore('magnetic', 'jacobian', 'sdf_iterations', 'sdf_initpoints',
       'noslip_tolerance', 'apirate', 'o_margin', 'o_solref', 'o_solimp', 'o_friction');
     a.done();
     for (const f of s.children) {
@@ -633,22 +639,21 @@ class MjcfCompiler {
     if (g.type !== GeomType.Mesh && g.mesh !== null) fail(el, `unsupported mesh="${g.mesh}" on a geom whose type is not "mesh" (fitting a primitive to a mesh); use type="mesh"`);
     if (g.type === GeomType.Mesh && g.mesh === null) fail(el, 'a mesh geom needs a mesh attribute');
     if (g.type === GeomType.Mesh && g.fromto) fail(el, 'fromto cannot be used with mesh geom');
-    if (g.type === GeomType.Ellipsoid) fail(el, 'unsupported geom type "ellipsoid" (supported: plane, sphere, capsule, box, cylinder)');
     if (g.condim !== 1 && g.condim !== 3 && g.condim !== 4 && g.condim !== 6) fail(el, 'invalid condim');
     if (g.type === GeomType.Plane && weld !== 0) fail(el, 'plane only allowed in static bodies');
     const size: Vec3 = [g.size[0]!, g.size[1]!, g.size[2]!];
     let pos: Vec3 = [g.pos[0]!, g.pos[1]!, g.pos[2]!];
     let quat = normalized(g.quat as Quat);
     if (g.fromto) {
-      if (g.type !== GeomType.Capsule && g.type !== GeomType.Cylinder && g.type !== GeomType.Box) {
-        fail(el, 'fromto requires capsule, cylinder or box');
+      if (g.type !== GeomType.Capsule && g.type !== GeomType.Cylinder && g.type !== GeomType.Box && g.type !== GeomType.Ellipsoid) {
+        fail(el, 'fromto requires capsule, cylinder, box or ellipsoid');
       }
       if (pos[0] || pos[1] || pos[2]) fail(el, 'both pos and fromto defined');
       const f = g.fromto;
       const vec: Vec3 = [f[0]! - f[3]!, f[1]! - f[4]!, f[2]! - f[5]!];
       size[1] = normalize(vec) / 2;
       if (size[1] < EPS) fail(el, 'fromto points too close');
-      if (g.type === GeomType.Box) {
+      if (g.type === GeomType.Box || g.type === GeomType.Ellipsoid) {
         size[2] = size[1];
         size[1] = size[0];
       }
@@ -663,7 +668,7 @@ class MjcfCompiler {
       ({ pos, quat } = composePose(pos, quat, mesh.pos, mesh.quat));
       [size[0], size[1], size[2]] = meshGeomSize(mesh);
     }
-    const needed = mesh ? 0 : g.type === GeomType.Sphere ? 1 : g.type === GeomType.Box ? 3 : g.type === GeomType.Plane ? 0 : 2;
+    const needed = mesh ? 0 : g.type === GeomType.Sphere ? 1 : g.type === GeomType.Box || g.type === GeomType.Ellipsoid ? 3 : g.type === GeomType.Plane ? 0 : 2;
     if (g.type === GeomType.Plane && !(size[2] > 0)) fail(el, 'plane size(3) must be positive');
     for (let i = 0; i < needed; i++) if (!(size[i]! > 0)) fail(el, `size ${i} must be positive`);
 

@@ -117,6 +117,8 @@ export function defaultOptions(): ModelOptions {
     lsTolerance: 0.01,
     cone: ConeType.Pyramidal,
     impratio: 1,
+    ccdTolerance: 1e-6,
+    ccdIterations: 35,
     disableEulerdamp: false,
     enableCollision: true,
     enableJointLimit: true,

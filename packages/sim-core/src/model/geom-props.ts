@@ -12,6 +12,7 @@ export function geomVolume(type: GeomType, s: Vec3): number {
     case GeomType.Capsule: return Math.PI * (s[0] * s[0] * 2 * s[1] + (4 * s[0] * s[0] * s[0]) / 3);
     case GeomType.Cylinder: return Math.PI * s[0] * s[0] * 2 * s[1];
     case GeomType.Box: return s[0] * s[1] * s[2] * 8;
+    case GeomType.Ellipsoid: return (4 * Math.PI * s[0] * s[1] * s[2]) / 3;
     default: return 0;
   }
 }
@@ -43,6 +44,10 @@ export function geomInertia(type: GeomType, s: Vec3, mass: number): Vec3 {
       const a = s[0] * s[0], b = s[1] * s[1], c = s[2] * s[2];
       return [(mass * (b + c)) / 3, (mass * (a + c)) / 3, (mass * (a + b)) / 3];
     }
+    case GeomType.Ellipsoid: {
+      const a = s[0] * s[0], b = s[1] * s[1], c = s[2] * s[2];
+      return [(mass * (b + c)) / 5, (mass * (a + c)) / 5, (mass * (a + b)) / 5];
+    }
     default:
       return [0, 0, 0];
   }
@@ -54,6 +59,7 @@ export function geomRbound(type: GeomType, s: Vec3): number {
     case GeomType.Capsule: return s[0] + s[1];
     case GeomType.Cylinder: return Math.sqrt(s[0] * s[0] + s[1] * s[1]);
     case GeomType.Box: return Math.sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
+    case GeomType.Ellipsoid: return Math.max(Math.max(s[0], s[1]), s[2]);
     default: return 0;
   }
 }

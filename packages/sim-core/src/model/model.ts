@@ -39,6 +39,9 @@ export interface ModelOptions {
   enableSelfCollision: boolean;
   /** Substeps per scene.step() (Genesis' sim_options.substeps); MuJoCo has none, so 1 reproduces it. */
   substeps: number;
+  /** mjOption ccd_tolerance and ccd_iterations of the general convex narrow phase (MuJoCo's 1e-6 and 35 when absent). */
+  ccdTolerance?: number;
+  ccdIterations?: number;
 }
 
 export interface Model {

@@ -59,6 +59,7 @@ describe('collision against the plane matches mjc_Plane*', () => {
     capsule: '<geom type="capsule" size="0.05 0.2" condim="4" margin="0.01" gap="0.004"/>',
     box: '<geom type="box" size="0.1 0.2 0.05" solmix="3" solref="0.03 0.9"/>',
     cylinder: '<geom type="cylinder" size="0.1 0.15" condim="6"/>',
+    ellipsoid: '<geom type="ellipsoid" size="0.1 0.15 0.06" margin="0.01"/>',
   };
   for (const [name, geom] of Object.entries(shapes)) {
     test(`${name}: resting, penetrating, tilted and clear of the plane`, async () => {
@@ -83,6 +84,7 @@ describe('geom-geom collision matches MuJoCo', () => {
   const capsule = '<geom type="capsule" size="0.06 0.15" friction="0.5 0.1 0.1"/>';
   const box = '<geom type="box" size="0.12 0.08 0.1" priority="2" condim="1"/>';
   const cylinder = '<geom type="cylinder" size="0.1 0.12"/>';
+  const ellipsoid = '<geom type="ellipsoid" size="0.08 0.12 0.05"/>';
   const cases: Array<[string, string, string]> = [
     ['sphere-sphere', sphere, sphere],
     ['sphere-capsule', sphere, capsule],
@@ -92,6 +94,16 @@ describe('geom-geom collision matches MuJoCo', () => {
     ['box-capsule (types reordered)', box, capsule],
     ['sphere-cylinder', sphere, cylinder],
     ['box-box (issue 13)', box, '<geom type="box" size="0.15 0.05 0.07" margin="0.01"/>'],
+    // general convex pairs (GJK/EPA, issue 13)
+    ['capsule-cylinder', capsule, cylinder],
+    ['cylinder-cylinder', cylinder, '<geom type="cylinder" size="0.05 0.2" margin="0.01"/>'],
+    ['cylinder-box', cylinder, box],
+    ['box-cylinder with margin (types reordered)', '<geom type="box" size="0.1 0.1 0.1" margin="0.02"/>', cylinder],
+    ['sphere-ellipsoid', sphere, ellipsoid],
+    ['capsule-ellipsoid', capsule, ellipsoid],
+    ['ellipsoid-ellipsoid', ellipsoid, '<geom type="ellipsoid" size="0.05 0.1 0.2" margin="0.005"/>'],
+    ['ellipsoid-cylinder', ellipsoid, cylinder],
+    ['ellipsoid-box', ellipsoid, box],
   ];
   for (const [name, g1, g2] of cases) {
     test(name, async () => {

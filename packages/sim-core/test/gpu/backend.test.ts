@@ -268,6 +268,20 @@ describe.skipIf(!hasGpu)('WebGPU backend through the public API', () => {
     await gs.destroy();
   });
 
+  test('a cylinder on a box is refused at build with the geoms named: that pair runs on the CPU backend (issue 13)', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'gsprof-gpu-convex-')), 'cyl.xml');
+    writeFileSync(file, `<mujoco><worldbody><geom name="table" type="box" size="0.5 0.5 0.05" pos="0 0 -0.05"/>
+      <body pos="0 0 0.1"><freejoint/><geom name="can" type="cylinder" size="0.05 0.1"/></body></worldbody></mujoco>`);
+    await gs.init({ backend: 'gpu', loggingLevel: 'warning' });
+    const scene = new gs.Scene({ profilingOptions: { showFPS: false } });
+    scene.addEntity(gs.morphs.MJCF({ file }));
+    // the kernel has no cylinder-box code: before the refusal the can would fall through the table
+    await expect(scene.build({ nEnvs: 2 })).rejects.toThrow(
+      "the GPU backend has no collision code for cylinder 'can' - box 'table': these pairs (ellipsoids, " +
+      'capsule-cylinder, cylinder-cylinder, cylinder-box) run on the CPU backend; use backend cpu, or keep them from colliding.');
+    await gs.destroy();
+  });
+
   test('a loop that never awaits learns of a blow-up at scene.sync() (issue 13)', async () => {
     await gs.init({ backend: 'gpu', loggingLevel: 'warning' });
     const scene = new gs.Scene({ rigidOptions: { dt: 0.01, blowUpThreshold: 50 }, profilingOptions: { showFPS: false } });

@@ -85,6 +85,7 @@ export function modelFromMujoco(_mj: Mj, m: Mj): Model {
       gravity: [opt.gravity[0], opt.gravity[1], opt.gravity[2]],
       integrator: opt.integrator, solver: opt.solver, iterations: opt.iterations, tolerance: opt.tolerance,
       lsIterations: opt.ls_iterations, lsTolerance: opt.ls_tolerance, cone: opt.cone, impratio: opt.impratio,
+      ccdTolerance: opt.ccd_tolerance, ccdIterations: opt.ccd_iterations,
       disableEulerdamp: (opt.disableflags & DSBL_EULERDAMP) !== 0,
       enableCollision: (opt.disableflags & DSBL_CONTACT) === 0,
       enableJointLimit: (opt.disableflags & DSBL_LIMIT) === 0,

@@ -38,6 +38,15 @@ const CASES: Record<string, string> = {
     </body>
   </worldbody>
 </mujoco>`,
+  'ellipsoids (issue 13): inertia from density and mass, fromto, bounding radius, with other geoms': `
+<mujoco>
+  <worldbody>
+    <body name="e1" pos="0 0 1"><freejoint/><geom type="ellipsoid" size="0.1 0.2 0.05" euler="10 20 30"/></body>
+    <body name="e2" pos="1 0 1"><freejoint/><geom type="ellipsoid" size="0.3 0.1 0.1" mass="2" pos="0.1 0 0"/>
+      <geom type="box" size="0.05 0.05 0.05" pos="-0.2 0 0"/></body>
+    <body name="e3" pos="2 0 1"><joint axis="0 1 0"/><geom type="ellipsoid" fromto="0 0 0 0.2 0.1 0.3" size="0.04"/></body>
+  </worldbody>
+</mujoco>`,
   'fromto capsules, cylinders and boxes': `
 <mujoco>
   <compiler angle="radian"/>

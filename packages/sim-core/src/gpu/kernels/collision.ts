@@ -9,8 +9,9 @@
  * all fit in MAXCON is dropped whole and sets errFlags bit 2 (value 4); later pairs still may fit.
  *
  * Narrow phases mirrored: plane against sphere, capsule, cylinder and box; sphere-sphere, sphere-capsule,
- * capsule-capsule, sphere-cylinder, sphere-box, capsule-box, box-box (box_box.ts): every pair the CPU supports.
- * Geom types: 0 plane, 2 sphere, 3 capsule, 5 cylinder, 6 box.
+ * capsule-capsule, sphere-cylinder, sphere-box, capsule-box, box-box (box_box.ts). The CPU's general convex
+ * pairs (GJK/EPA: ellipsoids, capsule-cylinder, cylinder-cylinder, cylinder-box) are not here: the GPU backend
+ * refuses them at build (gpuHasNarrow). Geom types: 0 plane, 2 sphere, 3 capsule, 5 cylinder, 6 box.
  */
 import type { KernelDef } from '../runtime.js';
 import { WGSL_MATH } from '../wgsl-math.js';
@@ -351,6 +352,7 @@ fn capsule_box(cp: vec3<f32>, cm: mat3x3<f32>, r: f32, hl: f32, bp: vec3<f32>, b
   return n;
 }
 
+// keep in step with gpuHasNarrow below
 fn has_narrow(t1: i32, t2: i32) -> bool {
   if (t1 == 0) { return t2 == 2 || t2 == 3 || t2 == 5 || t2 == 6; }
   if (t1 == 2) { return t2 == 2 || t2 == 3 || t2 == 5 || t2 == 6; }
@@ -500,6 +502,14 @@ fn collide_pair(ga: i32, gb: i32, e: u32, ncon0: i32) -> i32 {
   return ncon;
 }
 `;
+
+/** The pairs (type1 <= type2) the WGSL narrow phase has, as its has_narrow; the GPU backend refuses the rest at build. */
+export function gpuHasNarrow(t1: number, t2: number): boolean {
+  if (t1 === 0 || t1 === 2) return t2 === 2 || t2 === 3 || t2 === 5 || t2 === 6;
+  if (t1 === 3) return t2 === 3 || t2 === 6;
+  if (t1 === 6) return t2 === 6;
+  return false;
+}
 
 export const collisionKernel: KernelDef = {
   name: 'collision',
