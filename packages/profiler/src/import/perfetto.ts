@@ -27,6 +27,11 @@ interface SeqState {
   extraDoubleCounters: Key[];
   /** Running values of incremental counters: per sequence, reset with its incremental state (as Perfetto). */
   counterValues: Map<Key, number>;
+  /**
+   * The sequence's thread: set by a thread TrackDescriptor on it (trace_processor's legacy thread state). Legacy
+   * events with no track (and pid/tid overrides) fall back to it.
+   */
+  thread: { pid: number; tid: number } | null;
 }
 
 interface TrackReg {
@@ -42,8 +47,14 @@ interface TrackReg {
   upid: number | null;
 }
 
-/** Legacy (Chrome JSON-style) fields of a TrackEvent; flow_direction 1 = in, 2 = out, 3 = in and out. */
-interface LegacyInfo { phase: number; durUs: number; id: string | null; bindId: Key | null; flowDirection: number }
+/**
+ * Legacy (Chrome JSON-style) fields of a TrackEvent; flow_direction 1 = in, 2 = out, 3 = in and out; scope of an
+ * instant 1 = global, 2 = process, 3 = thread.
+ */
+interface LegacyInfo {
+  phase: number; durUs: number; id: string | null; bindId: Key | null; flowDirection: number;
+  scope: number; pidOverride: number | null; tidOverride: number | null;
+}
 
 interface OpenSlice {
   id: number; ts: number; argSet: number | null; name: string | null; category: string | null; depth: number; parent: number | null;
@@ -129,6 +140,13 @@ class PerfettoImporter {
   private readonly threadUuids = new Map<Key, number>();
   private readonly stacks = new Map<number, OpenSlice[]>();
   private readonly asyncTracks = new Map<string, number>();
+  /** Tracks that legacy pid/tid fallback put events on, by process or by pid and tid. */
+  private readonly legacyTracks = new Map<string, TrackReg>();
+  /** Processes declared by a process TrackDescriptor (not only implied by a thread's). */
+  private readonly declaredUpids = new Set<number>();
+  /** The first descriptor track of each process (by upid) and of each thread (by pid and tid). */
+  private readonly processTrackIds = new Map<number, number>();
+  private readonly threadTrackIds = new Map<string, TrackReg>();
   /** Counter tracks of TrackEvent's thread_time / thread_instruction_count fields, by name and utid. */
   private readonly threadCounterTracks = new Map<string, number>();
   private defaultTrack: number | null = null;
@@ -145,7 +163,7 @@ class PerfettoImporter {
     if (!s) {
       s = { valid: false, names: new Map(), cats: new Map(), annNames: new Map(), annStrings: new Map(),
         defaultTrack: null, defaultClock: 0, extraCounters: [], extraDoubleCounters: [],
-        counterValues: new Map() };
+        counterValues: new Map(), thread: null };
       this.seqs.set(id, s);
     }
     return s;
@@ -201,7 +219,7 @@ class PerfettoImporter {
       return;
     }
     if (interned) this.interned(seq, interned);
-    if (descriptor) this.trackDescriptor(descriptor);
+    if (descriptor) this.trackDescriptor(descriptor, seq);
     if (event) this.trackEvent(seq, event, ts);
   }
 
@@ -271,7 +289,7 @@ class PerfettoImporter {
     if (this.clocks.snapshot(clocks, primary, seqId) !== null) this.sink.stat('invalid_clock_snapshots');
   }
 
-  private trackDescriptor(r: ProtoReader): void {
+  private trackDescriptor(r: ProtoReader, seq: SeqState): void {
     let uuid: Key | null = null;
     let name: string | null = null;
     let parent: Key | null = null;
@@ -338,10 +356,15 @@ class PerfettoImporter {
     let utid: number | null = null;
     let upid: number | null = null;
     if (proc) {
-      // A thread descriptor may have come first and created this pid's process: that is the same process.
+      // A thread descriptor may have come first and created this pid's process: that is the same process. A
+      // second process descriptor (another uuid) for the pid is pid reuse: a new process, which threads declared
+      // after it join (trace_processor's rule).
       upid = this.pidToUpid.get(proc.pid) ?? null;
-      if (upid === null) { upid = this.sink.addProcess(proc.pid, proc.name); this.pidToUpid.set(proc.pid, upid); }
-      else if (proc.name !== null) this.sink.setProcessName(upid, proc.name);
+      if (upid === null || this.declaredUpids.has(upid)) {
+        upid = this.sink.addProcess(proc.pid, proc.name);
+        this.pidToUpid.set(proc.pid, upid);
+      } else if (proc.name !== null) this.sink.setProcessName(upid, proc.name);
+      this.declaredUpids.add(upid);
       this.processUuids.set(uuid, upid);
       info = { type: 'process', name: name ?? proc.name ?? null, upid };
     } else if (thread) {
@@ -349,6 +372,7 @@ class PerfettoImporter {
       if (upid === null) { upid = this.sink.addProcess(thread.pid); this.pidToUpid.set(thread.pid, upid); }
       utid = this.sink.addThread(thread.tid, upid, thread.name);
       this.threadUuids.set(uuid, utid);
+      if (seq.valid) seq.thread = { pid: thread.pid, tid: thread.tid };
       // A thread track is known by its thread's name; only unnamed custom tracks take their first event's.
       info = { type: 'thread', name: name ?? thread.name ?? null, utid, upid };
     } else {
@@ -371,6 +395,11 @@ class PerfettoImporter {
       reg = this.reg(this.sink.addTrack(info), parent, utid, upid);
       this.tracks.set(uuid, reg);
     }
+    if (proc && upid !== null && !this.processTrackIds.has(upid)) this.processTrackIds.set(upid, reg.trackId);
+    if (thread) {
+      const key = `${thread.pid}\u0000${thread.tid}`;
+      if (!this.threadTrackIds.has(key)) this.threadTrackIds.set(key, reg);
+    }
     if (counter) {
       if (existing?.hadEvent) this.sink.stat('counter_descriptor_after_slice_events');
       reg.isCounter = true;
@@ -382,6 +411,56 @@ class PerfettoImporter {
   private reg(trackId: number, parentUuid: Key | null, utid: number | null, upid: number | null): TrackReg {
     return { trackId, isCounter: false, incremental: false, multiplier: 1, placeholder: false, hadEvent: false,
       parentUuid, utid, upid };
+  }
+
+  /**
+   * An event with no track (track_uuid 0, or none and no default) goes on the thread of its sequence, or of its
+   * legacy pid/tid overrides, as trace_processor falls back to legacy pid/tid tracks: when the event has no
+   * track_uuid or no type and the sequence has a thread, or it overrides the pid, or it overrides the tid and the
+   * sequence has a thread. A process- or global-scoped legacy instant goes on its process's track or the default
+   * track. Undefined: no fallback (the default track); null: pid or tid 0, dropped and counted.
+   */
+  private legacyPidTidTrack(
+    seq: SeqState, legacy: LegacyInfo | null, hasTrackField: boolean, type: number,
+  ): { trackId: number; reg: TrackReg } | null | undefined {
+    const thread = seq.thread;
+    const fallback = ((!hasTrackField || type === 0) && thread !== null) || legacy?.pidOverride != null
+      || (legacy?.tidOverride != null && thread !== null);
+    if (!fallback) return undefined;
+    let pid = thread?.pid ?? 0;
+    let tid = thread?.tid ?? 0;
+    // trace_processor's synthetic tid for "some thread of this pid" is (pid << 32) | -1, which is -1 in int64.
+    if (legacy?.pidOverride != null) { pid = legacy.pidOverride; tid = -1; }
+    if (legacy?.tidOverride != null) tid = legacy.tidOverride;
+    if (pid === 0 || tid === 0) { this.sink.stat('track_event_parser_errors'); return null; }
+    const phase = legacy ? String.fromCharCode(legacy.phase) : '';
+    const instant = phase === 'I' || phase === 'i';
+    if (instant && legacy!.scope === 1) return undefined;
+    let upid = this.pidToUpid.get(pid);
+    if (upid === undefined) { upid = this.sink.addProcess(pid); this.pidToUpid.set(pid, upid); }
+    if (instant && legacy!.scope === 2) {
+      const key = `p${upid}`;
+      let reg = this.legacyTracks.get(key);
+      if (!reg) {
+        reg = this.reg(this.processTrackIds.get(upid) ?? this.sink.addTrack({ type: 'process', upid }), null, null, upid);
+        reg.hadEvent = true; // a process's track is not named after its first event
+        this.legacyTracks.set(key, reg);
+      }
+      return { trackId: reg.trackId, reg };
+    }
+    const key = `t${pid}\u0000${tid}`;
+    let reg = this.legacyTracks.get(key);
+    if (!reg) {
+      const declared = this.threadTrackIds.get(`${pid}\u0000${tid}`);
+      if (declared) reg = declared;
+      else {
+        const utid = this.sink.addThread(tid, upid, null);
+        reg = this.reg(this.sink.addTrack({ type: 'thread', utid, upid }), null, utid, upid);
+        reg.hadEvent = true; // nor a thread's
+      }
+      this.legacyTracks.set(key, reg);
+    }
+    return { trackId: reg.trackId, reg };
   }
 
   private fallbackTrack(): number {
@@ -450,7 +529,10 @@ class PerfettoImporter {
       }
       trackId = reg.trackId;
     } else {
-      trackId = this.fallbackTrack();
+      const legacyTrack = this.legacyPidTidTrack(seq, legacy, hasTrackField, type);
+      if (legacyTrack === null) return;
+      if (legacyTrack === undefined) trackId = this.fallbackTrack();
+      else ({ trackId, reg } = legacyTrack);
     }
 
     // Thread time and instruction counts ride along with any event type, as counters of the event's thread.
@@ -576,6 +658,9 @@ class PerfettoImporter {
     let id: string | null = null;
     let bindId: Key | null = null;
     let flowDirection = 0;
+    let scope = 0;
+    let pidOverride: number | null = null;
+    let tidOverride: number | null = null;
     while (r.next()) {
       switch (r.field) {
         case 1: { const n = seq.names.get(r.varint()); if (n !== undefined) setName(n); break; }
@@ -586,10 +671,13 @@ class PerfettoImporter {
         case 11: r.readVarint(); id = `g${r.key()}`; break;
         case 8: r.readVarint(); bindId = r.key(); break;
         case 13: flowDirection = r.varint(); break;
+        case 14: scope = r.varint(); break;
+        case 18: r.readVarint(); pidOverride = r.signed(); break;
+        case 19: r.readVarint(); tidOverride = r.signed(); break;
         default: r.skip();
       }
     }
-    return { phase, durUs, id, bindId, flowDirection };
+    return { phase, durUs, id, bindId, flowDirection, scope, pidOverride, tidOverride };
   }
 
   private flows(flows: Key[], terminating: Key[], ts: number, trackId: number, sliceId: number): void {

@@ -174,7 +174,7 @@ describe.skipIf(!shared)('Perfetto TrackEvent traces match their textproto sourc
     }
   });
 
-  it('counters: every TYPE_COUNTER value lands on its named counter track, and the sample count matches', async () => {
+  it('counters: every TYPE_COUNTER value lands on its named counter track, and the sample count (thread time included) matches', async () => {
     const ps = packets('track_event_counters');
     const names = new Map<number, string>();
     for (const p of ps) {
@@ -188,6 +188,8 @@ describe.skipIf(!shared)('Perfetto TrackEvent traces match their textproto sourc
       const ev = first<TextprotoMessage>(p, 'track_event');
       if (!ev) continue;
       total += (ev.extra_counter_values?.length ?? 0) + (ev.extra_double_counter_values?.length ?? 0);
+      // Thread time and instruction counts become counters of the event's thread, as trace_processor reads them.
+      total += (ev.thread_time_absolute_us?.length ?? 0) + (ev.thread_instruction_count_absolute?.length ?? 0);
       if (first(ev, 'type') === 4) {
         total++;
         const v = first<number>(ev, 'counter_value') ?? first<number>(ev, 'double_counter_value')!;
@@ -218,6 +220,41 @@ describe.skipIf(!shared)('Perfetto TrackEvent traces match their textproto sourc
       const ev = await db.query(`select t.name as thread from slice s join thread_track tt on s.track_id = tt.id
         join thread t using (utid) where s.name = 'event1_on_t1'`);
       expect(ev.rows.map((r) => r.thread)).toContain('t1');
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('tracks: each event lands on the thread or process trace_processor puts it on (legacy fallback, overrides, pid reuse)', async () => {
+    const db = await openTrace(sharedPath('traces', 'perfetto', 'track_event_tracks.pftrace'));
+    try {
+      const { rows } = await db.query(`SELECT process.name AS process, thread.name AS thread, tp.name AS thread_process,
+          slice.ts - (SELECT min(ts) FROM slice) + 1000 AS ts, slice.name
+        FROM slice LEFT JOIN process_track pt ON slice.track_id = pt.id LEFT JOIN process ON pt.upid = process.upid
+        LEFT JOIN thread_track tt ON slice.track_id = tt.id LEFT JOIN thread ON tt.utid = thread.utid
+        LEFT JOIN process tp ON thread.upid = tp.upid ORDER BY slice.ts, slice.name`);
+      // trace_processor's placement (its own diff test of this trace). A pid 5 declared again by another uuid is
+      // a second process, p2; an event with no track falls back to its sequence's thread or to its legacy
+      // pid/tid overrides, and a process-scoped legacy instant to the process's track.
+      const P = (p: string) => [p, null, null];
+      const T = (t: string, p: string) => [null, t, p];
+      expect(rows.map((r) => [r.process, r.thread, r.thread_process, Number(r.ts), r.name])).toEqual([
+        [...T('t1', 'p1'), 1000, 'event1_on_t1'],
+        [...T('t2', 'p1'), 2000, 'event1_on_t2'],
+        [...T('t2', 'p1'), 3000, 'event2_on_t2'],
+        [...P('p1'), 4000, 'event1_on_p1'],
+        [...P('p1'), 5000, 'event1_on_async'],
+        [...P('p1'), 5100, 'event1_on_async2'],
+        [...T('t2', 'p1'), 6000, 'event1_on_async3'],
+        [...T('t1', 'p1'), 6000, 'event3_on_t1'],
+        [...T('t3', 'p1'), 11000, 'event1_on_t3'],
+        [...P('p2'), 21000, 'event1_on_p2'],
+        [...T('t4', 'p2'), 22000, 'event1_on_t4'],
+        [null, null, null, 30000, 'event1_on_t1'],
+        [...P('p2'), 31000, 'event2_on_p2'],
+        [...T('t4', 'p2'), 32000, 'event2_on_t4'],
+        [...P('p1'), 40000, 'event_and_track_async3'],
+      ]);
     } finally {
       await db.close();
     }
