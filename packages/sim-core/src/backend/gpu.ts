@@ -10,7 +10,7 @@ import { type DofCtrlMode, TIMER_SLOTS, type Data, type Precision } from '../dat
 import { makeData, resetData } from '../data/make-data.js';
 import { collisionPlan, geomLabel } from '../collision/plan.js';
 import { gpuHasNarrow } from '../gpu/kernels/collision.js';
-import { EqType, type Model } from '../model/model.js';
+import { EqType, GeomType, type Model } from '../model/model.js';
 import { isSoftwareAdapter, openGpu, type OpenedGpu } from '../gpu/adapter.js';
 import { GPU_KERNELS } from '../gpu/kernels/index.js';
 import { bytesPerEnv } from '../gpu/layout.js';
@@ -70,6 +70,22 @@ export function refuseCpuOnlyPairs(model: Model): void {
     'cylinder-cylinder, cylinder-box) run on the CPU backend; use backend cpu, or keep them from colliding.');
 }
 
+/**
+ * Refuses mesh geoms that can touch another geom: mesh collision (plane-mesh, MuJoCo's convex routine) runs on
+ * the CPU backend only, and the WGSL narrow phase would skip the pair (the mesh would fall through the floor).
+ */
+export function refuseMeshCollision(model: Model): void {
+  if (!model.opt.enableCollision) return;
+  const plan = collisionPlan(model);
+  for (let p = 0; p < plan.npair; p++) {
+    for (const g of [plan.geom1[p]!, plan.geom2[p]!]) {
+      if (model.geomType[g] === GeomType.Mesh) {
+        throw new Error(`the GPU backend has no mesh collision: ${geomLabel(model, g)} can touch other geoms; meshes run on the CPU backend (backend cpu), or keep the geom from colliding (contype/conaffinity 0)`);
+      }
+    }
+  }
+}
+
 /** Device copies of gs.tensor(..., { device: gs.device }) values, per tensor object. */
 const deviceTensors = new WeakMap<object, GPUBuffer>();
 
@@ -109,6 +125,7 @@ export class GpuBackend implements Backend {
 
   async build(model: Model, nEnvs: number, precision: Precision, options: BackendBuildOptions): Promise<SimInstance> {
     refuseLowFriction(model);
+    refuseMeshCollision(model);
     refuseCpuOnlyPairs(model);
     if (Array.from(model.eqType).some((t) => t !== EqType.Joint && t !== EqType.Connect && t !== EqType.Weld)) {
       throw new Error('the GPU backend has kernels for joint, connect and weld equalities only; use the CPU backend for this model');

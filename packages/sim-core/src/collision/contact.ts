@@ -18,7 +18,16 @@ export interface GeomPose {
   pos: Float64Array;   // 3
   mat: Float64Array;   // 9, row-major (columns are the geom's axes)
   size: Float64Array;  // 3
+  /** A mesh geom's vertices and hull (set where poses are gathered); absent or null for other geoms. */
+  mesh?: MeshHull | null;
 }
+
+/**
+ * A mesh geom's mesh as MuJoCo's model holds it: every vertex in the geom frame (mesh_vert, float32 values),
+ * the convex hull graph (mesh_graph: numvert, numface, vert_edgeadr, vert_globalid, edge_localid, face_globalid;
+ * null when the mesh has none), and the geom's bounding radius.
+ */
+export interface MeshHull { vert: Float64Array; graph: Int32Array | null; rbound: number }
 
 export function makeGeomPose(): GeomPose {
   return { pos: new Float64Array(3), mat: new Float64Array(9), size: new Float64Array(3) };

@@ -12,6 +12,7 @@ import { capsuleBox, sphereBox } from './box.js';
 import { boxBox } from './box-box.js';
 import type { NarrowPhase } from './contact.js';
 import { CCD_ITERATIONS, CCD_TOLERANCE, convexNarrowPhase, planeConvex } from './convex.js';
+import { planeMesh } from './mesh.js';
 import { mixParams, type PairParams } from './params.js';
 import { planeBox, planeCapsule, planeCylinder, planeSphere } from './plane.js';
 import { capsuleCapsule, sphereCapsule, sphereCylinder, sphereSphere } from './round.js';
@@ -47,6 +48,7 @@ export function narrowPhaseFor(
         case GeomType.Capsule: return planeCapsule;
         case GeomType.Cylinder: return planeCylinder;
         case GeomType.Box: return planeBox;
+        case GeomType.Mesh: return planeMesh;
         case GeomType.Ellipsoid: return planeEllipsoid;
       }
       return null;

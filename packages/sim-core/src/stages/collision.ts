@@ -6,6 +6,7 @@
  * A pair whose contacts do not fit in d.maxContacts is dropped and sets errFlags bit 2.
  */
 import { DIST, FRAME, MAX_CONTACT_PAIR, POS, STRIDE, makeFrame, makeGeomPose, type GeomPose } from '../collision/contact.js';
+import { meshHulls } from '../collision/mesh.js';
 import { collisionPlan } from '../collision/plan.js';
 import type { Data, Real } from '../data/data.js';
 import { GeomType, type Model } from '../model/model.js';
@@ -58,6 +59,7 @@ export function collision(m: Model, d: Data, e0: number, e1: number): void {
   }
   const plan = collisionPlan(m);
   const { pose1, pose2, buf } = scratchFor(d);
+  const hulls = meshHulls(m);
   const { geom1, geom2, narrow, margin: pairMargin, includemargin, friction, solref, solimp } = plan;
 
   for (let e = e0; e < e1; e++) {
@@ -67,6 +69,10 @@ export function collision(m: Model, d: Data, e0: number, e1: number): void {
       const margin = pairMargin[p]!;
       gatherPose(m, geomXpos, geomXmat, n, g1, e, pose1);
       gatherPose(m, geomXpos, geomXmat, n, g2, e, pose2);
+      if (hulls) {
+        pose1.mesh = hulls[g1];
+        pose2.mesh = hulls[g2];
+      }
       if (boundsApart(m, g1, g2, pose1, pose2, margin)) continue;
       const num = narrow[p]!(buf, pose1, pose2, margin);
       if (ncon + num > maxc) {
