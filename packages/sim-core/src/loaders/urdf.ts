@@ -3,8 +3,8 @@
  * for everything it compiles (inertias are diagonalised like <inertial fullinertia>). Links attached by fixed
  * joints are merged into their parent, combining mass, centre of mass and inertia, and carrying their
  * collision geometry and child joints along, as Genesis and MuJoCo do. The root link gets a free joint unless
- * the robot is `fixed`. Primitive collision geometry only (box, cylinder, sphere, and the common capsule
- * extension); visuals are skipped.
+ * the robot is `fixed`. Collision geometry: box, cylinder, sphere, the common capsule extension, and meshes (OBJ,
+ * STL), compiled as MuJoCo compiles a mesh geom (mesh-process.ts); visuals are skipped.
  */
 import { EqType, GeomType, JointType } from '../model/model.js';
 import {
@@ -17,6 +17,8 @@ import {
 } from '../model/frame-math.js';
 import { geomInertia, geomRbound, geomVolume } from '../model/geom-props.js';
 import { Attrs } from './attrs.js';
+import { urdfMesh, type UrdfMeshes } from './mesh-urdf.js';
+import { meshGeomInertia, type CompiledMesh } from './mesh-process.js';
 import type { LoadedModel } from './types.js';
 import { fail, parseXmlFile, type XmlElement } from './xml.js';
 
@@ -64,9 +66,10 @@ export function loadURDF(file: string, opts: URDFOptions = {}): LoadedModel {
   const links = new Map<string, Link>();
   const joints: Joint[] = [];
   const skipped = new Map<string, number>();
+  const meshes: UrdfMeshes = new Map();
   for (const el of root.children) {
     if (el.name === 'link') {
-      const link = readLink(el, skipped);
+      const link = readLink(el, skipped, meshes);
       if (links.has(link.name)) fail(el, `repeated link name "${link.name}"`);
       links.set(link.name, link);
     } else if (el.name === 'joint') {
@@ -228,7 +231,7 @@ function readOrigin(parent: XmlElement): { pos: Vec3; quat: Quat } {
   return { pos: [xyz[0]!, xyz[1]!, xyz[2]!], quat: quatFromRpy([rpy[0]!, rpy[1]!, rpy[2]!]) };
 }
 
-function readLink(el: XmlElement, skipped: Map<string, number>): Link {
+function readLink(el: XmlElement, skipped: Map<string, number>, meshes: UrdfMeshes): Link {
   const a = new Attrs(el);
   const name = a.requiredStr('name');
   a.done();
@@ -237,7 +240,7 @@ function readLink(el: XmlElement, skipped: Map<string, number>): Link {
     if (c.name === 'inertial') {
       link.inertial = readInertial(c);
     } else if (c.name === 'collision') {
-      link.geoms.push(readCollision(c));
+      link.geoms.push(readCollision(c, meshes));
     } else if (c.name === 'visual') {
       skipped.set('visual', (skipped.get('visual') ?? 0) + 1);
     } else {
@@ -268,15 +271,25 @@ function readInertial(el: XmlElement): Inertial {
   return { mass, com: pos, tensor: rotateSym(tensor, quat) };
 }
 
-function readCollision(el: XmlElement): GeomSpec {
+function readCollision(el: XmlElement, meshes: UrdfMeshes): GeomSpec {
   const a = new Attrs(el);
   const name = a.str('name') ?? '';
   a.done();
-  const { pos, quat } = readOrigin(el);
+  const origin = readOrigin(el);
   const geometry = el.children.find((c) => c.name === 'geometry');
   if (!geometry) fail(el, 'missing <geometry>');
   const shape = geometry.children[0];
   if (!shape || geometry.children.length !== 1) fail(geometry, 'expected exactly one shape');
+  const g = shape.name === 'mesh' ? urdfMesh(shape, origin.pos, origin.quat, meshes) : primitive(shape, origin.pos, origin.quat);
+  return {
+    name, ...g,
+    contype: 1, conaffinity: 1, condim: 3, priority: 0, friction: [1, 0.005, 0.0001], solmix: 1,
+    solref: [...DEFAULT_SOLREF], solimp: [...DEFAULT_SOLIMP], margin: 0, gap: 0,
+  };
+}
+
+/** A box, cylinder, capsule or sphere at pos/quat in the link frame. */
+function primitive(shape: XmlElement, pos: Vec3, quat: Quat): Pick<GeomSpec, 'type' | 'size' | 'rbound' | 'pos' | 'quat'> {
   const s = new Attrs(shape);
   let type: GeomType;
   let size: Vec3;
@@ -298,14 +311,10 @@ function readCollision(el: XmlElement): GeomSpec {
     case 'cylinder': type = GeomType.Cylinder; size = [positive('radius'), positive('length') / 2, 0]; break;
     case 'capsule': type = GeomType.Capsule; size = [positive('radius'), positive('length') / 2, 0]; break;
     case 'sphere': type = GeomType.Sphere; size = [positive('radius'), 0, 0]; break;
-    default: fail(shape, 'unsupported collision geometry (supported: box, cylinder, sphere, capsule)');
+    default: fail(shape, 'unsupported collision geometry (supported: box, cylinder, sphere, capsule, mesh)');
   }
   s.done();
-  return {
-    name, type, size, rbound: geomRbound(type, size), pos, quat,
-    contype: 1, conaffinity: 1, condim: 3, priority: 0, friction: [1, 0.005, 0.0001], solmix: 1,
-    solref: [...DEFAULT_SOLREF], solimp: [...DEFAULT_SOLIMP], margin: 0, gap: 0,
-  };
+  return { type, size, rbound: geomRbound(type, size), pos, quat };
 }
 
 function readJoint(el: XmlElement): Joint {
@@ -366,8 +375,9 @@ const GEOM_DENSITY = 1000;
 function inertialFromGeoms(geoms: readonly GeomSpec[]): Inertial {
   let out: Inertial = { mass: 0, com: [0, 0, 0], tensor: [0, 0, 0, 0, 0, 0] };
   for (const g of geoms) {
-    const mass = GEOM_DENSITY * geomVolume(g.type, g.size);
-    const [ix, iy, iz] = geomInertia(g.type, g.size, mass);
+    const mesh = g.mesh as CompiledMesh | undefined;
+    const mass = GEOM_DENSITY * (mesh ? mesh.volume : geomVolume(g.type, g.size));
+    const [ix, iy, iz] = mesh ? meshGeomInertia(mesh, mass) : geomInertia(g.type, g.size, mass);
     out = combine(out, transformInertial({ mass, com: [0, 0, 0], tensor: [ix, iy, iz, 0, 0, 0] }, g.pos, g.quat));
   }
   return out;

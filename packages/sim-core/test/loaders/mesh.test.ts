@@ -8,7 +8,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadMJCF } from '../../src/loaders/index.js';
+import { loadMJCF, loadURDF } from '../../src/loaders/index.js';
+import { quatToMat, type Quat } from '../../src/model/frame-math.js';
 import type { Model } from '../../src/model/model.js';
 import { mujoco } from '../helpers/mujoco.js';
 import { diffModels, mujocoModel } from './compare.js';
@@ -56,8 +57,8 @@ function asciiStl(vert: number[][], tris: number[][]): string {
 
 let dirs = 0;
 
-/** Writes `files` and model.xml into a fresh folder here and in MuJoCo's file system; compiles both. */
-async function both(xml: string, files: Record<string, string | Buffer> = {}): Promise<{ ours: Model; ref: Model }> {
+/** Writes `files` and the model into a fresh folder here and in MuJoCo's file system; compiles both. */
+async function both(xml: string, files: Record<string, string | Buffer> = {}, urdf = false): Promise<{ ours: Model; ref: Model }> {
   const dir = mkdtempSync(join(tmpdir(), 'gsprof-mesh-'));
   const mj = await mujoco();
   const vdir = `/mesh${dirs++}`;
@@ -73,9 +74,10 @@ async function both(xml: string, files: Record<string, string | Buffer> = {}): P
     mj.FS.writeFile(`${vdir}/${rel}`, typeof data === 'string' ? data : new Uint8Array(data));
   };
   for (const [name, data] of Object.entries(files)) write(name, data);
-  write('model.xml', xml);
-  const ours = loadMJCF(join(dir, 'model.xml')).model;
-  const m = mj.MjModel.loadFromXML(`${vdir}/model.xml`);
+  const main = urdf ? 'robot.urdf' : 'model.xml';
+  write(main, xml);
+  const ours = urdf ? loadURDF(join(dir, main), { fixed: true }).model : loadMJCF(join(dir, main)).model;
+  const m = mj.MjModel.loadFromXML(`${vdir}/${main}`);
   if (!m) throw new Error('MuJoCo could not load the model');
   const ref = mujocoModel(mj, m);
   m.delete();
@@ -195,5 +197,45 @@ describe('malformed meshes are refused naming the file and line, or the element'
     expect(load(`<mujoco><asset><mesh name="m" vertex="${TET}"/></asset><worldbody><body><freejoint/><geom type="box" mesh="m"/></body></worldbody></mujoco>`))
       .toThrow(/fitting a primitive to a mesh/);
     expect(load(geomWith(`<mesh name="m" vertex="${TET}" maxhullvert="8"/>`))).toThrow(/maxhullvert/);
+  });
+});
+
+describe('URDF mesh collision compiles as in MuJoCo 3.3', () => {
+  it('an STL (package:// path, scaled) on the base and an OBJ on a link without <inertial>', async () => {
+    const urdf = `<robot name="r">
+  <link name="base"><inertial><mass value="2"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial>
+    <collision><origin xyz="0 0 0.1" rpy="0.1 0 0"/><geometry><mesh filename="package://r/meshes/prism.stl" scale="2 1 0.5"/></geometry></collision>
+  </link>
+  <link name="arm">
+    <collision><origin xyz="0.2 0 0" rpy="0 0.3 0.2"/><geometry><mesh filename="wedge.obj"/></geometry></collision>
+  </link>
+  <joint name="j" type="revolute"><parent link="base"/><child link="arm"/><axis xyz="0 0 1"/>
+    <limit lower="-1" upper="1" effort="10" velocity="1"/></joint>
+</robot>`;
+    const { ours, ref } = await both(urdf, { 'prism.stl': stlOf(PRISM_V, PRISM_T), 'wedge.obj': PRISM_OBJ }, true);
+    // MuJoCo fuses the welded base into the world body: the arm is its body 1, ours 2; geoms keep their order
+    const close = (a: ArrayLike<number>, b: ArrayLike<number>, what: string) => {
+      expect(a.length, what).toBe(b.length);
+      for (let i = 0; i < b.length; i++) expect(Math.abs(a[i]! - b[i]!), `${what}[${i}]`).toBeLessThan(1e-9);
+    };
+    expect(Array.from(ours.geomType)).toEqual(Array.from(ref.geomType));
+    close(ours.geomPos, ref.geomPos, 'geomPos');
+    close(ours.geomSize, ref.geomSize, 'geomSize');
+    close(ours.geomRbound, ref.geomRbound, 'geomRbound');
+    for (let g = 0; g < ref.ngeom; g++) {
+      const mat = (m: Model) => quatToMat(Array.from(m.geomQuat.subarray(4 * g, 4 * g + 4)) as Quat);
+      close(mat(ours), mat(ref), `geom ${g} rotation`);
+    }
+    // the arm's mass is the mesh volume at density 1000 (a 0.3 m prism over a 0.015 m^2 triangle: 4.5 kg)
+    expect(Math.abs(ours.bodyMass[2]! - ref.bodyMass[1]!)).toBeLessThan(1e-9);
+    expect(Math.abs(ours.bodyMass[2]! - 4.5)).toBeLessThan(1e-5);
+    close(ours.bodyIpos.subarray(6, 9), ref.bodyIpos.subarray(3, 6), 'arm ipos');
+    expect(hullSets(ours)).toEqual(hullSets(ref));
+  });
+
+  it('a missing mesh file is refused at the <mesh> element, naming where it looked', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gsprof-mesh-'));
+    writeFileSync(join(dir, 'r.urdf'), '<robot name="r"><link name="a">\n<collision><geometry><mesh filename="package://r/none.stl"/></geometry></collision></link></robot>');
+    expect(() => loadURDF(join(dir, 'r.urdf'))).toThrow(/r\.urdf:2: <mesh>: mesh file "package:\/\/r\/none\.stl" not found \(looked for .*none\.stl\)/);
   });
 });

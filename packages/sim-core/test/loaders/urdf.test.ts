@@ -171,7 +171,9 @@ describe('loadURDF fixed-link merging', () => {
     const planar = write('planar.urdf', '<robot name="r">\n<link name="a"/>\n<link name="b"/>\n<joint name="j" type="planar"><parent link="a"/><child link="b"/></joint>\n</robot>');
     expect(() => loadURDF(planar)).toThrow(`${planar}:4: <joint>: unsupported joint type "planar"`);
     const mesh = write('mesh.urdf', '<robot name="r">\n<link name="a">\n<collision>\n<geometry>\n<mesh filename="a.stl"/>\n</geometry></collision></link>\n</robot>');
-    expect(() => loadURDF(mesh)).toThrow(`${mesh}:5: <mesh>: unsupported collision geometry`);
+    expect(() => loadURDF(mesh)).toThrow(`${mesh}:5: <mesh>: mesh file "a.stl" not found`);
+    const cone = write('cone.urdf', '<robot name="r">\n<link name="a">\n<collision>\n<geometry>\n<cone radius="1"/>\n</geometry></collision></link>\n</robot>');
+    expect(() => loadURDF(cone)).toThrow(`${cone}:5: <cone>: unsupported collision geometry (supported: box, cylinder, sphere, capsule, mesh)`);
     const massless = write('massless.urdf', '<robot name="r">\n<link name="a"/>\n<link name="b"/>\n<joint name="j" type="continuous"><parent link="a"/><child link="b"/></joint>\n</robot>');
     expect(() => loadURDF(massless, { fixed: true })).toThrow(`${massless}:3: <link>: link "b" moves but has no mass or inertia`);
     const orphan = write('orphan.urdf', '<robot name="r"><link name="a"/><link name="b"/></robot>');
