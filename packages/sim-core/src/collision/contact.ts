@@ -25,9 +25,10 @@ export interface GeomPose {
 /**
  * A mesh geom's mesh as MuJoCo's model holds it: every vertex in the geom frame (mesh_vert, float32 values),
  * the convex hull graph (mesh_graph: numvert, numface, vert_edgeadr, vert_globalid, edge_localid, face_globalid;
- * null when the mesh has none), and the geom's bounding radius.
+ * null when the mesh has none), and the geom's bounding radius. vertindex and meshindex are the support search's
+ * warm start within one pair (MuJoCo's mjCCDObj fields of the same names; -1 at the start of a pair).
  */
-export interface MeshHull { vert: Float64Array; graph: Int32Array | null; rbound: number }
+export interface MeshHull { vert: Float64Array; graph: Int32Array | null; rbound: number; vertindex: number; meshindex: number }
 
 export function makeGeomPose(): GeomPose {
   return { pos: new Float64Array(3), mat: new Float64Array(9), size: new Float64Array(3) };

@@ -3,14 +3,18 @@
  * direction, found by hill-climbing the hull graph as MuJoCo's native support does, or by visiting every
  * vertex when the mesh has no graph) and plane-mesh contacts as MuJoCo 3.3's mjc_PlaneConvex makes them:
  * the lowest vertex, then up to two of its hull neighbours that are also within the margin, each at least
- * 0.3 geom_rbound away from the first.
+ * 0.3 geom_rbound away from the first. Against other geoms a mesh goes through the general convex routine
+ * (convex.ts) with meshSupport.
  */
-import { type GeomPose, type MeshHull, setContact } from './contact.js';
+import { type GeomPose, type MeshHull, type NarrowPhase, setContact } from './contact.js';
+import type { Support } from './support.js';
 import { GeomType, type Model } from '../model/model.js';
 
 /** mjc_PlaneConvex's limits on plane-mesh contacts. */
 const MAX_PLANE_MESH = 3;
 const TOL_PLANE_MESH = 0.3;
+/** mjMESH_HILLCLIMB_MIN: below this many vertices the convex routine's support visits them all. */
+const HILLCLIMB_MIN = 10;
 
 /** Each geom's mesh (vertices, hull graph, rbound), null for other geoms; made once per model. */
 const hullsOf = new WeakMap<Model, (MeshHull | null)[] | null>();
@@ -26,7 +30,9 @@ export function meshHulls(m: Model): (MeshHull | null)[] | null {
         if (m.geomType[g] !== GeomType.Mesh || id < 0) { hulls.push(null); continue; }
         const vadr = m.meshVertadr![id]!, gadr = m.meshGraphadr![id]!;
         const graph = gadr < 0 ? null : m.meshGraph!.subarray(gadr, gadr + 2 + 3 * m.meshGraph![gadr]! + 6 * m.meshGraph![gadr + 1]!);
-        hulls.push({ vert: m.meshVert!.subarray(3 * vadr, 3 * (vadr + m.meshVertnum![id]!)), graph, rbound: m.geomRbound[g]! });
+        hulls.push({
+          vert: m.meshVert!.subarray(3 * vadr, 3 * (vadr + m.meshVertnum![id]!)), graph, rbound: m.geomRbound[g]!, vertindex: -1, meshindex: -1,
+        });
       }
     }
     hullsOf.set(m, hulls);
@@ -121,4 +127,62 @@ export function planeMesh(out: Float64Array, plane: GeomPose, mp: GeomPose, marg
     if (dot > threshold) add(gi);
   }
   return count;
+}
+
+/**
+ * The mesh's support point along the world direction (dx, dy, dz) for the convex routine, as MuJoCo's
+ * mjc_meshSupport (every vertex, when the mesh has no hull graph or fewer than 10 vertices) or
+ * mjc_hillclimbSupport: both start from the pair's previous answer and keep the first of equal vertices, so
+ * ties resolve as there. Returns the vertex index (EPA stops when a support vertex repeats).
+ */
+export const meshSupport: Support = (g, dx, dy, dz, out, o) => {
+  const mesh = g.mesh!, m = g.mat, v = mesh.vert, graph = mesh.graph;
+  const lx = m[0]! * dx + m[3]! * dy + m[6]! * dz;
+  const ly = m[1]! * dx + m[4]! * dy + m[7]! * dz;
+  const lz = m[2]! * dx + m[5]! * dy + m[8]! * dz;
+  let imax: number;
+  if (!graph || v.length / 3 < HILLCLIMB_MIN) {
+    let max = -FLT_MAX;
+    imax = 0;
+    if (mesh.vertindex >= 0) {
+      imax = mesh.vertindex;
+      max = lx * v[3 * imax]! + ly * v[3 * imax + 1]! + lz * v[3 * imax + 2]!;
+    }
+    for (let i = 0; i < v.length / 3; i++) {
+      const dot = lx * v[3 * i]! + ly * v[3 * i + 1]! + lz * v[3 * i + 2]!;
+      if (dot > max) { max = dot; imax = i; }
+    }
+  } else {
+    // each pass scans the neighbours of the vertex it started from (not the vertex itself), as MuJoCo's loop
+    const numvert = graph[0]!, globalid = 2 + numvert, edges = 2 + 2 * numvert;
+    let max = -FLT_MAX, loc = Math.max(mesh.meshindex, 0), prev: number;
+    do {
+      prev = loc;
+      for (let i = graph[2 + prev]!; graph[edges + i]! >= 0; i++) {
+        const n = graph[edges + i]!, gi = 3 * graph[globalid + n]!;
+        const dot = lx * v[gi]! + ly * v[gi + 1]! + lz * v[gi + 2]!;
+        if (dot > max) { max = dot; loc = n; }
+      }
+    } while (loc !== prev);
+    mesh.meshindex = loc;
+    imax = graph[globalid + loc]!;
+  }
+  mesh.vertindex = imax;
+  const x = v[3 * imax]!, y = v[3 * imax + 1]!, z = v[3 * imax + 2]!, p = g.pos;
+  out[o] = m[0]! * x + m[1]! * y + m[2]! * z + p[0]!;
+  out[o + 1] = m[3]! * x + m[4]! * y + m[5]! * z + p[1]!;
+  out[o + 2] = m[6]! * x + m[7]! * y + m[8]! * z + p[2]!;
+  return imax;
+};
+
+/** FLT_MAX, MuJoCo's starting maximum in its mesh support searches. */
+const FLT_MAX = 3.4028234663852886e38;
+
+/** A convex-routine narrow phase whose mesh supports start afresh for each pair, as MuJoCo's ccd objects do. */
+export function freshMeshSearch(np: NarrowPhase): NarrowPhase {
+  return (out, g1, g2, margin) => {
+    if (g1.mesh) { g1.mesh.vertindex = -1; g1.mesh.meshindex = -1; }
+    if (g2.mesh) { g2.mesh.vertindex = -1; g2.mesh.meshindex = -1; }
+    return np(out, g1, g2, margin);
+  };
 }

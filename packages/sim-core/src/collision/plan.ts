@@ -12,7 +12,7 @@ import { capsuleBox, sphereBox } from './box.js';
 import { boxBox } from './box-box.js';
 import type { NarrowPhase } from './contact.js';
 import { CCD_ITERATIONS, CCD_TOLERANCE, convexNarrowPhase, planeConvex } from './convex.js';
-import { planeMesh } from './mesh.js';
+import { freshMeshSearch, meshSupport, planeMesh } from './mesh.js';
 import { mixParams, type PairParams } from './params.js';
 import { planeBox, planeCapsule, planeCylinder, planeSphere } from './plane.js';
 import { capsuleCapsule, sphereCapsule, sphereCylinder, sphereSphere } from './round.js';
@@ -77,17 +77,20 @@ export function narrowPhaseFor(
 const planeEllipsoid: NarrowPhase = (out, plane, ell, margin) => planeConvex(out, plane, ell, ellipsoidPlaneSupport, margin);
 
 /**
- * Pairs MuJoCo sends to mjc_Convex (its mjCOLLISIONFUNC table) between primitives: those with an ellipsoid,
- * capsule-cylinder, cylinder-cylinder and cylinder-box. One narrow phase per type pair, made once.
+ * Pairs MuJoCo sends to mjc_Convex (its mjCOLLISIONFUNC table): those with an ellipsoid, capsule-cylinder,
+ * cylinder-cylinder, cylinder-box, and every pair with a mesh but plane-mesh (the mesh's support is meshSupport).
+ * One narrow phase per type pair, made once.
  */
 const convexPairs = new Map<string, NarrowPhase>();
 function convexPairFor(type1: number, type2: number, tol: number, iterations: number): NarrowPhase | null {
-  const s1 = primitiveSupport(type1), s2 = primitiveSupport(type2);
+  const s1 = type1 === GeomType.Mesh ? meshSupport : primitiveSupport(type1);
+  const s2 = type2 === GeomType.Mesh ? meshSupport : primitiveSupport(type2);
   if (!s1 || !s2) return null;
   const key = `${type1} ${type2} ${tol} ${iterations}`;
   let np = convexPairs.get(key);
   if (!np) {
     np = convexNarrowPhase(type1, s1, type2, s2, tol, iterations);
+    if (type2 === GeomType.Mesh) np = freshMeshSearch(np);
     convexPairs.set(key, np);
   }
   return np;
