@@ -46,6 +46,16 @@ describe('loadMJCF errors', () => {
     expect(() => loadMJCF(file)).toThrow(`${file}:5: <composite>: unsupported element`);
   });
 
+  it('refuses the ccd flags that would change the general convex narrow phase (issue 13)', () => {
+    // sim-core follows MuJoCo's default: native ccd, one contact per pair
+    const libccd = write('libccd.xml', '<mujoco><option>\n<flag nativeccd="disable"/></option><worldbody/></mujoco>');
+    expect(() => loadMJCF(libccd)).toThrow(`${libccd}:2: <flag>: unsupported flag setting nativeccd="disable"`);
+    const multi = write('multiccd.xml', '<mujoco><option>\n<flag multiccd="enable"/></option><worldbody/></mujoco>');
+    expect(() => loadMJCF(multi)).toThrow(`${multi}:2: <flag>: unsupported flag setting multiccd="enable"`);
+    const tuned = write('ccd-opts.xml', '<mujoco><option ccd_tolerance="1e-8" ccd_iterations="50"/><worldbody/></mujoco>');
+    expect(loadMJCF(tuned).model.opt).toMatchObject({ ccdTolerance: 1e-8, ccdIterations: 50 });
+  });
+
   it('rejects unsupported attributes and values with their element', () => {
     const ball = write('ball.xml', '<mujoco><worldbody><body>\n<joint type="ball" range="5 30"/><geom size="1"/></body></worldbody></mujoco>');
     expect(() => loadMJCF(ball)).toThrow(`${ball}:2: <joint>: range[0] should be 0 in ball joint`);
