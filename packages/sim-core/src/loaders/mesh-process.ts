@@ -9,6 +9,7 @@
  * inertia box, as MuJoCo's mjCGeom computes them.
  */
 import { eigSym3, quatToMat, type Quat, type Vec3 } from '../model/frame-math.js';
+import { GeomType } from '../model/model.js';
 import { HullError, convexHull, hullGraph } from './mesh-hull.js';
 
 export type MeshInertia = 'legacy' | 'convex' | 'exact' | 'shell';
@@ -259,4 +260,35 @@ export function meshGeomSize(mesh: CompiledMesh): Vec3 {
 export function meshGeomInertia(mesh: CompiledMesh, mass: number): Vec3 {
   const [a, b, c] = mesh.boxsz;
   return [(mass * (b * b + c * c)) / 3, (mass * (a * a + c * c)) / 3, (mass * (a * a + b * b)) / 3];
+}
+
+/**
+ * A primitive geom fitted to a mesh (mesh= on a non-mesh geom), as MuJoCo's mjCMesh::FitGeom: sized to the
+ * mesh's inertia box, or with compiler fitaabb to its bounding box, times fitscale; returns the size and the
+ * fitted shape's centre in the mesh's inertial frame (zero for the inertia box).
+ */
+export function fitGeom(mesh: CompiledMesh, type: GeomType, fitaabb: boolean, fitscale: number): { size: Vec3; center: Vec3 } {
+  let size: Vec3, center: Vec3 = [0, 0, 0];
+  if (!fitaabb) {
+    const b = mesh.boxsz;
+    switch (type) {
+      case GeomType.Sphere: size = [(b[0] + b[1] + b[2]) / 3, 0, 0]; break;
+      case GeomType.Capsule: { const r = (b[0] + b[1]) / 2; size = [r, Math.max(0, b[2] - r / 2), 0]; break; }
+      case GeomType.Cylinder: size = [(b[0] + b[1]) / 2, b[2], 0]; break;
+      case GeomType.Box: case GeomType.Ellipsoid: size = [b[0], b[1], b[2]]; break;
+      default: throw new MeshError('only sphere, capsule, cylinder, ellipsoid and box geoms can be fitted to a mesh');
+    }
+  } else {
+    const a = mesh.aamm;
+    center = [(a[0] + a[3]) / 2, (a[1] + a[4]) / 2, (a[2] + a[5]) / 2];
+    const h: Vec3 = [a[3] - center[0], a[4] - center[1], a[5] - center[2]];
+    switch (type) {
+      case GeomType.Sphere: size = [Math.max(h[0], h[1], h[2]), 0, 0]; break;
+      case GeomType.Capsule: { const r = Math.max(h[0], h[1]); size = [r, h[2] - r, 0]; break; }
+      case GeomType.Cylinder: size = [Math.max(h[0], h[1]), h[2], 0]; break;
+      case GeomType.Box: case GeomType.Ellipsoid: size = [...h]; break;
+      default: throw new MeshError('only sphere, capsule, cylinder, ellipsoid and box geoms can be fitted to a mesh');
+    }
+  }
+  return { size: [size[0] * fitscale, size[1] * fitscale, size[2] * fitscale], center };
 }

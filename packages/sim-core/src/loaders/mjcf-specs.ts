@@ -35,6 +35,8 @@ export interface GeomRaw {
   /** NaN when not given (density is used then). */
   mass: number; density: number;
   mesh: string | null;
+  /** Scale of a primitive fitted to its mesh. */
+  fitscale: number;
 }
 
 export interface SiteRaw { name: string; pos: number[]; quat: number[]; alt: AltOrientation | null }
@@ -79,7 +81,7 @@ export function rootDefaults(): DefaultClass {
       contype: 1, conaffinity: 1, condim: 3, group: 0, priority: 0,
       friction: [1, 0.005, 0.0001], solmix: 1, solref: [...DEFAULT_SOLREF], solimp: [...DEFAULT_SOLIMP],
       margin: 0, gap: 0, pos: [0, 0, 0], quat: [1, 0, 0, 0], alt: null, fromto: null,
-      mass: NaN, density: 1000, mesh: null,
+      mass: NaN, density: 1000, mesh: null, fitscale: 1,
     },
     site: { name: '', pos: [0, 0, 0], quat: [1, 0, 0, 0], alt: null },
     actuator: {
@@ -204,7 +206,8 @@ export function readGeom(a: Attrs, g: GeomRaw): void {
   if (a.keyword('shellinertia', { true: true, false: false })) fail(a.el, "unsupported attribute 'shellinertia'");
   const fluid = a.str('fluidshape');
   if (fluid !== undefined && fluid !== 'none') fail(a.el, "unsupported attribute 'fluidshape'");
-  a.ignore('material', 'rgba', 'user', 'fitscale', 'fluidcoef');
+  g.fitscale = a.num('fitscale') ?? g.fitscale;
+  a.ignore('material', 'rgba', 'user', 'fluidcoef');
 }
 
 export function readSite(a: Attrs, s: SiteRaw): void {

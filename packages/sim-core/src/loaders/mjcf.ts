@@ -15,14 +15,14 @@ import {
   type ActuatorSpec, type BodySpec, type EqualitySpec, type GeomSpec, type JointSpec, type KeySpec, type SiteSpec, type TendonSpec,
 } from '../model/builder.js';
 import {
-  EPS, combineInertials, composePose, normalize, normalized, principalInertia, quatFromAxisAngle, quatFromEuler,
+  EPS, add3, combineInertials, composePose, normalize, rotate, normalized, principalInertia, quatFromAxisAngle, quatFromEuler,
   quatFromFrame, quatFromZ, cross3,
   type Quat, type Sym3, type Vec3,
 } from '../model/frame-math.js';
 import { geomInertia, geomRbound, geomVolume } from '../model/geom-props.js';
 import { Attrs } from './attrs.js';
 import { meshAssetsFor, readMeshDefaults, type MeshAssets } from './mesh-asset.js';
-import { meshGeomInertia, meshGeomSize } from './mesh-process.js';
+import { fitGeom, meshGeomInertia, meshGeomSize } from './mesh-process.js';
 import {
   cloneClass, readActuator, readEqualityCommon, readGeom, readJoint, readOrientation, readSite, readTendon, rootDefaults,
   type ActuatorRaw, type AltOrientation, type DefaultClass, type GeomRaw, type JointRaw, type Limited, type SiteRaw, type TendonRaw,
@@ -39,6 +39,8 @@ interface CompilerSettings {
   boundmass: number;
   boundinertia: number;
   balanceinertia: boolean;
+  /** Fit primitives with a mesh to its bounding box, not its inertia box. */
+  fitaabb: boolean;
 }
 
 /** A <joint> equality names two joints; a <connect> or <weld> two bodies (body2 absent: the world), the anchor
@@ -93,7 +95,7 @@ class MjcfCompiler {
   private readonly options: Partial<ModelOptions> = {};
   private readonly compiler: CompilerSettings = {
     degree: true, eulerseq: 'xyz', autolimits: true, inertiafromgeom: 'auto', inertiagrouprange: [0, 5],
-    boundmass: 0, boundinertia: 0, balanceinertia: false,
+    boundmass: 0, boundinertia: 0, balanceinertia: false, fitaabb: false,
   };
   private readonly classes = new Map<string, DefaultClass>();
   private readonly bodies: RawBody[] = [];
@@ -233,7 +235,8 @@ class MjcfCompiler {
     // MuJoCo: assetdir sets the mesh folder, meshdir takes precedence
     this.meshes.meshdir = a.str('meshdir') ?? a.str('assetdir') ?? this.meshes.meshdir;
     this.meshes.strippath = a.bool('strippath') ?? this.meshes.strippath;
-    a.ignore('texturedir', 'assetdir', 'usethread', 'fitaabb', 'saveinertial', 'exactmeshinertia');
+    c.fitaabb = a.bool('fitaabb') ?? c.fitaabb;
+    a.ignore('texturedir', 'assetdir', 'usethread', 'saveinertial', 'exactmeshinertia');
     a.done();
     for (const child of s.children) {
       if (child.name === 'lengthrange') this.ignore(child, 'tendon/actuator length ranges are not used');
@@ -636,9 +639,8 @@ class MjcfCompiler {
 
   private compileGeom(el: XmlElement, g: GeomRaw, inferInertia: boolean, weld: number):
     { spec: GeomSpec; mass: number; inertia: Vec3 } {
-    if (g.type !== GeomType.Mesh && g.mesh !== null) fail(el, `unsupported mesh="${g.mesh}" on a geom whose type is not "mesh" (fitting a primitive to a mesh); use type="mesh"`);
     if (g.type === GeomType.Mesh && g.mesh === null) fail(el, 'a mesh geom needs a mesh attribute');
-    if (g.type === GeomType.Mesh && g.fromto) fail(el, 'fromto cannot be used with mesh geom');
+    if (g.mesh !== null && g.fromto) fail(el, 'fromto cannot be used with mesh geom');
     if (g.condim !== 1 && g.condim !== 3 && g.condim !== 4 && g.condim !== 6) fail(el, 'invalid condim');
     if (g.type === GeomType.Plane && weld !== 0) fail(el, 'plane only allowed in static bodies');
     const size: Vec3 = [g.size[0]!, g.size[1]!, g.size[2]!];
@@ -662,11 +664,23 @@ class MjcfCompiler {
     } else if (g.alt) {
       quat = this.resolveAlt(el, g.alt);
     }
-    // a mesh geom sits at its mesh's inertial frame and takes its size from the mesh
-    const mesh = g.type === GeomType.Mesh ? this.meshes.get(el, g.mesh!) : null;
-    if (mesh) {
-      ({ pos, quat } = composePose(pos, quat, mesh.pos, mesh.quat));
-      [size[0], size[1], size[2]] = meshGeomSize(mesh);
+    // a mesh geom sits at its mesh's inertial frame and takes its size from the mesh; a primitive with a mesh
+    // is fitted to it (its inertia box, or its bounding box under compiler fitaabb) and keeps no mesh
+    const fitted = g.mesh !== null ? this.meshes.get(el, g.mesh) : null;
+    const mesh = g.type === GeomType.Mesh ? fitted : null;
+    if (fitted) {
+      let center: Vec3 = [0, 0, 0];
+      if (mesh) [size[0], size[1], size[2]] = meshGeomSize(mesh);
+      else {
+        if (g.type !== GeomType.Sphere && g.type !== GeomType.Capsule && g.type !== GeomType.Cylinder && g.type !== GeomType.Box && g.type !== GeomType.Ellipsoid) {
+          fail(el, 'only sphere, capsule, cylinder, ellipsoid and box geoms can be fitted to a mesh');
+        }
+        const fit = fitGeom(fitted, g.type, this.compiler.fitaabb, g.fitscale);
+        [size[0], size[1], size[2]] = fit.size;
+        center = fit.center;
+      }
+      const meshPos = add3(rotate(fitted.quat, center), fitted.pos);
+      ({ pos, quat } = composePose(pos, quat, meshPos, fitted.quat));
     }
     const needed = mesh ? 0 : g.type === GeomType.Sphere ? 1 : g.type === GeomType.Box || g.type === GeomType.Ellipsoid ? 3 : g.type === GeomType.Plane ? 0 : 2;
     if (g.type === GeomType.Plane && !(size[2] > 0)) fail(el, 'plane size(3) must be positive');

@@ -142,6 +142,20 @@ describe('mesh geoms compile as in MuJoCo 3.3', () => {
     expectSame(ours, ref);
   });
 
+  for (const fitaabb of [false, true]) {
+    it(`primitives fitted to a mesh (mesh= on sphere, capsule, cylinder, ellipsoid, box geoms; fitaabb ${fitaabb})`, async () => {
+      const fit = (type: string, extra = '') => `<body pos="0 0 1"><freejoint/><geom type="${type}" mesh="irr" pos=".05 0 0" euler="10 0 0" ${extra}/></body>`;
+      const xml = `<mujoco><compiler fitaabb="${fitaabb}"/><asset><mesh name="irr" vertex="${IRREGULAR}" refquat="0.9 0.1 0.2 0.3"/></asset>${world(
+        fit('sphere') + fit('capsule', 'fitscale="1.2"') + fit('cylinder') + fit('ellipsoid') + fit('box', 'density="300"'))}</mujoco>`;
+      const { ours, ref } = await both(xml);
+      // MuJoCo keeps the mesh asset no geom uses any more; sim-core stores meshes of mesh geoms only
+      expect(ours.nmesh).toBeUndefined();
+      const unused = ref as unknown as Record<string, unknown>;
+      for (const k of ['nmesh', 'geomDataid', 'meshVertadr', 'meshVertnum', 'meshVert', 'meshGraphadr', 'meshGraph', 'meshName']) delete unused[k];
+      expectSame(ours, ref);
+    });
+  }
+
   it('an ASCII STL (which MuJoCo 3.3 does not read) compiles as its binary twin', async () => {
     const xml = (file: string) => `<mujoco><asset><mesh name="p" file="${file}"/></asset>${world('<body><freejoint/><geom type="mesh" mesh="p"/></body>')}</mujoco>`;
     const { ours: binary } = await both(xml('p.stl'), { 'p.stl': stlOf(PRISM_V, PRISM_T) });
@@ -193,10 +207,8 @@ describe('malformed meshes are refused naming the file and line, or the element'
     expect(load(geomWith('<mesh name="other" vertex="0 0 0 1 0 0 0 1 0 0 0 1"/>'))).toThrow(/<geom>: unknown mesh "m"/);
   });
 
-  it('mesh= on a primitive geom (mesh fitting) and maxhullvert are refused', () => {
-    expect(load(`<mujoco><asset><mesh name="m" vertex="${TET}"/></asset><worldbody><body><freejoint/><geom type="box" mesh="m"/></body></worldbody></mujoco>`))
-      .toThrow(/fitting a primitive to a mesh/);
-    expect(load(geomWith(`<mesh name="m" vertex="${TET}" maxhullvert="8"/>`))).toThrow(/maxhullvert/);
+  it('maxhullvert is refused', () => {
+    expect(load(geomWith(`<mesh name="m" vertex="${TET}" maxhullvert="8"/>`))).toThrow(/<mesh>: unsupported attribute 'maxhullvert'/);
   });
 });
 
