@@ -24,7 +24,11 @@ interface Face {
   alive: boolean;
 }
 
-/** Quickhull over points p (x, y, z per point). Throws HullError when the points span no volume. */
+/**
+ * Quickhull over points p (x, y, z per point). Throws HullError when the points span no volume. Points on a
+ * flat face or along an edge of the hull are not its vertices (as qhull merges coplanar facets): the first pass
+ * may keep some, so the hull is built again from the true corners.
+ */
 export function convexHull(p: ArrayLike<number>): Hull {
   const n = p.length / 3;
   if (n < 4) throw new HullError(`a convex hull needs at least 4 vertices, got ${n}`);
@@ -36,9 +40,52 @@ export function convexHull(p: ArrayLike<number>): Hull {
   }
   // points this close to a face's plane are on it (round-off of the plane through three float32 vertices)
   const eps = 1e-13 * scale;
+  const all = Array.from({ length: n }, (_, i) => i);
+  const first = quickhull(p, all, eps);
+  const corners = cornersOf(p, first, eps);
+  const faces = corners.length < first.vertices.length ? quickhull(p, corners, eps).faces : first.faces;
+  const used = new Set(faces);
+  return { vertices: [...used].sort((u, v) => u - v), faces };
+}
+
+/**
+ * The hull vertices whose incident faces lie in at least three distinct planes: the polytope's corners. A
+ * vertex inside a flat face has one plane around it, one along an edge two.
+ */
+function cornersOf(p: ArrayLike<number>, hull: Hull, eps: number): number[] {
+  const incident = new Map<number, number[]>();
+  for (let f = 0; f < hull.faces.length / 3; f++) {
+    for (let k = 0; k < 3; k++) {
+      const v = hull.faces[3 * f + k]!;
+      let list = incident.get(v);
+      if (!list) incident.set(v, (list = []));
+      list.push(f);
+    }
+  }
+  const inPlane = (plane: number, f: number): boolean => {
+    const q = faceOf(p, hull.faces[3 * plane]!, hull.faces[3 * plane + 1]!, hull.faces[3 * plane + 2]!);
+    for (let k = 0; k < 3; k++) {
+      const i = hull.faces[3 * f + k]!;
+      if (Math.abs(q.nx * p[3 * i]! + q.ny * p[3 * i + 1]! + q.nz * p[3 * i + 2]! - q.d) > eps) return false;
+    }
+    return true;
+  };
+  return hull.vertices.filter((v) => {
+    const planes: number[] = [];
+    for (const f of incident.get(v)!) {
+      if (!planes.some((pl) => inPlane(pl, f) && inPlane(f, pl))) planes.push(f);
+      if (planes.length >= 3) return true;
+    }
+    return false;
+  });
+}
+
+/** The hull of the points `ids` of p, as triangles over their global indices. */
+function quickhull(p: ArrayLike<number>, ids: number[], eps: number): Hull {
+  const n = p.length / 3;
   const x = (i: number) => p[3 * i]!, y = (i: number) => p[3 * i + 1]!, z = (i: number) => p[3 * i + 2]!;
 
-  const simplex = initialSimplex(p, n, eps);
+  const simplex = initialSimplex(p, ids, eps);
   const faces: Face[] = [];
   const edges = new Map<number, number>();
   const key = (a: number, b: number) => a * n + b;
@@ -78,8 +125,7 @@ export function convexHull(p: ArrayLike<number>): Hull {
     }
   };
   const inSimplex = new Set(simplex);
-  const rest: number[] = [];
-  for (let i = 0; i < n; i++) if (!inSimplex.has(i)) rest.push(i);
+  const rest = ids.filter((i) => !inSimplex.has(i));
   assign(first, rest);
 
   const pending = [...first];
@@ -147,12 +193,12 @@ function faceOf(p: ArrayLike<number>, a: number, b: number, c: number): { nx: nu
   return { nx, ny, nz, d: nx * p[3 * a]! + ny * p[3 * a + 1]! + nz * p[3 * a + 2]! };
 }
 
-/** Four points spanning the largest volume found from the extreme points; throws when the set is flat. */
-function initialSimplex(p: ArrayLike<number>, n: number, eps: number): [number, number, number, number] {
+/** Four of the points `ids` spanning the largest volume found from the extreme points; throws when they are flat. */
+function initialSimplex(p: ArrayLike<number>, ids: number[], eps: number): [number, number, number, number] {
   const ext: number[] = [];
   for (let k = 0; k < 3; k++) {
-    let lo = 0, hi = 0;
-    for (let i = 1; i < n; i++) {
+    let lo = ids[0]!, hi = ids[0]!;
+    for (const i of ids) {
       if (p[3 * i + k]! < p[3 * lo + k]!) lo = i;
       if (p[3 * i + k]! > p[3 * hi + k]!) hi = i;
     }
@@ -169,7 +215,7 @@ function initialSimplex(p: ArrayLike<number>, n: number, eps: number): [number, 
   const ux = p[3 * i1]! - p[3 * i0]!, uy = p[3 * i1 + 1]! - p[3 * i0 + 1]!, uz = p[3 * i1 + 2]! - p[3 * i0 + 2]!;
   const ul = Math.sqrt(ux * ux + uy * uy + uz * uz);
   let i2 = -1, far = eps;
-  for (let i = 0; i < n; i++) {
+  for (const i of ids) {
     const wx = p[3 * i]! - p[3 * i0]!, wy = p[3 * i + 1]! - p[3 * i0 + 1]!, wz = p[3 * i + 2]! - p[3 * i0 + 2]!;
     const cx = uy * wz - uz * wy, cy = uz * wx - ux * wz, cz = ux * wy - uy * wx;
     const dd = Math.sqrt(cx * cx + cy * cy + cz * cz) / ul;
@@ -179,7 +225,7 @@ function initialSimplex(p: ArrayLike<number>, n: number, eps: number): [number, 
   const plane = faceOf(p, i0, i1, i2);
   let i3 = -1;
   far = eps;
-  for (let i = 0; i < n; i++) {
+  for (const i of ids) {
     const dd = Math.abs(plane.nx * p[3 * i]! + plane.ny * p[3 * i + 1]! + plane.nz * p[3 * i + 2]! - plane.d);
     if (dd > far) { far = dd; i3 = i; }
   }

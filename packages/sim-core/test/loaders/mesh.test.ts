@@ -251,3 +251,39 @@ describe('URDF mesh collision compiles as in MuJoCo 3.3', () => {
     expect(() => loadURDF(join(dir, 'r.urdf'))).toThrow(/r\.urdf:2: <mesh>: mesh file "package:\/\/r\/none\.stl" not found \(looked for .*none\.stl\)/);
   });
 });
+
+describe("the convex hull's vertices are qhull's", () => {
+  const cylinder: number[] = [];
+  for (let k = 0; k < 64; k++) {
+    const t = (2 * Math.PI * k) / 64;
+    // a middle ring on the side (its points lie on the hull's edges) and the caps' centres (on its faces)
+    for (const z of [-0.1, 0, 0.1]) cylinder.push(0.05 * Math.cos(t), 0.05 * Math.sin(t), z);
+  }
+  cylinder.push(0, 0, -0.1, 0, 0, 0.1);
+  const cube: number[] = [];
+  for (let i = 0; i <= 6; i++) {
+    for (let j = 0; j <= 6; j++) {
+      const a = -0.1 + (0.2 * i) / 6, b = -0.1 + (0.2 * j) / 6;
+      cube.push(a, b, -0.1, a, b, 0.1, a, -0.1, b, a, 0.1, b, -0.1, a, b, 0.1, a, b);
+    }
+  }
+  const sphere: number[] = [];
+  let seed = 5;
+  const r = () => { seed = (seed * 16807) % 2147483647; return seed / 2147483647 - 0.5; };
+  for (let i = 0; i < 3000; i++) {
+    const x = r(), y = r(), z = r(), l = Math.hypot(x, y, z);
+    sphere.push((0.1 * x) / l, (0.1 * y) / l, (0.1 * z) / l);
+  }
+  for (const [name, pts, corners] of [['a 64-sided cylinder with points on its edges and faces', cylinder, 128], ['a cube with a grid on each face', cube, 8], ['3000 points on a sphere', sphere, 3000]] as const) {
+    it(name, async () => {
+      const xml = `<mujoco><asset><mesh name="m" vertex="${pts.join(' ')}"/></asset>${world('<body><freejoint/><geom type="mesh" mesh="m"/></body>')}</mujoco>`;
+      const { ours, ref } = await both(xml);
+      // by position (to 1e-9 m: the moved vertices agree to 1e-17 here): a point given twice is one corner,
+      // whichever copy each hull keeps
+      const key = (x: number) => String(Math.round(x * 1e9) / 1e9 + 0);
+      const at = (m: Model) => [...new Set(hullSets(m)[0]!.map((i) => Array.from(m.meshVert!.subarray(3 * i, 3 * i + 3), key).join(' ')))].sort();
+      expect(at(ours)).toEqual(at(ref));
+      expect(at(ours).length).toBe(corners);
+    });
+  }
+});
