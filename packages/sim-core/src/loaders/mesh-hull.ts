@@ -57,9 +57,9 @@ function cornersOf(p: ArrayLike<number>, hull: Hull, eps: number): number[] {
   for (let f = 0; f < hull.faces.length / 3; f++) {
     for (let k = 0; k < 3; k++) {
       const v = hull.faces[3 * f + k]!;
-      let list = incident.get(v);
-      if (!list) incident.set(v, (list = []));
-      list.push(f);
+      const list = incident.get(v);
+      if (list) list.push(f);
+      else incident.set(v, [f]);
     }
   }
   const inPlane = (plane: number, f: number): boolean => {
