@@ -67,6 +67,8 @@ export interface PerfettoImportOptions {
   allowTruncated?: boolean;
 }
 
+/** CounterDescriptor.BuiltinCounterType: 1 thread time (ns), 2 thread instruction count. */
+const BUILTIN_COUNTER_NAMES: Record<number, string> = { 1: 'thread_time', 2: 'thread_instruction_count' };
 const UNIT_NAMES: Record<number, string> = { 1: 'ns', 2: 'count', 3: 'bytes' };
 
 export async function importPerfetto(path: string, chunks: AsyncIterable<Buffer>, sink: TraceSink,
@@ -295,7 +297,7 @@ class PerfettoImporter {
     let parent: Key | null = null;
     let proc: { pid: number; name: string | null; labels: string[] } | null = null;
     let thread: { pid: number; tid: number; name: string | null } | null = null;
-    let counter: { unit: string | null; incremental: boolean; multiplier: number } | null = null;
+    let counter: { unit: string | null; incremental: boolean; multiplier: number; builtin: number } | null = null;
     while (r.next()) {
       switch (r.field) {
         case 1: r.readVarint(); uuid = r.key(); break;
@@ -326,9 +328,10 @@ class PerfettoImporter {
         }
         case 8: {
           const c = r.sub();
-          counter = { unit: null, incremental: false, multiplier: 1 };
+          counter = { unit: null, incremental: false, multiplier: 1, builtin: 0 };
           while (c.next()) {
-            if (c.field === 3) counter.unit = UNIT_NAMES[c.varint()] ?? counter.unit;
+            if (c.field === 1) counter.builtin = c.varint();
+            else if (c.field === 3) counter.unit = UNIT_NAMES[c.varint()] ?? counter.unit;
             else if (c.field === 6) counter.unit = c.string();
             else if (c.field === 4) { c.readVarint(); counter.multiplier = c.signed() || 1; }
             else if (c.field === 5) counter.incremental = c.varint() !== 0;
@@ -401,6 +404,14 @@ class PerfettoImporter {
       if (!this.threadTrackIds.has(key)) this.threadTrackIds.set(key, reg);
     }
     if (counter) {
+      // A thread's built-in counter (thread time in ns, instruction count) is the track its events' absolute
+      // thread_time / instruction fields go to, named as trace_processor names it when the descriptor does not.
+      const builtinName = BUILTIN_COUNTER_NAMES[counter.builtin];
+      if (builtinName && utid !== null) {
+        if (name === null) this.sink.updateTrack(reg.trackId, { name: builtinName });
+        const key = `${builtinName}\u0000${utid}`;
+        if (!this.threadCounterTracks.has(key)) this.threadCounterTracks.set(key, reg.trackId);
+      }
       if (existing?.hadEvent) this.sink.stat('counter_descriptor_after_slice_events');
       reg.isCounter = true;
       reg.incremental = counter.incremental;

@@ -181,6 +181,21 @@ describe('Perfetto thread time and instruction counts', () => {
     ]);
     expect(await stat(path, 'track_event_thread_delta_counter_ignored')).toBe(1);
   });
+
+  it('an unnamed thread-time counter descriptor of the thread is named thread_time and takes the absolute values too', async () => {
+    const path = files.write('thread-time-track.pftrace', trace([
+      [[SEQ, 1], [FLAGS, CLEARED], [DESC, [[1, 1], [4, [[1, 10], [2, 11], [5, 'main']]]]]],
+      // CounterDescriptor.type 1: COUNTER_THREAD_TIME_NS, unit ns; parent: the thread's track.
+      [[SEQ, 1], [DESC, [[1, 2], [5, 1], [8, [[1, 1], [3, 1]]]]]],
+      [[SEQ, 1], [TS, 50], [EVENT, [[9, COUNTER], [11, 2], [30, 4000]]]],
+      [[SEQ, 1], [TS, 100], [EVENT, [[9, INSTANT], [11, 1], [23, 'work'], [17, 7]]]],
+    ]));
+    expect(await rows(path, `select t.name, c.ts::VARCHAR as ts, c.value from counter c join track t on t.id = c.track_id
+      order by c.ts`)).toEqual([
+      { name: 'thread_time', ts: '50', value: 4000 },
+      { name: 'thread_time', ts: '100', value: 7000 },
+    ]);
+  });
 });
 
 describe('Perfetto incremental state', () => {
