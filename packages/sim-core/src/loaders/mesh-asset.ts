@@ -29,6 +29,8 @@ export function readMeshDefaults(a: Attrs, d: MeshDefaults): void {
 
 interface MeshRead {
   el: XmlElement; name: string; file: string | null; vert: number[] | null; face: number[] | null;
+  /** The file's format when content_type names it. */
+  format: 'obj' | 'stl' | undefined;
   scale: Vec3; refpos: Vec3; refquat: Quat; inertia: MeshInertia;
   compiled: CompiledMesh | null;
 }
@@ -69,6 +71,7 @@ export class MeshAssets {
     if (face?.some((f) => !Number.isInteger(f))) fail(el, "attribute 'face': vertex indices must be integers");
     this.meshes.set(name, {
       el, name, file, vert: vert ? vert.map(Math.fround) : null, face, compiled: null,
+      format: contentType === undefined ? undefined : contentType === 'model/obj' ? 'obj' : 'stl',
       scale: [d.scale[0]!, d.scale[1]!, d.scale[2]!], refpos: refpos as Vec3, refquat: refquat as Quat, inertia: d.inertia,
     });
   }
@@ -91,7 +94,7 @@ export class MeshAssets {
       const rel = this.strippath ? basename(m.file) : m.file;
       const path = isAbsolute(rel) ? rel : resolve(this.modelDir, this.meshdir, rel);
       try {
-        data = readMeshFile(path);
+        data = readMeshFile(path, m.format);
       } catch (e) {
         fail(m.el, `cannot load mesh file "${m.file}": ${(e as Error).message}`);
       }

@@ -25,9 +25,12 @@ const MAX_STL_FACES = 200000;
 /** STL vertices must fit MuJoCo's integer vertex hashing. */
 const MAX_STL_COORD = 2 ** 30;
 
-/** Reads an .obj or .stl file (by extension, as MuJoCo picks the reader by content type). */
-export function readMeshFile(file: string): MeshData {
-  const ext = file.toLowerCase().match(/\.([a-z0-9]+)$/)?.[1];
+/**
+ * Reads an OBJ or STL file: the format is `type` when given (MJCF content_type), else the file's extension, as
+ * MuJoCo picks its reader.
+ */
+export function readMeshFile(file: string, type?: 'obj' | 'stl'): MeshData {
+  const ext = type ?? file.toLowerCase().match(/\.([a-z0-9]+)$/)?.[1];
   if (ext !== 'obj' && ext !== 'stl') throw new MeshFileError(file, 0, 'unsupported mesh file type (supported: .obj, .stl)');
   let bytes: Buffer;
   try {

@@ -123,22 +123,26 @@ describe('mesh geoms compile as in MuJoCo 3.3', () => {
     expect(hullSets(ours)[2]).not.toContain(7);
   });
 
-  it('OBJ (quads, meshdir) and STL (binary, scaled) files; inertia modes convex, exact and shell', async () => {
+  it('OBJ (quads, meshdir) and STL (binary, scaled; named by content_type) files; inertia modes convex, exact and shell', async () => {
     const xml = `<mujoco><compiler meshdir="assets"/><asset>
       <mesh name="legacy" file="prism.obj"/>
       <mesh name="prism_convex" file="prism.obj" inertia="convex"/>
       <mesh name="prism_exact" file="prism.obj" inertia="exact"/>
       <mesh name="prism_shell" file="prism.obj" inertia="shell"/>
       <mesh file="prism.stl" scale="2 1 0.5"/>
+      <mesh name="typed" file="prism.data" content_type="model/stl"/>
     </asset>${world(`
       <body pos="0 0 1"><freejoint/><geom type="mesh" mesh="legacy"/></body>
       <body pos="1 0 1"><freejoint/><geom type="mesh" mesh="prism_convex"/></body>
       <body pos="2 0 1"><freejoint/><geom type="mesh" mesh="prism_exact"/></body>
       <body pos="3 0 1"><freejoint/><geom type="mesh" mesh="prism_shell" contype="0" conaffinity="0"/></body>
       <body pos="4 0 1" quat="0 1 0 0"><freejoint/><geom type="mesh" mesh="legacy" pos="0 .1 0"/></body>
-      <body pos="5 0 1"><freejoint/><geom type="mesh" mesh="prism"/></body>`)}
+      <body pos="5 0 1"><freejoint/><geom type="mesh" mesh="prism"/></body>
+      <body pos="6 0 1"><freejoint/><geom type="mesh" mesh="typed"/></body>`)}
     </mujoco>`;
-    const { ours, ref } = await both(xml, { 'assets/prism.obj': PRISM_OBJ, 'assets/prism.stl': stlOf(PRISM_V, PRISM_T) });
+    const { ours, ref } = await both(xml, {
+      'assets/prism.obj': PRISM_OBJ, 'assets/prism.stl': stlOf(PRISM_V, PRISM_T), 'assets/prism.data': stlOf(PRISM_V, PRISM_T),
+    });
     expectSame(ours, ref);
   });
 
