@@ -256,6 +256,25 @@ describe('URDF mesh collision compiles as in MuJoCo 3.3', () => {
   });
 });
 
+describe('random convex meshes compile as in MuJoCo 3.3', () => {
+  it('24 point clouds (4 to 60 points, random scale, refpos, refquat and inertia mode), one body each', async () => {
+    let seed = 11;
+    const r = () => { seed = (seed * 16807) % 2147483647; return seed / 2147483647; };
+    const modes = ['legacy', 'convex', 'exact', 'shell'];
+    const assets: string[] = [], bodies: string[] = [];
+    for (let k = 0; k < 24; k++) {
+      const n = 4 + Math.floor(r() * 57);
+      const pts = Array.from({ length: 3 * n }, (_, i) => ((r() - 0.5) * [0.3, 0.2, 0.1][i % 3]!).toFixed(5));
+      const q = [r() + 0.5, r() - 0.5, r() - 0.5, r() - 0.5].map((x) => x.toFixed(3)).join(' ');
+      assets.push(`<mesh name="m${k}" vertex="${pts.join(' ')}" scale="${(0.5 + r()).toFixed(2)} 1 ${(0.5 + r()).toFixed(2)}" ` +
+        `refpos="${(r() * 0.1).toFixed(3)} 0 0" refquat="${q}" inertia="${modes[k % 4]}"/>`);
+      bodies.push(`<body pos="${k} 0 1" euler="${(r() * 90).toFixed(1)} 0 ${(r() * 90).toFixed(1)}"><freejoint/><geom type="mesh" mesh="m${k}" pos="0.01 0 0"/></body>`);
+    }
+    const { ours, ref } = await both(`<mujoco><asset>${assets.join('')}</asset>${world(bodies.join(''))}</mujoco>`);
+    expectSame(ours, ref);
+  });
+});
+
 describe("the convex hull's vertices are qhull's", () => {
   const cylinder: number[] = [];
   for (let k = 0; k < 64; k++) {
