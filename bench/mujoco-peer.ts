@@ -17,7 +17,7 @@ export function matchSimCoreOptions(mj: Mj, m: Mj, o: ResolvedOptions): void {
   m.opt.impratio = o.impratio;
   m.opt.integrator = o.integrator === 'euler' ? mj.mjtIntegrator.mjINT_EULER.value : mj.mjtIntegrator.mjINT_IMPLICITFAST.value;
   m.opt.solver = o.constraintSolver === 'newton' ? mj.mjtSolver.mjSOL_NEWTON.value : mj.mjtSolver.mjSOL_CG.value;
-  m.opt.cone = mj.mjtCone.mjCONE_PYRAMIDAL.value;
+  m.opt.cone = o.cone === 'elliptic' ? mj.mjtCone.mjCONE_ELLIPTIC.value : mj.mjtCone.mjCONE_PYRAMIDAL.value;
 }
 
 /** One MjData per env, each holding `ctrl` (MuJoCo steps them round-robin on one thread). */

@@ -15,6 +15,7 @@ export interface SimOptions {
 
 export type IntegratorName = 'euler' | 'implicitfast';
 export type ConstraintSolverName = 'newton' | 'cg';
+export type ConeName = 'pyramidal' | 'elliptic';
 
 export interface RigidOptions {
   /** Seconds per scene.step() (overrides simOptions.dt, as Genesis' rigid_options.dt). */
@@ -27,7 +28,8 @@ export interface RigidOptions {
   tolerance?: number;
   lsIterations?: number;
   lsTolerance?: number;
-  cone?: 'pyramidal';
+  /** Friction cone: 'pyramidal' (MuJoCo's default) or 'elliptic' (CPU backend only). */
+  cone?: ConeName;
   impratio?: number;
   enableCollision?: boolean;
   enableJointLimit?: boolean;
@@ -72,7 +74,7 @@ export interface ResolvedOptions {
   tolerance: number;
   lsIterations: number;
   lsTolerance: number;
-  cone: 'pyramidal';
+  cone: ConeName;
   impratio: number;
   enableCollision: boolean;
   enableJointLimit: boolean;
@@ -148,7 +150,7 @@ export function validateSceneOptions(o: SceneOptions): void {
   positive(r.dt, 'rigidOptions.dt');
   oneOf(r.integrator, 'rigidOptions.integrator', ['euler', 'implicitfast']);
   oneOf(r.constraintSolver, 'rigidOptions.constraintSolver', ['newton', 'cg']);
-  oneOf(r.cone, 'rigidOptions.cone', ['pyramidal']);
+  oneOf(r.cone, 'rigidOptions.cone', ['pyramidal', 'elliptic']);
   positiveInt(r.iterations, 'rigidOptions.iterations');
   positiveInt(r.lsIterations, 'rigidOptions.lsIterations');
   positive(r.tolerance, 'rigidOptions.tolerance');
@@ -188,10 +190,7 @@ export function fileOptionsAsScene(file: Partial<ModelOptions>, source: string):
     if (!name) throw new Error(`${source}: <option solver> value ${file.solver} is not supported (Newton, CG)`);
     out.constraintSolver = name;
   }
-  if (file.cone !== undefined) {
-    if (file.cone !== ConeType.Pyramidal) throw new Error(`${source}: <option cone="elliptic"> is not supported (pyramidal only)`);
-    out.cone = 'pyramidal';
-  }
+  if (file.cone !== undefined) out.cone = file.cone === ConeType.Elliptic ? 'elliptic' : 'pyramidal';
   if (file.disableEulerdamp !== undefined) out.eulerdamp = !file.disableEulerdamp;
   for (const k of ['iterations', 'tolerance', 'lsIterations', 'lsTolerance', 'impratio', 'enableCollision', 'enableJointLimit', 'enableSelfCollision'] as const) {
     if (file[k] !== undefined) (out as Record<string, unknown>)[k] = file[k];
@@ -251,7 +250,7 @@ export function toModelOptions(o: ResolvedOptions): ModelOptions {
     tolerance: o.tolerance,
     lsIterations: o.lsIterations,
     lsTolerance: o.lsTolerance,
-    cone: ConeType.Pyramidal,
+    cone: o.cone === 'elliptic' ? ConeType.Elliptic : ConeType.Pyramidal,
     impratio: o.impratio,
     disableEulerdamp: !o.eulerdamp,
     enableCollision: o.enableCollision,

@@ -10,7 +10,7 @@ import { type DofCtrlMode, TIMER_SLOTS, type Data, type Precision } from '../dat
 import { makeData, resetData } from '../data/make-data.js';
 import { collisionPlan, geomLabel } from '../collision/plan.js';
 import { gpuHasNarrow } from '../gpu/kernels/collision.js';
-import { EqType, GeomType, type Model } from '../model/model.js';
+import { ConeType, EqType, GeomType, type Model } from '../model/model.js';
 import { isSoftwareAdapter, openGpu, type OpenedGpu } from '../gpu/adapter.js';
 import { GPU_KERNELS } from '../gpu/kernels/index.js';
 import { bytesPerEnv } from '../gpu/layout.js';
@@ -86,6 +86,13 @@ export function refuseMeshCollision(model: Model): void {
   }
 }
 
+/** Refuses elliptic friction cones: the WGSL kernels build and solve pyramids only. */
+export function refuseEllipticCone(model: Model): void {
+  if (model.opt.cone === ConeType.Elliptic) {
+    throw new Error('the GPU backend has pyramidal friction cones only: elliptic cones (<option cone="elliptic">, rigidOptions.cone \'elliptic\') run on the CPU backend; use backend cpu, or cone pyramidal');
+  }
+}
+
 /** Device copies of gs.tensor(..., { device: gs.device }) values, per tensor object. */
 const deviceTensors = new WeakMap<object, GPUBuffer>();
 
@@ -124,6 +131,7 @@ export class GpuBackend implements Backend {
   }
 
   async build(model: Model, nEnvs: number, precision: Precision, options: BackendBuildOptions): Promise<SimInstance> {
+    refuseEllipticCone(model);
     refuseLowFriction(model);
     refuseMeshCollision(model);
     refuseCpuOnlyPairs(model);

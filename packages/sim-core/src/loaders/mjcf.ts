@@ -263,8 +263,7 @@ class MjcfCompiler {
     set('tolerance', a.num('tolerance'));
     set('lsIterations', a.int('ls_iterations'));
     set('lsTolerance', a.num('ls_tolerance'));
-    set('cone', a.keyword('cone', { pyramidal: ConeType.Pyramidal, elliptic: -1 as ConeType }));
-    if ((o.cone as number) === -1) fail(s, 'unsupported cone "elliptic" (supported: pyramidal)');
+    set('cone', a.keyword('cone', { pyramidal: ConeType.Pyramidal, elliptic: ConeType.Elliptic }));
     set('impratio', a.num('impratio'));
     set('ccdTolerance', a.num('ccd_tolerance'));
     set('ccdIterations', a.int('ccd_iterations'));

@@ -33,3 +33,24 @@ export function cholSolve(x: Float64Array, l: Float64Array, b: Float64Array, n: 
     x[i] = s / l[i * n + i]!;
   }
 }
+
+/**
+ * L L' + x x' in place (MuJoCo's mju_cholUpdate with flg_plus): Givens-like sweeps down the columns where x
+ * is non-zero; x is overwritten. Diagonals that would fall below MINVAL are raised to it.
+ */
+export function cholUpdate(l: Float64Array, x: Float64Array, n: number, minval: number): void {
+  for (let k = 0; k < n; k++) {
+    const xk = x[k]!;
+    if (!xk) continue;
+    const kk = k * n + k, lkk = l[kk]!;
+    let t = lkk * lkk + xk * xk;
+    if (t < minval) t = minval;
+    const r = Math.sqrt(t);
+    const c = r / lkk;
+    const cinv = 1 / c;
+    const s = xk / lkk;
+    l[kk] = r;
+    for (let i = k + 1; i < n; i++) l[i * n + k] = (l[i * n + k]! + s * x[i]!) * cinv;
+    for (let i = k + 1; i < n; i++) x[i] = c * x[i]! - s * l[i * n + k]!;
+  }
+}

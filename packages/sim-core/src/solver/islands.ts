@@ -6,6 +6,7 @@
  */
 import { solvePrimal, type SolveStats } from './primal.js';
 import { type Problem, makeProblem } from './problem.js';
+import { ConstraintType } from './types.js';
 
 export interface SolverSettings {
   newton: boolean; iterations: number; tolerance: number; lsTolerance: number; lsIterations: number;
@@ -73,6 +74,15 @@ export class Islands {
     // A row that touches no dof (a planar linkage's connect row across the plane) joins island 0: its zero
     // Jacobian changes nothing there, and it still gets the state and force it would get in one system.
     for (let r = 0; r < nefc; r++) this.rowIsland[r] = rownnz[r]! > 0 ? islandOf[tree[colind[r * nv]!]!]! : 0;
+    // An elliptic contact is one cone: a frictional row with no dof (a body on a slide joint) stays with the rest.
+    for (let r = 0; r < nefc; r++) {
+      if (p.type[r] !== ConstraintType.ContactElliptic) continue;
+      const dim = p.coneDim[r]!;
+      let k = r;
+      while (k < r + dim - 1 && rownnz[k] === 0) k++;
+      for (let j = r; j < r + dim; j++) this.rowIsland[j] = this.rowIsland[k]!;
+      r += dim - 1;
+    }
     this.count = count;
     return count;
   }
@@ -108,6 +118,8 @@ export class Islands {
         const r = rows[c]!;
         for (let b = 0; b < qn; b++) q.J[c * qn + b] = p.J[r * nv + dofs[b]!]!;
         q.D[c] = p.D[r]!; q.R[c] = p.R[r]!; q.aref[c] = p.aref[r]!; q.floss[c] = p.floss[r]!; q.type[c] = p.type[r]!;
+        // an elliptic contact's rows share its bodies, hence its island, and stay consecutive
+        q.coneMu[c] = p.coneMu[r]!; q.coneDim[c] = p.coneDim[r]!;
       }
       // the island's own sparsity pattern
       for (let c = 0; c < qe; c++) {

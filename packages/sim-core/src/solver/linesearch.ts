@@ -4,6 +4,7 @@
  * Newton steps on alpha from 0, then a bracketed search once the slope changes sign, until
  * |slope| < tolerance * |search| / scale or `maxEvals` evaluations.
  */
+import { evalCone, prepareCone } from './cone.js';
 import { type Problem, mulJ, mulM } from './problem.js';
 import { ConstraintType, MINVAL } from './types.js';
 
@@ -27,6 +28,10 @@ function prepare(p: Problem): void {
   quadGauss[1] = a - b;
   quadGauss[2] = 0.5 * c;
   for (let i = 0; i < nefc; i++) {
+    if (p.type[i] === ConstraintType.ContactElliptic) {
+      i += prepareCone(p, i) - 1;
+      continue;
+    }
     const dj = D[i]! * Jaref[i]!;
     quad[3 * i] = 0.5 * Jaref[i]! * dj;
     quad[3 * i + 1] = Jv[i]! * dj;
@@ -34,13 +39,22 @@ function prepare(p: Problem): void {
   }
 }
 
+/** Cone-surface cost, slope and curvature of the elliptic contacts (scratch of evaluate). */
+const cone = new Float64Array(3);
+
 /** Cost and its first two derivatives at pnt[ALPHA]. */
 function evaluate(p: Problem, pnt: Pnt): void {
   const { nefc, Jaref, Jv, quad, type, floss, R } = p;
   const alpha = pnt[ALPHA]!;
   let q0 = p.quadGauss[0]!, q1 = p.quadGauss[1]!, q2 = p.quadGauss[2]!;
+  cone[0] = 0; cone[1] = 0; cone[2] = 0;
   for (let i = 0; i < nefc; i++) {
     const t = type[i]!;
+    if (t === ConstraintType.ContactElliptic) {
+      if (evalCone(p, i, alpha, cone)) { q0 += quad[3 * i]!; q1 += quad[3 * i + 1]!; q2 += quad[3 * i + 2]!; }
+      i += p.coneDim[i]! - 1;
+      continue;
+    }
     if (t === ConstraintType.Equality) {
       q0 += quad[3 * i]!; q1 += quad[3 * i + 1]!; q2 += quad[3 * i + 2]!;
       continue;
@@ -60,9 +74,10 @@ function evaluate(p: Problem, pnt: Pnt): void {
     }
     if (x < 0) { q0 += quad[3 * i]!; q1 += quad[3 * i + 1]!; q2 += quad[3 * i + 2]!; }
   }
-  pnt[COST] = alpha * alpha * q2 + alpha * q1 + q0;
-  pnt[D0] = 2 * alpha * q2 + q1;
-  const d1 = 2 * q2;
+  // the cone terms are zero without elliptic contacts, and x + 0 is x: the pyramidal sums are unchanged
+  pnt[COST] = cone[0]! + (alpha * alpha * q2 + alpha * q1 + q0);
+  pnt[D0] = cone[1]! + (2 * alpha * q2 + q1);
+  const d1 = cone[2]! + 2 * q2;
   pnt[D1] = d1 > 0 ? d1 : MINVAL;
   p.lsIterations++;
 }

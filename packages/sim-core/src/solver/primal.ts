@@ -2,8 +2,11 @@
  * MuJoCo's primal solvers (mj_solCGNewton): Newton (search = -H^-1 grad, H = M + J'DJ over quadratic rows,
  * refactored when row states change) and nonlinear conjugate gradient (Polak-Ribiere on the M-preconditioned
  * gradient), both with the exact line search. Stops when the scaled cost improvement or gradient falls below
- * the tolerance, when the line search finds no improvement, or after maxIter iterations.
+ * the tolerance, when the line search finds no improvement, or after maxIter iterations. With elliptic
+ * contacts on the cone surface, Newton's Hessian also carries their cone blocks (solver/cone.ts), refreshed
+ * every iteration as they depend on the point, as MuJoCo's HessianCone.
  */
+import { factorCones } from './cone.js';
 import { lineSearch } from './linesearch.js';
 import {
   type Problem, computeGradient, factorHessian, factorMass, jacMinusAref, mulM, precondition, updateConstraint,
@@ -37,9 +40,10 @@ export function solvePrimal(
     mulM(p, Ma, qacc);
     jacMinusAref(p, Jaref, qacc);
   }
-  updateConstraint(p);
+  updateConstraint(p, newton);
   if (newton) factorHessian(p); else factorMass(p);
-  updateGradient(p);
+  if (newton && p.ncone > 0) factorCones(p);
+  updateGradient(p, newton);
   for (let i = 0; i < nv; i++) search[i] = -Mgrad[i]!;
 
   let iter = 0;
@@ -59,7 +63,7 @@ export function solvePrimal(
     }
     const oldCost = p.cost;
     if (newton) for (let r = 0; r < nefc; r++) p.oldState[r] = p.state[r]!;
-    updateConstraint(p);
+    updateConstraint(p, newton);
     computeGradient(p);
 
     let gnorm = 0;
@@ -71,7 +75,8 @@ export function solvePrimal(
     if (improvement < tolerance || gradient < tolerance || iter >= maxIter) break;
     // the Hessian changes only when rows enter or leave the quadratic state (MuJoCo updates its factor then)
     if (newton && quadraticSetChanged(p)) factorHessian(p);
-    precondition(p);
+    if (newton && p.ncone > 0) factorCones(p);
+    precondition(p, newton);
 
     if (newton) {
       for (let i = 0; i < nv; i++) search[i] = -Mgrad[i]!;

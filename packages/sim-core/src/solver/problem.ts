@@ -3,9 +3,11 @@
  * it (engine_solver.c): the cost
  *   cost(qacc) = 1/2 (qacc - qacc_smooth)' M (qacc - qacc_smooth) + sum_rows s(J qacc - aref)
  * where s is 1/2 D x^2 for equality rows, for violated inequalities (x < 0) and inside the friction-loss band,
- * and linear outside that band; its gradient and its Newton Hessian M + J' diag(D of quadratic rows) J.
+ * and linear outside that band; an elliptic contact's rows are one cone (solver/cone.ts). Also its gradient
+ * and its Newton Hessian M + J' diag(D of quadratic rows) J (plus the cone blocks, in Lcone).
  */
 import { cholFactor, cholSolve } from './cholesky.js';
+import { ellipticUpdate } from './cone.js';
 import { ConstraintState, ConstraintType, MINVAL } from './types.js';
 
 export interface Problem {
@@ -18,6 +20,12 @@ export interface Problem {
   rownnz: Int32Array; colind: Int32Array;
   D: Float64Array; R: Float64Array; aref: Float64Array; floss: Float64Array;
   type: Int32Array;
+  /**
+   * Elliptic contacts (rows of type ContactElliptic, dim of them in a row): on the first row, coneMu is the
+   * contact's regularised mu (MuJoCo's mjContact.mu) and coneDim its dim; on row first+j, coneMu is its
+   * friction coefficient j-1. Unread for other rows.
+   */
+  coneMu: Float64Array; coneDim: Int32Array;
   qfrcSmooth: Float64Array; qaccSmooth: Float64Array;
   /** 1 / (inertia of the constrained trees): scales improvement, gradient and line-search tolerances. */
   scale: number;
@@ -27,12 +35,18 @@ export interface Problem {
   qfrcConstraint: Float64Array;
   cost: number;
   nactive: number;
+  /** Elliptic contacts in the cone (middle) zone after the last update. */
+  ncone: number;
   // work
   Jaref: Float64Array; Jv: Float64Array; quad: Float64Array;  // nefc, nefc, 3 nefc
   Ma: Float64Array; Mv: Float64Array; grad: Float64Array; Mgrad: Float64Array; search: Float64Array;
   gradOld: Float64Array; MgradOld: Float64Array;
   quadGauss: Float64Array;    // 3
   L: Float64Array;            // nv x nv: factor of the Hessian (Newton) or of M (CG)
+  /** L updated with the cone blocks of the contacts in the cone zone (Newton, when ncone > 0). */
+  Lcone: Float64Array;
+  /** Each cone-zone contact's dim x dim Hessian block, at 6 * (its first row). */
+  coneH: Float64Array;
   lsIterations: number;       // line-search evaluations of the last search
 }
 
@@ -43,11 +57,13 @@ export function makeProblem(nv: number, maxEfc: number): Problem {
     nv, nefc: 0,
     M: new Float64Array(nv * nv), J: c(Math.max(1, nv)), D: c(), R: c(), aref: c(), floss: c(),
     rownnz: new Int32Array(Math.max(1, maxEfc)), colind: new Int32Array(Math.max(1, maxEfc) * Math.max(1, nv)),
-    type: new Int32Array(Math.max(1, maxEfc)), qfrcSmooth: v(), qaccSmooth: v(), scale: 1,
+    type: new Int32Array(Math.max(1, maxEfc)), coneMu: c(), coneDim: new Int32Array(Math.max(1, maxEfc)),
+    qfrcSmooth: v(), qaccSmooth: v(), scale: 1,
     qacc: v(), force: c(), state: new Int32Array(Math.max(1, maxEfc)), oldState: new Int32Array(Math.max(1, maxEfc)),
-    qfrcConstraint: v(), cost: 0, nactive: 0,
+    qfrcConstraint: v(), cost: 0, nactive: 0, ncone: 0,
     Jaref: c(), Jv: c(), quad: c(3), Ma: v(), Mv: v(), grad: v(), Mgrad: v(), search: v(), gradOld: v(),
-    MgradOld: v(), quadGauss: new Float64Array(3), L: new Float64Array(Math.max(1, nv * nv)), lsIterations: 0,
+    MgradOld: v(), quadGauss: new Float64Array(3), L: new Float64Array(Math.max(1, nv * nv)),
+    Lcone: new Float64Array(Math.max(1, nv * nv)), coneH: c(6), lsIterations: 0,
   };
 }
 
@@ -94,13 +110,23 @@ export function jacMinusAref(p: Problem, res: Float64Array, x: Float64Array): vo
 
 /**
  * Sets force and state of every row from jar and returns the constraint part of the cost
- * (mj_constraintUpdate for pyramidal cones). Counts the rows that are not satisfied into p.nactive.
+ * (mj_constraintUpdate). Counts the rows that are not satisfied into p.nactive and the elliptic contacts in
+ * the cone zone into p.ncone; with `coneHessian`, also their Hessian blocks (p.coneH).
  */
-export function constraintCost(p: Problem, jar: Float64Array): number {
+export function constraintCost(p: Problem, jar: Float64Array, coneHessian = false): number {
   const { nefc, D, R, floss, type, force, state } = p;
-  let cost = 0, nactive = 0;
+  let cost = 0, nactive = 0, ncone = 0;
   for (let i = 0; i < nefc; i++) {
     const x = jar[i]!, t = type[i]!;
+    if (t === ConstraintType.ContactElliptic) {
+      const dim = p.coneDim[i]!;
+      cost = ellipticUpdate(p, jar, i, cost, coneHessian);
+      const st = state[i]!;
+      if (st !== ConstraintState.Satisfied) nactive += dim;
+      if (st === ConstraintState.Cone) ncone++;
+      i += dim - 1;
+      continue;
+    }
     if (t === ConstraintType.Equality) {
       force[i] = -D[i]! * x;
       cost += 0.5 * D[i]! * x * x;
@@ -131,6 +157,7 @@ export function constraintCost(p: Problem, jar: Float64Array): number {
     if (state[i] !== ConstraintState.Satisfied) nactive++;
   }
   p.nactive = nactive;
+  p.ncone = ncone;
   return cost;
 }
 
@@ -141,10 +168,13 @@ export function gaussCost(p: Problem, Ma: Float64Array, qacc: Float64Array): num
   return g;
 }
 
-/** From p.Jaref, p.Ma, p.qacc: forces, states, qfrc_constraint = J' force, and the total cost. */
-export function updateConstraint(p: Problem): void {
+/**
+ * From p.Jaref, p.Ma, p.qacc: forces, states, qfrc_constraint = J' force, and the total cost; with
+ * `coneHessian` (Newton), the cone blocks of elliptic contacts in the cone zone.
+ */
+export function updateConstraint(p: Problem, coneHessian = false): void {
   const { nv, nefc, J, force, qfrcConstraint, rownnz, colind } = p;
-  const c = constraintCost(p, p.Jaref);
+  const c = constraintCost(p, p.Jaref, coneHessian);
   qfrcConstraint.fill(0);
   for (let r = 0; r < nefc; r++) {
     const f = force[r]!;
@@ -197,12 +227,12 @@ export function computeGradient(p: Problem): void {
   for (let i = 0; i < nv; i++) grad[i] = p.Ma[i]! - p.qfrcSmooth[i]! - p.qfrcConstraint[i]!;
 }
 
-/** Mgrad = (factored matrix)^-1 grad */
-export function precondition(p: Problem): void {
-  cholSolve(p.Mgrad, p.L, p.grad, p.nv);
+/** Mgrad = (factored matrix)^-1 grad; Newton's matrix includes the cone blocks when contacts are in the cone. */
+export function precondition(p: Problem, newton = false): void {
+  cholSolve(p.Mgrad, newton && p.ncone > 0 ? p.Lcone : p.L, p.grad, p.nv);
 }
 
-export function updateGradient(p: Problem): void {
+export function updateGradient(p: Problem, newton = false): void {
   computeGradient(p);
-  precondition(p);
+  precondition(p, newton);
 }

@@ -1,7 +1,8 @@
 /**
  * Stage `make_constraint` (MuJoCo's mj_makeConstraint + mj_makeImpedance + mj_referenceConstraint): builds
  * each env's constraint rows in MuJoCo's order: joint equalities, dof friction loss, joint limits, contacts
- * (frictionless: 1 row; pyramidal: 2*(condim-1) rows, one pair of opposing edges per friction direction).
+ * (frictionless: 1 row; pyramidal: 2*(condim-1) rows, one pair of opposing edges per friction direction;
+ * elliptic: condim rows, the normal then the frame's frictional directions, as one cone).
  * Per row it writes efcJ (dense, maxEfc x nv per env), efcPos, efcMargin, efcFrictionloss, efcType, efcId, and
  * the soft-constraint terms efcR, efcD and efcAref (see solver/impedance.ts) with diagApprox from the
  * model's dof/body invweight0. Rows beyond d.maxEfc are dropped and set errFlags bit 2.
@@ -195,6 +196,36 @@ class RowBuilder {
       slot.R[r] = R;
       slot.D[r] = 1 / R;
       slot.aref[r] = -B * this.vel[r]! - K * imp * (slot.pos[r]! - slot.margin[r]!);
+    }
+  }
+
+  /**
+   * R, D and aref of an elliptic contact's rows [start, start+dim) (mj_makeImpedance): one impedance from the
+   * normal's distance; the normal's R from its diagApprox, the first frictional R that over impratio, and the
+   * others such that R_j friction_j^2 is the same for every frictional row. Frictional rows have no
+   * stiffness. `fri` is the contact's first friction coefficient in contactFriction (SoA, stride n).
+   */
+  finishElliptic(start: number, dim: number, fri: number): void {
+    const m = this.m, slot = this.cur, n = this.n, friction = this.contactFriction;
+    const { solref, solimp } = this;
+    safeSolref(solref, m.opt.timestep);
+    clampSolimp(solimp);
+    const imp = impedance(solimp, slot.pos[start]!, slot.margin[start]!);
+    const K = refStiffness(solref, solimp);
+    const B = refDamping(solref, solimp);
+    const R0 = regularizer(imp, this.dA[start]!);
+    const R1 = R0 / Math.max(MINVAL, m.opt.impratio);
+    const f0 = friction[fri]!;
+    for (let j = 0; j < dim; j++) {
+      const r = start + j;
+      let R = j === 0 ? R0 : R1;
+      if (j > 1) {
+        const fj = friction[fri + (j - 1) * n]!;
+        R = (R1 * f0 * f0) / (fj * fj);
+      }
+      slot.R[r] = R;
+      slot.D[r] = 1 / R;
+      slot.aref[r] = -B * this.vel[r]! - (j === 0 ? K : 0) * imp * (slot.pos[r]! - slot.margin[r]!);
     }
   }
 
@@ -457,10 +488,8 @@ class RowBuilder {
       const b1 = m.geomBodyid[g1]!, b2 = m.geomBodyid[g2]!;
       if (!bodyMoves(m, b1) && !bodyMoves(m, b2)) continue;
       const dim = mixCondim(m, g1, g2);
-      if (dim !== 1 && m.opt.cone !== ConeType.Pyramidal) {
-        throw new Error('sim-core make_constraint: only the pyramidal friction cone is implemented');
-      }
-      if (!this.reserve(dim === 1 ? 1 : 2 * (dim - 1))) return;
+      const elliptic = dim !== 1 && m.opt.cone === ConeType.Elliptic;
+      if (!this.reserve(dim === 1 || elliptic ? dim : 2 * (dim - 1))) return;
       const cp = this.contactPos;
       const px = cp[3 * c * n + e]!, py = cp[(3 * c + 1) * n + e]!, pz = cp[(3 * c + 2) * n + e]!;
       jp.fill(0);
@@ -490,6 +519,15 @@ class RowBuilder {
         for (let j = 0; j < nv; j++) row[j] = jac[j]!;
         this.addRow(ConstraintType.ContactFrictionless, c, dist, includemargin, 0, tran);
         this.finishRows(start, 1, false, false, 0);
+        continue;
+      }
+      if (elliptic) {
+        // the normal keeps the contact's distance and margin, the frictional rows have none
+        for (let k = 0; k < dim; k++) {
+          for (let j = 0; j < nv; j++) row[j] = jac[k * nv + j]!;
+          this.addRow(ConstraintType.ContactElliptic, c, k === 0 ? dist : 0, k === 0 ? includemargin : 0, 0, k < 3 ? tran : rotw);
+        }
+        this.finishElliptic(start, dim, 5 * c * n + e);
         continue;
       }
       for (let k = 1; k < dim; k++) {

@@ -12,10 +12,11 @@
  * line-search evaluations and rows.
  */
 import type { Data, Real } from '../data/data.js';
-import { SolverType, type Model } from '../model/model.js';
+import { ConeType, SolverType, type Model } from '../model/model.js';
 import { Islands, type SolverSettings } from '../solver/islands.js';
 import { solvePrimal, type SolveStats } from '../solver/primal.js';
 import { type Problem, constraintCost, gaussCost, indexRows, jacMinusAref, makeProblem, mulM } from '../solver/problem.js';
+import { ConstraintType } from '../solver/types.js';
 import {
   TIMER_ACTIVE, TIMER_CONTACTS, TIMER_ITERATIONS, TIMER_LS_ITERATIONS, TIMER_NEFC, TIMER_SOLVE_NS,
 } from '../solver/timers.js';
@@ -61,7 +62,7 @@ function scratchFor(m: Model, d: Data): Scratch {
       io: {
         n: d.nEnvs, qM: d.qM, efcJ: d.efcJ, efcD: d.efcD, efcR: d.efcR, efcAref: d.efcAref,
         efcFrictionloss: d.efcFrictionloss, efcType: d.efcType, qfrcSmooth: d.qfrcSmooth, qaccSmooth: d.qaccSmooth,
-        qaccWarmstart: d.qaccWarmstart,
+        qaccWarmstart: d.qaccWarmstart, efcId: d.efcId, contactFriction: d.contactFriction,
       },
       block: Array.from({ length: BLOCK }, () => makeProblem(m.nv, d.maxEfc)),
       blockStats: Array.from({ length: BLOCK }, () => ({ iterations: 0, lsIterations: 0 })),
@@ -78,6 +79,7 @@ interface Io {
   n: number;
   qM: Real; efcJ: Real; efcD: Real; efcR: Real; efcAref: Real; efcFrictionloss: Real; efcType: Int32Array;
   qfrcSmooth: Real; qaccSmooth: Real; qaccWarmstart: Real;
+  efcId: Int32Array; contactFriction: Real;
 }
 
 /**
@@ -137,6 +139,25 @@ function gatherBlock(m: Model, io: Io, nefcOf: Int32Array, eb: number, be: numbe
 }
 
 /**
+ * Each elliptic contact's dim (its run of rows with one efcId) and cone coefficients: the regularised mu,
+ * friction[0] sqrt(R_1 / R_0) as mj_makeImpedance sets mjContact.mu (R_1 = R_0 / impratio), on its first row,
+ * and friction[j-1] on row j.
+ */
+function gatherCones(io: Io, e: number, p: Problem): void {
+  const n = io.n, { efcId, efcType, contactFriction, efcR } = io;
+  for (let r = 0; r < p.nefc; r++) {
+    if (p.type[r] !== ConstraintType.ContactElliptic) continue;
+    const c = efcId[r * n + e]!;
+    let dim = 1;
+    while (r + dim < p.nefc && efcType[(r + dim) * n + e] === ConstraintType.ContactElliptic && efcId[(r + dim) * n + e] === c) dim++;
+    p.coneDim[r] = dim;
+    p.coneMu[r] = contactFriction[5 * c * n + e]! * Math.sqrt(efcR[(r + 1) * n + e]! / efcR[r * n + e]!);
+    for (let j = 1; j < dim; j++) p.coneMu[r + j] = contactFriction[(5 * c + j - 1) * n + e]!;
+    r += dim - 1;
+  }
+}
+
+/**
  * Marks the trees touched by any row, sets p.scale from their inertia and resets the other dofs to
  * qacc_smooth; then keeps the warm start only if it costs no more than qacc_smooth.
  */
@@ -188,7 +209,9 @@ export function solve(m: Model, d: Data, e0: number, e1: number): void {
   const io = s.io;
   io.n = n; io.qM = d.qM; io.efcJ = d.efcJ; io.efcD = d.efcD; io.efcR = d.efcR; io.efcAref = d.efcAref;
   io.efcFrictionloss = d.efcFrictionloss; io.efcType = d.efcType; io.qfrcSmooth = d.qfrcSmooth;
-  io.qaccSmooth = qaccSmooth; io.qaccWarmstart = d.qaccWarmstart;
+  io.qaccSmooth = qaccSmooth; io.qaccWarmstart = d.qaccWarmstart; io.efcId = d.efcId;
+  io.contactFriction = d.contactFriction;
+  const elliptic = opt.cone === ConeType.Elliptic;
   const { block, blockStats, solveMs } = s;
 
   // clock reads are chained: each env's time is its own solve plus its share of its block's gather/scatter
@@ -206,6 +229,7 @@ export function solve(m: Model, d: Data, e0: number, e1: number): void {
         stats.lsIterations = 0;
         p.nactive = 0;
       } else {
+        if (elliptic) gatherCones(io, eb + b, p);
         const reuse = warmstart(m, s, p);
         if (count > 1 && s.islands.discover(p, tree) > 1) {
           s.islands.solveEach(p, tree, settings, stats);

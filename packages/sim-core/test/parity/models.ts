@@ -97,3 +97,31 @@ export const TENDON_XML = `<mujoco><option timestep="0.002"/>
 export const TENDON_ACTUATOR_XML = TENDON_XML.replace('</mujoco>',
   '<actuator><motor tendon="couple" gear="2" ctrlrange="-1 1" ctrllimited="true"/><position tendon="spring" kp="30"/></actuator></mujoco>');
 export const TENDON_ACTUATOR_CTRL = [0.8, 0.4];
+
+/**
+ * Elliptic friction cones (issue 13), `opt` added to <option cone="elliptic">: a turned box sliding on a plane
+ * until it rests (condim 3, four contacts).
+ */
+export const ELLIPTIC_BOX_XML = (opt: string): string => `<mujoco><option timestep="0.002" cone="elliptic" ${opt}/><worldbody>
+  <geom name="floor" type="plane" size="0 0 0.05" friction="0.5 0.005 0.0001"/>
+  <body pos="0 0 0.049" euler="0 0 0.3"><freejoint/><geom type="box" size="0.1 0.08 0.05" mass="1" friction="0.3 0.005 0.0001"/></body>
+</worldbody></mujoco>`;
+export const ELLIPTIC_BOX_QVEL = [1.0, 0.3, 0, 0, 0, 0.5];
+
+/** A spinning, rolling sphere with torsional and rolling friction (condim 4 or 6). */
+export const ELLIPTIC_BALL_XML = (opt: string, condim: number): string => `<mujoco><option timestep="0.002" cone="elliptic" ${opt}/><worldbody>
+  <geom name="floor" type="plane" size="0 0 0.05" friction="0.8 0.02 0.01" condim="${condim}"/>
+  <body pos="0 0 0.1"><freejoint/><geom type="sphere" size="0.1" mass="1" condim="${condim}"/></body>
+</worldbody></mujoco>`;
+export const ELLIPTIC_BALL_QVEL = [1.0, 0.3, 0, 0, 0, 3];
+
+/**
+ * A capsule (condim 4) dropped across a box resting on the floor, and apart from them a sphere rolling on its
+ * own (two constraint islands).
+ */
+export const ELLIPTIC_STACK_XML = (opt: string): string => `<mujoco><option timestep="0.002" cone="elliptic" ${opt}/><worldbody>
+  <geom name="floor" type="plane" size="0 0 0.05" friction="0.7 0.01 0.001"/>
+  <body name="base" pos="0 0 0.06"><freejoint/><geom type="box" size="0.15 0.1 0.06" mass="2"/></body>
+  <body name="log" pos="0.02 0 0.16" euler="0.2 1.571 0"><freejoint/><geom type="capsule" size="0.03 0.12" mass="0.4" condim="4" friction="0.9 0.02 0.002"/></body>
+  <body name="ball" pos="1 0 0.08"><freejoint/><geom type="sphere" size="0.08" mass="0.5"/></body>
+</worldbody></mujoco>`;

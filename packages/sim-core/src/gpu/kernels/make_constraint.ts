@@ -6,7 +6,8 @@
  * diagApprox from dof/body invweight0. A constraint whose rows do not all fit in MAXEFC is dropped whole and
  * sets errFlags bit 2 (value 4); no later constraint is added.
  * The contact's point Jacobian difference is kept in the Data scratch field conJac.
- * Not mirrored (as on the CPU): equality types other than joint, elliptic cones.
+ * Not mirrored: equality types other than joint, connect and weld; elliptic cones (CPU only: backend/gpu.ts
+ * refuses them at build).
  */
 import type { KernelDef } from '../runtime.js';
 import { WGSL_MATH } from '../wgsl-math.js';
