@@ -115,6 +115,34 @@ describe('elliptic cones through the API (CPU f64)', () => {
   });
 });
 
+describe('elliptic cones on CPU worker threads', () => {
+  const N = 130; // three chunks of envs, the last partial
+  async function spread(cpuThreads: number): Promise<{ qpos: Float64Array; qvel: Float64Array; description: string }> {
+    await gs.init({ backend: 'cpu', precision: '64', loggingLevel: 'warning', cpuThreads });
+    const scene = new gs.Scene({ rigidOptions: { dt: 0.002, cone: 'elliptic', impratio: 4 }, profilingOptions: { showFPS: false } });
+    scene.addEntity(gs.morphs.Plane());
+    const entity = scene.addEntity(gs.morphs.MJCF({ file: write(box('')) }));
+    await scene.build({ nEnvs: N });
+    // each env thrown differently, so the cones are in different zones across envs
+    entity.setDofsVelocity(gs.tensor(Float64Array.from({ length: N * 6 }, (_, k) => Math.sin(0.7 * k) * 1.5), { shape: [N, 6] }));
+    for (let i = 0; i < 60; i++) scene.step();
+    const d = scene.requireSim().hostData!;
+    const out = { qpos: Float64Array.from(d.qpos), qvel: Float64Array.from(d.qvel), description: scene.requireSim().description };
+    await scene.destroy();
+    await gs.destroy();
+    return out;
+  }
+
+  test('two threads match one thread exactly', async () => {
+    const one = await spread(1);
+    const two = await spread(2);
+    expect(two.description).toBe('cpu, 2 threads');
+    expect(one.qpos.every(Number.isFinite)).toBe(true);
+    expect(two.qpos).toEqual(one.qpos);
+    expect(two.qvel).toEqual(one.qvel);
+  }, 120_000);
+});
+
 describe('the GPU backend refuses elliptic cones', () => {
   test('at build, in one line that sends the model to the CPU backend (no GPU needed)', () => {
     const { model } = loadMJCF(write(box('cone="elliptic"')));
