@@ -11,7 +11,7 @@ import { makeConstraint } from '../../src/stages/make_constraint.js';
 import { envsFromMujoco } from '../constraints/mujoco-data.js';
 import { disposeMujoco, loadMujocoXml } from '../helpers/mujoco.js';
 import {
-  ELLIPTIC_BALL_QVEL, ELLIPTIC_BALL_XML, ELLIPTIC_BOX_QVEL, ELLIPTIC_BOX_XML, ELLIPTIC_STACK_XML,
+  ELLIPTIC_BALL_QVEL, ELLIPTIC_BALL_XML, ELLIPTIC_BOX_QVEL, ELLIPTIC_BOX_XML, ELLIPTIC_SLIDE_XML, ELLIPTIC_STACK_XML,
 } from './models.js';
 import { run, twin } from './trajectory.js';
 
@@ -151,6 +151,10 @@ const CASES: Case[] = [
   {
     name: 'Newton: a capsule falls across a box on the floor, a sphere rolls apart (two islands)',
     xml: ELLIPTIC_STACK_XML('impratio="2"'), qvel: STACK_QVEL, steps: 300, nEnvs: 1, cone: 40, quad: 200, ...NEWTON,
+  },
+  {
+    name: 'Newton: a sphere on a slide joint lands (a cone with empty frictional rows) beside a sliding box',
+    xml: ELLIPTIC_SLIDE_XML, qvel: [1], steps: 300, nEnvs: 1, cone: 10, quad: 200, ...NEWTON,
   },
   {
     name: 'CG: the same stack', xml: ELLIPTIC_STACK_XML('solver="CG" impratio="2"'), qvel: STACK_QVEL, steps: 300,

@@ -125,3 +125,13 @@ export const ELLIPTIC_STACK_XML = (opt: string): string => `<mujoco><option time
   <body name="log" pos="0.02 0 0.16" euler="0.2 1.571 0"><freejoint/><geom type="capsule" size="0.03 0.12" mass="0.4" condim="4" friction="0.9 0.02 0.002"/></body>
   <body name="ball" pos="1 0 0.08"><freejoint/><geom type="sphere" size="0.08" mass="0.5"/></body>
 </worldbody></mujoco>`;
+
+/**
+ * A box thrown sliding, and a sphere on a vertical slide joint dropped on the floor beside it (its contact's
+ * frictional rows move no dof): two islands, the second with a cone whose frictional rows are empty.
+ */
+export const ELLIPTIC_SLIDE_XML = `<mujoco><option timestep="0.002" cone="elliptic"/><worldbody>
+  <geom name="floor" type="plane" size="0 0 0.05"/>
+  <body pos="1 0 0.1"><freejoint/><geom type="box" size="0.1 0.1 0.1" mass="1"/></body>
+  <body pos="0 0 0.12"><joint type="slide" axis="0 0 1"/><geom type="sphere" size="0.1" mass="1"/></body>
+</worldbody></mujoco>`;
