@@ -59,14 +59,34 @@ async function* fileChunks(path: string, gzipped: boolean, strict: boolean, onGz
   }
 }
 
-function firstMeaningful(buf: Buffer): number | undefined {
-  for (let i = 0; i < buf.length; i++) {
+/** Index of the first byte that is not JSON whitespace or a UTF-8 byte order mark, from `from`; -1 if none. */
+function meaningfulAt(buf: Buffer, from = 0): number {
+  for (let i = from; i < buf.length; i++) {
     const b = buf[i]!;
     if (b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09) continue;
     if (b === 0xef && buf[i + 1] === 0xbb && buf[i + 2] === 0xbf) { i += 2; continue; }
-    return b;
+    return i;
   }
-  return undefined;
+  return -1;
+}
+
+function firstMeaningful(buf: Buffer): number | undefined {
+  const i = meaningfulAt(buf);
+  return i < 0 ? undefined : buf[i];
+}
+
+/**
+ * Whether a buffer that starts with a newline, then '{' or '[', goes on as JSON does. A protobuf trace whose
+ * first packet is 123 or 91 bytes long starts with the same two bytes (tag 0x0a, then the length), but a
+ * packet's first field tag is none of what JSON allows after the bracket.
+ */
+function jsonAfterBracket(buf: Buffer): boolean {
+  const open = meaningfulAt(buf);
+  const next = meaningfulAt(buf, open + 1);
+  if (next < 0) return true;
+  const b = buf[next]!;
+  if (buf[open] === 0x7b) return b === 0x22 || b === 0x7d;
+  return b === 0x7b || b === 0x5b || b === 0x5d || isJsonScalarStart(b);
 }
 
 function isJsonScalarStart(b: number): boolean {
@@ -96,8 +116,10 @@ export async function openTraceSource(path: string, strict = false): Promise<Tra
   }
   // As Perfetto guesses: '{' or '[' is JSON, a packet tag (field 1, length-delimited: 0x0a) is protobuf.
   // 0x0a is also a newline: a protobuf trace is recognised by its very first byte.
-  const proto = first !== 0x7b && first !== 0x5b && peeked.find((p) => p.length > 0)?.[0] === 0x0a;
-  if (first !== 0x7b && first !== 0x5b && !proto) {
+  const head0 = Buffer.concat(peeked);
+  const bracket = first === 0x7b || first === 0x5b;
+  const proto = head0[0] === 0x0a && (!bracket || !jsonAfterBracket(head0));
+  if (!bracket && !proto) {
     const what = isJsonScalarStart(first) ? 'a JSON value that is not an object or array'
       : `first byte 0x${first.toString(16).padStart(2, '0')}`;
     throw new TraceFormatError(path, 'byte 0', `not a trace: ${what} (a JSON trace starts with '{' or '[', a Perfetto protobuf trace with 0x0a)`);
