@@ -61,10 +61,11 @@ export function resolveTrace(path: string): string {
 /** How traces are imported for this command: `--strict` and `--no-cache` set these (see GsprofCommand.init). */
 export const importSettings = { strict: false, cache: true };
 
-export async function withTrace<T>(given: string, fn: (db: TraceDb) => Promise<T>): Promise<T> {
+/** `memoryLimit`: DuckDB's (default 1GB), for a command that needs room of its own beside it. */
+export async function withTrace<T>(given: string, fn: (db: TraceDb) => Promise<T>, options: { memoryLimit?: string } = {}): Promise<T> {
   const path = resolveTrace(given);
   const { openTrace } = await import('@gsprof/profiler');
-  const db = await openTrace(path, { strict: importSettings.strict, cache: importSettings.cache });
+  const db = await openTrace(path, { strict: importSettings.strict, cache: importSettings.cache, ...options });
   try {
     await warnAboutProblems(db, path);
     return await fn(db);

@@ -16,18 +16,25 @@ export const DEFAULT_FLOW = 'ac2g';
  * default); undefined without flows.
  */
 export function flowNamesJson(flows: readonly FlowEvent[]): string | undefined {
-  const byPair = new Map<string, { pair: [string, string]; ids: number[] }>();
+  const byPair = new Map<string, { category: string; name: string; ids: number[] }>();
   for (const f of flows) {
     const name = f.name ?? f.category;
     const key = `${f.category}\u0000${name}`;
     let group = byPair.get(key);
-    if (!group) { group = { pair: [f.category, name], ids: [] }; byPair.set(key, group); }
+    if (!group) { group = { category: f.category, name, ids: [] }; byPair.set(key, group); }
     group.ids.push(f.id);
   }
-  const groups = [...byPair.values()].sort((a, b) => b.ids.length - a.ids.length);
+  return flowNamesOfGroups([...byPair.values()].sort((a, b) => b.ids.length - a.ids.length));
+}
+
+/**
+ * flowNamesJson from the flows grouped by (category, name), commonest group first; the ids of that first
+ * group are not needed (a reader that streams the flows need not gather them).
+ */
+export function flowNamesOfGroups(groups: ReadonlyArray<{ category: string; name: string; ids: readonly number[] }>): string | undefined {
   const [first] = groups;
   if (!first) return undefined;
-  return JSON.stringify({ default: first.pair, other: groups.slice(1).map((g) => [...g.pair, g.ids]) });
+  return JSON.stringify({ default: [first.category, first.name], other: groups.slice(1).map((g) => [g.category, g.name, g.ids]) });
 }
 
 /** Name and category of the instant event that carries one step's per-env timers. */

@@ -3,7 +3,7 @@
 // buffers more than the stream's high-water mark. `close()` finishes the stream and renames the file into
 // place, so a reader never sees a half-written trace under the final name. Every file gsprof writes (traces,
 // baselines, converted traces) goes through here, so no writer replaces a device node, a FIFO or a symlink.
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream, unlinkSync, type WriteStream } from 'node:fs';
 import { lstat, readlink, realpath, rename, stat, unlink } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { createGzip, type Gzip } from 'node:zlib';
@@ -66,6 +66,20 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
   }
 }
 
+/** The temporary files of the sinks still open in this process (see removeOpenPartials). */
+const openPartials = new Set<string>();
+
+/**
+ * Deletes the temporary file of every sink still open, at once (synchronously): for a program's signal handler
+ * that exits before the writes can finish, so that nothing half-written stays beside the target either.
+ */
+export function removeOpenPartials(): void {
+  for (const path of openPartials) {
+    try { unlinkSync(path); } catch { /* not created yet, or already gone */ }
+  }
+  openPartials.clear();
+}
+
 export class FileSink {
   readonly path: string;
   readonly tempPath: string;
@@ -84,6 +98,7 @@ export class FileSink {
     this.tempPath = path + PARTIAL_SUFFIX;
     this.label = options.label ?? 'trace file';
     const highWaterMark = options.highWaterMark ?? 1 << 20;
+    openPartials.add(this.tempPath);
     this.file = createWriteStream(this.tempPath, { highWaterMark });
     this.file.on('error', (e) => this.fail(e));
     if (options.gzip) {
@@ -178,6 +193,7 @@ export class FileSink {
     this.target.end();
     await done;
     await rename(this.tempPath, this.path);
+    openPartials.delete(this.tempPath);
   }
 
   /** Stops writing and removes the temporary file (used when an export fails half-way). */
@@ -187,5 +203,6 @@ export class FileSink {
     if (this.gzip) this.file.destroy();
     await new Promise<void>((resolve) => (this.file.closed ? resolve() : this.file.once('close', () => resolve())));
     await unlink(this.tempPath).catch(() => undefined);
+    openPartials.delete(this.tempPath);
   }
 }

@@ -7,8 +7,8 @@ export { PerfettoStreamWriter, type PerfettoStreamWriterOptions } from './perfet
 export { writePerfettoTraceFile as writePerfettoTraceWithOptions } from './perfetto.js';
 export { perfettoProtoPath, loadPerfettoSchema, type PerfettoSchema } from './schema.js';
 export { formatMicros as chromeMicros } from './chrome.js';
-export { DEFAULT_FLOW } from './common.js';
-export { outputTarget, writeFileAtomic } from './file-sink.js';
+export { DEFAULT_FLOW, flowNamesOfGroups } from './common.js';
+export { outputTarget, removeOpenPartials, writeFileAtomic } from './file-sink.js';
 
 /** Streams the trace to `path` (temporary name, then rename). */
 export async function writePerfettoTrace(trace: TraceModel, path: string): Promise<void> {
@@ -19,3 +19,7 @@ export async function writePerfettoTrace(trace: TraceModel, path: string): Promi
 export async function writeChromeTrace(trace: TraceModel, path: string): Promise<void> {
   await writeChromeTraceFile(trace, path);
 }
+
+export type { EventStream, StreamEvent, StreamFlow } from './event-stream.js';
+export { writePerfettoStream } from './perfetto-stream.js';
+export { writeChromeStream } from './chrome-stream.js';

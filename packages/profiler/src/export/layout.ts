@@ -111,43 +111,61 @@ function assignLanes(
   trace: TraceModel, order: Int32Array, tsOf: Float64Array, endOf: Float64Array, trackOf: Int32Array,
   laneOf: Int32Array, depthOf: Int32Array,
 ): Pick<SliceLayout, 'lanes' | 'laneOfTrack'> {
-  const n = order.length;
+  const lanes = new LaneAssigner(trace.tracks);
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k]!;
+    laneOf[i] = lanes.place(trackOf[i]!, tsOf[i]!, endOf[i]!);
+    depthOf[i] = lanes.depth;
+  }
+  return { lanes: lanes.lanes, laneOfTrack: lanes.laneOfTrack };
+}
 
-  const lanes: Lane[] = [];
-  const laneOfTrack = new Map<number, number>();
-  // Per track: the lane numbers it owns; per lane: end times of its open slices (innermost last).
-  const trackLanes: number[][] = [];
-  const openEnds: number[][] = [];
-  for (const track of trace.tracks) {
-    laneOfTrack.set(track.id, lanes.length);
-    trackLanes.push([lanes.length]);
-    lanes.push({ track, index: 0 });
-    openEnds.push([]);
+/**
+ * First-fit lane placement, one slice at a time in start order (start, then longest first): a slice goes to the
+ * first lane of its track where it nests inside the innermost open slice (or where none is open), else to a new
+ * lane. A track's placement depends only on its own slices, so slices of all tracks may come interleaved, and
+ * memory is the open slices, not the trace: the streaming exporters (stream-*.ts) place slices as they arrive.
+ */
+export class LaneAssigner {
+  readonly lanes: Lane[] = [];
+  /** Lane number of lane 0 of each track, by track id. */
+  readonly laneOfTrack = new Map<number, number>();
+  /** Nesting depth within its lane of the slice placed last. */
+  depth = 0;
+  /** Per track (by index in the tracks given): the lane numbers it owns; per lane: end times of its open slices (innermost last). */
+  private readonly trackLanes: number[][] = [];
+  private readonly openEnds: number[][] = [];
+
+  constructor(private readonly tracks: readonly TraceTrack[]) {
+    for (const track of tracks) {
+      this.laneOfTrack.set(track.id, this.lanes.length);
+      this.trackLanes.push([this.lanes.length]);
+      this.lanes.push({ track, index: 0 });
+      this.openEnds.push([]);
+    }
   }
 
-  for (let k = 0; k < n; k++) {
-    const i = order[k]!;
-    const ts = tsOf[i]!, end = endOf[i]!;
-    const owned = trackLanes[trackOf[i]!]!;
+  /** The lane number of a slice of the track at index `trackIndex` spanning [ts, end]; a new lane when none fits. */
+  place(trackIndex: number, ts: number, end: number): number {
+    const owned = this.trackLanes[trackIndex]!;
     let placed = -1;
     for (let j = 0; j < owned.length; j++) {
       const lane = owned[j]!;
-      const stack = openEnds[lane]!;
+      const stack = this.openEnds[lane]!;
       while (stack.length > 0 && stack[stack.length - 1]! <= ts) stack.pop();
       if (stack.length === 0 || stack[stack.length - 1]! >= end) { placed = lane; break; }
     }
     if (placed < 0) {
-      placed = lanes.length;
-      lanes.push({ track: trace.tracks[trackOf[i]!]!, index: owned.length });
+      placed = this.lanes.length;
+      this.lanes.push({ track: this.tracks[trackIndex]!, index: owned.length });
       owned.push(placed);
-      openEnds.push([]);
+      this.openEnds.push([]);
     }
-    const stack = openEnds[placed]!;
-    laneOf[i] = placed;
-    depthOf[i] = stack.length;
+    const stack = this.openEnds[placed]!;
+    this.depth = stack.length;
     stack.push(end);
+    return placed;
   }
-  return { lanes, laneOfTrack };
 }
 
 function identity(order: Int32Array): void {

@@ -1,0 +1,203 @@
+// The Chrome JSON file itself, event by event, for both Chrome exporters (chrome.ts writes a TraceModel,
+// chrome-stream.ts a stream of events in time order): the header, the metadata events that name processes and
+// threads, and one method per event kind. Events are encoded into ~256 KiB byte batches (json-batch.ts) written
+// through a FileSink with backpressure; a .gz path is gzipped on the fly, and only a complete file is renamed
+// into place.
+import type { Args, EnvTimerSample, TraceMetadata, TraceProcess, TraceTrack } from '../model/trace.js';
+import { ENV_TIMERS_CATEGORY, ENV_TIMERS_EVENT, envTimerArgs, laneName, metadataJson } from './common.js';
+import { FileSink } from './file-sink.js';
+import { formatMicros, JsonBatch, quote } from './json-batch.js';
+
+const BATCH_BYTES = 256 * 1024;
+/** Chrome's instant scope ("s") of the instants on a track. */
+const SCOPE = { thread: 't', process: 'p', global: 'g' } as const;
+/** Chrome tids given to overflow lanes and clashing tracks start here, far from real tids and queue indices. */
+const SYNTHETIC_TID_BASE = 1_000_000;
+
+const PIECE = {
+  x: Buffer.from(',\n{"ph":"X","cat":'),
+  xFirst: Buffer.from('{"ph":"X","cat":'),
+  name: Buffer.from(',"name":'),
+  ts: Buffer.from(',"ts":'),
+  dur: Buffer.from(',"dur":'),
+  args: Buffer.from(',"args":{'),
+  end: Buffer.from('}'),
+  argsEnd: Buffer.from('}}'),
+  colon: Buffer.from(':'),
+  comma: Buffer.from(','),
+  true: Buffer.from('true'),
+  false: Buffer.from('false'),
+};
+
+/** The members of an args object; arrays, objects and null as JSON (other values are skipped). */
+function writeArgMembers(out: JsonBatch, args: Args): void {
+  let first = true;
+  for (const key in args) {
+    const v = args[key];
+    if (typeof v !== 'number' && typeof v !== 'string' && typeof v !== 'boolean' && typeof v !== 'object') continue;
+    if (!first) out.bytes(PIECE.comma);
+    first = false;
+    out.string(key);
+    out.bytes(PIECE.colon);
+    if (typeof v === 'number') out.number(v);
+    else if (typeof v === 'string') out.string(v);
+    else if (typeof v === 'boolean') out.bytes(v ? PIECE.true : PIECE.false);
+    else out.text(JSON.stringify(v));
+  }
+}
+
+function argsJson(args: Args): string {
+  const out = new JsonBatch(256);
+  out.text('{');
+  writeArgMembers(out, args);
+  out.text('}');
+  return out.take().toString();
+}
+
+/** Chrome (pid, tid) of each lane, unique per process, so no two tracks share a row. Lanes are given in lane order. */
+export class ThreadIds {
+  private readonly used = new Set<string>();
+  private next = SYNTHETIC_TID_BASE;
+
+  private fresh(pid: number): number {
+    while (this.used.has(`${pid}:${this.next}`)) this.next++;
+    return this.next++;
+  }
+
+  /** The `"pid":..,"tid":..` members of the next lane. */
+  assign(track: TraceTrack, index: number): string {
+    // Counter tracks have no thread row (ph 'C' events name the counter), so they reserve no tid.
+    if (track.kind === 'counter') return `"pid":${track.pid},"tid":0`;
+    let tid = index === 0 ? (track.tid ?? track.id) : this.fresh(track.pid);
+    if (this.used.has(`${track.pid}:${tid}`)) tid = this.fresh(track.pid);
+    this.used.add(`${track.pid}:${tid}`);
+    return `"pid":${track.pid},"tid":${tid}`;
+  }
+}
+
+export class ChromeEventWriter {
+  // Events are encoded straight into a reused byte batch (no long string ropes to flatten and collect).
+  private readonly out = new JsonBatch(BATCH_BYTES + 64 * 1024);
+  /** Whether an event has been written (every later one is preceded by a comma). */
+  private started = false;
+  private readonly counterHeads = new Map<number, string>();
+
+  private constructor(private readonly sink: FileSink, private readonly md: TraceMetadata) {
+    this.out.text(
+      `{"schemaVersion":1,"deviceProperties":${JSON.stringify(md.deviceProperties)},` +
+        `"distributedInfo":${JSON.stringify(md.distributedInfo ?? { backend: 'none', rank: 0, world_size: 1 })},"displayTimeUnit":"ms",` +
+        `"baseTimeNanoseconds":${md.baseTimeNs.toString()},"traceName":${JSON.stringify(md.traceName)},` +
+        `"gsprofMetadata":${metadataJson(md)},"traceEvents":[`,
+    );
+  }
+
+  static async open(path: string, md: TraceMetadata): Promise<ChromeEventWriter> {
+    return new ChromeEventWriter(await FileSink.open(path, { gzip: path.endsWith('.gz') }), md);
+  }
+
+  /** True when the batch is full: await flush() (only then, so the hot loops await rarely). */
+  get full(): boolean {
+    return this.out.pos >= BATCH_BYTES;
+  }
+
+  async flush(): Promise<void> {
+    const chunk = this.out.takeShared();
+    this.sink.write(chunk, () => this.out.recycle(chunk));
+    if (this.sink.needsDrain) await this.sink.drain();
+  }
+
+  /** Closes the JSON, then the file (renamed into place). */
+  async close(): Promise<void> {
+    this.out.text('\n]}\n');
+    await this.flush();
+    await this.sink.close();
+  }
+
+  /** Stops and deletes the temporary file. */
+  async abort(): Promise<void> {
+    await this.sink.abort();
+  }
+
+  private add(event: string): void {
+    this.out.text((this.started ? ',\n' : '\n') + event);
+    this.started = true;
+  }
+
+  /** Names and order of the processes; processes that tracks use but the list lacks are still named. */
+  processes(listed: readonly TraceProcess[], tracks: readonly TraceTrack[]): void {
+    const processes = [...listed];
+    for (const track of tracks) {
+      if (track.scope === 'global') continue;
+      if (!processes.some((p) => p.pid === track.pid)) processes.push({ pid: track.pid, name: `process ${track.pid}`, kind: 'cpu' });
+    }
+    const sorted = [...processes].sort((a, b) => (a.kind === b.kind ? 0 : a.kind === 'cpu' ? -1 : 1));
+    for (const p of processes) {
+      this.add(`{"ph":"M","name":"process_name","pid":${p.pid},"tid":0,"args":{"name":${quote(p.name)}}}`);
+      this.add(`{"ph":"M","name":"process_sort_index","pid":${p.pid},"tid":0,"args":{"sort_index":${sorted.indexOf(p)}}}`);
+      if (p.labels !== undefined) this.add(`{"ph":"M","name":"process_labels","pid":${p.pid},"tid":0,"args":{"labels":${quote(p.labels)}}}`);
+    }
+  }
+
+  /** The name and order of lane `index` of `track` (nothing for counters and the scoped tracks' own lane). */
+  thread(where: string, track: TraceTrack, index: number, sortIndex: number): void {
+    if (track.kind === 'counter' || (track.scope && index === 0)) return;
+    this.add(`{"ph":"M","name":"thread_name",${where},"args":{"name":${quote(laneName(track, index))}}}`);
+    this.add(`{"ph":"M","name":"thread_sort_index",${where},"args":{"sort_index":${sortIndex}}}`);
+  }
+
+  /** One X event, written as bytes; `where` is `,"pid":..,"tid":..` pre-encoded. */
+  slice(category: string, name: string, where: Buffer, ts: number, dur: number, args: Args | undefined): void {
+    const out = this.out;
+    if (this.started) out.bytes(PIECE.x);
+    else { out.text('\n'); out.bytes(PIECE.xFirst); this.started = true; }
+    out.string(category);
+    out.bytes(PIECE.name);
+    out.string(name);
+    out.bytes(where);
+    out.bytes(PIECE.ts);
+    out.micros(ts);
+    out.bytes(PIECE.dur);
+    out.micros(dur);
+    if (args) {
+      out.bytes(PIECE.args);
+      writeArgMembers(out, args);
+      out.bytes(PIECE.argsEnd);
+    } else {
+      out.bytes(PIECE.end);
+    }
+  }
+
+  instant(track: TraceTrack, where: string, name: string, category: string, ts: number, args: Args | undefined): void {
+    const json = args ? `,"args":${argsJson(args)}` : '';
+    const scope = SCOPE[track.scope ?? 'thread'];
+    this.add(`{"ph":"i","s":"${scope}","cat":${quote(category)},"name":${quote(name)},${where},"ts":${formatMicros(ts)}${json}}`);
+  }
+
+  // A JSON reader (Perfetto's, ours) names a counter track "<name> <arg key>": a track named "mem bytes" is
+  // written as name "mem", key "bytes", so that reading the file back gives the same name, pass after pass
+  // (before, each pass appended " value"). A name without a space keeps the key "value".
+  counter(track: TraceTrack, ts: number, value: number): void {
+    let head = this.counterHeads.get(track.id);
+    if (head === undefined) {
+      const cut = track.name.lastIndexOf(' ');
+      head = cut > 0 && cut < track.name.length - 1
+        ? `"name":${quote(track.name.slice(0, cut))},"pid":${track.pid},"args":{${quote(track.name.slice(cut + 1))}:`
+        : `"name":${quote(track.name)},"pid":${track.pid},"args":{"value":`;
+      this.counterHeads.set(track.id, head);
+    }
+    this.add(`{"ph":"C","ts":${formatMicros(ts)},${head}${Number.isFinite(value) ? String(value) : 'null'}}}`);
+  }
+
+  /** One end of a flow: 's' at the slice it leaves, 'f' (bound to the enclosing slice) at the one it enters. */
+  flow(ph: 's' | 'f', id: number, where: string, ts: number, category: string, name: string): void {
+    const bind = ph === 'f' ? '"bp":"e",' : '';
+    this.add(`{"ph":"${ph}",${bind}"id":${id},${where},"ts":${formatMicros(ts)},"cat":${quote(category)},"name":${quote(name)}}`);
+  }
+
+  envTimers(where: string, sample: EnvTimerSample): void {
+    this.add(
+      `{"ph":"i","s":"t","cat":"${ENV_TIMERS_CATEGORY}","name":"${ENV_TIMERS_EVENT}",${where},` +
+        `"ts":${formatMicros(sample.ts)},"args":${argsJson(envTimerArgs(sample, this.md.timerLabels))}}`,
+    );
+  }
+}

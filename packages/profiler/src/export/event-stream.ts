@@ -1,0 +1,55 @@
+// A trace handed to the streaming exporters (perfetto-stream.ts, chrome-stream.ts) as it is read: the few
+// things a writer needs up front (metadata, processes, tracks), then its events in batches, in time order. The
+// exporters hold one batch and the slices still open, never the trace, so memory does not grow with it.
+import type { Args, EnvTimerSample, TraceMetadata, TraceProcess, TraceTrack } from '../model/trace.js';
+
+/** One end of a flow at the slice it leaves or enters. */
+export interface StreamFlow {
+  id: number;
+  category: string;
+  /** The flow's name where it is not its category. */
+  name?: string;
+}
+
+export type StreamEvent =
+  | { kind: 'slice'; track: number; name: string; category: string; ts: number; dur: number; args?: Args; flowsOut?: StreamFlow[]; flowsIn?: StreamFlow[] }
+  | { kind: 'instant'; track: number; name: string; category: string; ts: number; args?: Args }
+  | { kind: 'counter'; track: number; ts: number; value: number }
+  | { kind: 'timers'; sample: EnvTimerSample };
+
+export interface EventStream {
+  metadata: TraceMetadata;
+  processes: TraceProcess[];
+  tracks: TraceTrack[];
+  /**
+   * The flows' categories and names as flowNamesJson gives them (pftrace only: its flows cannot carry them);
+   * undefined without flows.
+   */
+  flowNames?: string;
+  /**
+   * Events by time (ts, ns relative to metadata.baseTimeNs); at one time slices come first, longest first (a
+   * parent before its children), then instants, counters and timer samples.
+   */
+  events: AsyncIterable<readonly StreamEvent[]>;
+}
+
+/** The time of an event. */
+export function eventTime(e: StreamEvent): number {
+  return e.kind === 'timers' ? e.sample.ts : e.ts;
+}
+
+/** Checks that events come in time order (the exporters place slices as they come); returns the event's time. */
+export class TimeOrder {
+  private last = -Infinity;
+  private count = 0;
+
+  check(e: StreamEvent): number {
+    const ts = eventTime(e);
+    if (!Number.isFinite(ts)) throw new Error(`trace: event ${this.count} ('${e.kind}') has a non-finite time (${ts})`);
+    if (ts < this.last) throw new Error(`trace: event ${this.count} ('${e.kind}') at ${ts} ns comes after one at ${this.last} ns: events must come in time order`);
+    if (e.kind === 'slice' && !(Number.isFinite(e.dur) && e.dur >= 0)) throw new Error(`trace: slice ${this.count} ('${e.name}') has an invalid duration (${e.dur})`);
+    this.last = ts;
+    this.count++;
+    return ts;
+  }
+}
