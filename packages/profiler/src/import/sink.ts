@@ -385,8 +385,11 @@ export class TraceSink {
     const seq = this.nextFlowSeq++;
     if (bind === BIND_DIRECT) { this.writeFlow(flowKey, seq, kind, ts, trackId, bind, sliceId, sliceId); return; }
     const st = this.nestState(trackId);
-    // A flow event that comes before slices it could bind to breaks the streaming order of its track.
+    // A flow event that comes before slices it could bind to breaks the streaming order of its track, and so
+    // does a slice that comes after it but starts before it (or at its ts: which of the two a flow at one ts
+    // binds to is decided in SQL).
     if (ts < st.lastTs || (bind === BIND_NEXT && ts === st.lastTs)) this.markUnordered(trackId, st);
+    else { st.lastTs = ts; st.lastDur = -Infinity; }
     if (bind === BIND_NEXT) { st.pendingNext.push({ key: flowKey, seq, kind, ts }); return; }
     const { ids, starts, ends } = st;
     // The deepest open slice, as for a zero-length slice starting here: one of zero length at ts takes it too.

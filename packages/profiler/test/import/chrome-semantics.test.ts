@@ -153,6 +153,25 @@ describe('Chrome JSON import, Perfetto semantics', () => {
     ]);
   });
 
+  it('a flow end (bp e) written before the slice that encloses it binds to that slice, as after sorting by ts', async () => {
+    expect(await rows('flow-before-slice.json', [
+      { ph: 'X', name: 'launch', pid: 1, tid: 1, ts: 10, dur: 5 },
+      { ph: 's', id: 9, cat: 'ac2g', name: 'ac2g', pid: 1, tid: 1, ts: 11 },
+      // The end comes first in the file; the kernel that encloses it (18-23) after.
+      { ph: 'f', id: 9, cat: 'ac2g', name: 'ac2g', pid: 0, tid: 20, ts: 20, bp: 'e' },
+      { ph: 'X', name: 'kernel', pid: 0, tid: 20, ts: 18, dur: 5 },
+      { ph: 'X', name: 'launch 2', pid: 1, tid: 1, ts: 30, dur: 5 },
+      { ph: 's', id: 10, cat: 'ac2g', name: 'ac2g', pid: 1, tid: 1, ts: 31 },
+      // And at the very ts a kernel starts, written before it.
+      { ph: 'f', id: 10, cat: 'ac2g', name: 'ac2g', pid: 0, tid: 20, ts: 40, bp: 'e' },
+      { ph: 'X', name: 'kernel 2', pid: 0, tid: 20, ts: 40, dur: 5 },
+    ], `select o.name as source, i.name as target from flow f join slice o on o.id = f.slice_out
+      join slice i on i.id = f.slice_in order by o.ts`)).toEqual([
+      { source: 'launch', target: 'kernel' },
+      { source: 'launch 2', target: 'kernel 2' },
+    ]);
+  });
+
   it('an X slice that ends after the slice it starts in is not its child but at depth 0, in order or not', async () => {
     // Kineto's Stream Sync slices end after the memcpy they start in. The slices after one nest as if it were
     // not there. (trace_processor puts it on an overflow track of its thread; gsprof keeps one track per
