@@ -15,6 +15,7 @@ import { isSoftwareAdapter, openGpu, type OpenedGpu } from '../gpu/adapter.js';
 import { GPU_KERNELS } from '../gpu/kernels/index.js';
 import { bytesPerEnv } from '../gpu/layout.js';
 import { GpuSim } from '../gpu/runtime.js';
+import { isSpatial } from '../physics/tendon.js';
 import { logger } from '@gsprof/log';
 import type {
   Backend, BackendBuildOptions, BackendInitOptions, DeviceDescription, DofField, EnvContacts, EnvErrors, SimInstance, StateField,
@@ -93,6 +94,14 @@ export function refuseEllipticCone(model: Model): void {
   }
 }
 
+/** Refuses spatial tendons: the WGSL kernels compute fixed tendons (joint coefficients) only. */
+export function refuseSpatialTendons(model: Model): void {
+  const t = Array.from({ length: model.ntendon }, (_, k) => k).find((k) => isSpatial(model, k));
+  if (t === undefined) return;
+  const name = model.tendonName[t] ? `"${model.tendonName[t]}"` : `${t}`;
+  throw new Error(`the GPU backend has fixed tendons only: spatial tendon ${name} runs on the CPU backend; use backend cpu`);
+}
+
 /** Device copies of gs.tensor(..., { device: gs.device }) values, per tensor object. */
 const deviceTensors = new WeakMap<object, GPUBuffer>();
 
@@ -132,6 +141,7 @@ export class GpuBackend implements Backend {
 
   async build(model: Model, nEnvs: number, precision: Precision, options: BackendBuildOptions): Promise<SimInstance> {
     refuseEllipticCone(model);
+    refuseSpatialTendons(model);
     refuseLowFriction(model);
     refuseMeshCollision(model);
     refuseCpuOnlyPairs(model);

@@ -37,9 +37,11 @@ export function mergeModels(parts: LoadedModel[]): MergedModel {
 
   // world geoms and sites first, in entity order: MuJoCo keeps each body's geoms contiguous
   const worldGeoms: number[][] = [];
+  const worldSites: number[][] = [];
   for (const s of specs) {
     const w = s.bodies[0]!;
     worldGeoms.push(w.geoms.map((_, k) => world.geoms.length + k));
+    worldSites.push(w.sites.map((_, k) => world.sites.length + k));
     // Loops, not push(...): spreading a model-sized array overflows the stack (20,000 bodies did).
     for (const g of w.geoms) world.geoms.push(g);
     for (const x of w.sites) world.sites.push(x);
@@ -78,7 +80,14 @@ export function mergeModels(parts: LoadedModel[]): MergedModel {
       const move = (o: number): number => (joint ? (o < 0 ? o : o + r.jntStart) : (o === 0 ? 0 : o + offset));
       merged.equalities.push({ ...q, obj1: move(q.obj1), obj2: move(q.obj2) });
     }
-    for (const t of s.tendons ?? []) merged.tendons!.push({ ...t, joints: t.joints.map((j) => ({ joint: j.joint + r.jntStart, coef: j.coef })) });
+    for (const t of s.tendons ?? []) {
+      const joints = t.joints.map((j) => ({ joint: j.joint + r.jntStart, coef: j.coef }));
+      // a spatial tendon's sites: the entity's world sites moved to the front of the merged world, the rest shifted
+      const nworldSites = s.bodies[0]!.sites.length;
+      const siteAt = (x: number): number => (x < nworldSites ? worldSites[e]![x]! : r.siteStart + x - nworldSites);
+      const path = t.path?.map((p) => ('site' in p ? { site: siteAt(p.site) } : p));
+      merged.tendons!.push(path ? { ...t, joints, path } : { ...t, joints });
+    }
     for (const [a, b] of s.excludes) merged.excludes.push([a === 0 ? 0 : a + offset, b === 0 ? 0 : b + offset]);
     entities.push(r);
   });

@@ -27,6 +27,7 @@ import {
   cloneClass, readActuator, readEqualityCommon, readGeom, readJoint, readOrientation, readSite, readTendon, rootDefaults,
   type ActuatorRaw, type AltOrientation, type DefaultClass, type GeomRaw, type JointRaw, type Limited, type SiteRaw, type TendonRaw,
 } from './mjcf-specs.js';
+import { spatialPath, type SpatialPathRaw } from './mjcf-tendon.js';
 import type { LoadedModel } from './types.js';
 import { ModelFileError, fail, parseXmlFile, type XmlElement } from './xml.js';
 
@@ -101,7 +102,11 @@ class MjcfCompiler {
   private readonly bodies: RawBody[] = [];
   private readonly actuators: { el: XmlElement; spec: ActuatorRaw }[] = [];
   private readonly equalities: EqualityRead[] = [];
-  private readonly tendons: Array<{ el: XmlElement; spec: TendonRaw; joints: Array<{ el: XmlElement; joint: string; coef: number }> }> = [];
+  private readonly tendons: Array<{
+    el: XmlElement; spec: TendonRaw; joints: Array<{ el: XmlElement; joint: string; coef: number }>;
+    /** A spatial tendon's path: sites by name, pulleys with their divisor. */
+    path?: SpatialPathRaw;
+  }> = [];
   private readonly excludes: { el: XmlElement; body1: string; body2: string }[] = [];
   private readonly keys: { el: XmlElement; name: string; time: number; qpos?: number[]; qvel?: number[]; ctrl?: number[] }[] = [];
 
@@ -421,13 +426,17 @@ class MjcfCompiler {
   private tendonSection(s: XmlElement): void {
     new Attrs(s).done();
     for (const c of s.children) {
-      if (c.name !== 'fixed') fail(c, 'unsupported tendon (only fixed tendons are supported)');
+      if (c.name !== 'fixed' && c.name !== 'spatial') fail(c, 'unsupported tendon (fixed and spatial tendons are supported)');
       const a = new Attrs(c);
       const cls = this.classOf(c, a, this.classes.get('main')!);
       const t = structuredClone(cls.tendon);
       t.name = '';
       readTendon(a, t);
       a.done();
+      if (c.name === 'spatial') {
+        this.tendons.push({ el: c, spec: t, joints: [], path: spatialPath(c, t.name, this.tendons.length) });
+        continue;
+      }
       const joints = c.children.map((j) => {
         if (j.name !== 'joint') fail(j, 'unsupported element in a fixed tendon (only <joint joint coef>)');
         const ja = new Attrs(j);
@@ -856,6 +865,9 @@ class MjcfCompiler {
     const jointId = new Map<string, number>();
     jointEls.forEach((j, k) => { if (j.name) jointId.set(j.name, k); });
     const jointSpecs = bodies.flatMap((b) => b.joints);
+    // sites are numbered body by body, as the model lays them out
+    const siteId = new Map<string, number>();
+    this.bodies.flatMap((b) => b.sites).forEach((x, k) => { if (x.spec.name) siteId.set(x.spec.name, k); });
     const bodyId = new Map<string, number>();
     this.bodies.forEach((b, k) => { if (b.name) bodyId.set(b.name, k); });
     bodyId.set('world', 0);
@@ -900,11 +912,17 @@ class MjcfCompiler {
       return { name: e.name, type, obj1, obj2, active: e.active, solref: e.solref, solimp: e.solimp, data: e.data };
     });
 
-    const tendons: TendonSpec[] = this.tendons.map(({ el, spec: t, joints }) => {
+    const tendons: TendonSpec[] = this.tendons.map(({ el, spec: t, joints, path }) => {
       const range: [number, number] = [t.range[0]!, t.range[1]!];
       const limited = this.isLimited(el, t.limited, range, '');
       if (limited && range[0] >= range[1]) fail(el, 'invalid tendon range');
       return {
+        path: path?.map((p) => {
+          if (!('site' in p)) return { divisor: p.divisor };
+          const site = siteId.get(p.site);
+          if (site === undefined) fail(p.el, `unknown site "${p.site}"`);
+          return { site };
+        }),
         name: t.name, limited, range, margin: t.margin, stiffness: t.stiffness, damping: t.damping, frictionloss: t.frictionloss,
         springlength: [t.springlength[0]!, t.springlength[1]!],
         solrefLimit: t.solreflimit, solimpLimit: t.solimplimit, solrefFriction: t.solreffriction, solimpFriction: t.solimpfriction,

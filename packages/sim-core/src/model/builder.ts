@@ -78,16 +78,23 @@ export interface EqualitySpec {
 
 export interface KeySpec { name: string; time: number; qpos?: number[]; qvel?: number[]; ctrl?: number[] }
 
-/** A fixed tendon: a linear combination of joint positions (joints in the global joint numbering). */
+/**
+ * A tendon. Fixed: a linear combination of joint positions (joints in the global joint numbering). Spatial
+ * (`path` given, `joints` empty): the path through sites (model site ids), a pulley dividing the branches after it.
+ */
 export interface TendonSpec {
   name: string;
   joints: Array<{ joint: number; coef: number }>;
+  path?: TendonPathPoint[];
   limited: boolean; range: [number, number]; margin: number;
   stiffness: number; damping: number; frictionloss: number;
   /** -1 -1: the length at qpos_spring (setConst). */
   springlength: [number, number];
   solrefLimit: number[]; solimpLimit: number[]; solrefFriction: number[]; solimpFriction: number[];
 }
+
+/** One point of a spatial tendon's path: a site, or a pulley with its divisor. */
+export type TendonPathPoint = { site: number } | { divisor: number };
 
 export interface ModelSpec {
   /** bodies[0] is the world. */
@@ -188,7 +195,7 @@ export function buildModel(spec: ModelSpec): Model {
   const nexclude = spec.excludes.length;
   const tendons = spec.tendons ?? [];
   const ntendon = tendons.length;
-  const nwrap = tendons.reduce((a, t) => a + t.joints.length, 0);
+  const nwrap = tendons.reduce((a, t) => a + (t.path?.length ?? t.joints.length), 0);
   const f = (n: number) => new Float64Array(n);
   const i32 = (n: number) => new Int32Array(n);
   const u8 = (n: number) => new Uint8Array(n);
@@ -365,8 +372,15 @@ export function buildModel(spec: ModelSpec): Model {
   let wrap = 0;
   tendons.forEach((t, k) => {
     m.tendonAdr[k] = wrap;
-    m.tendonNum[k] = t.joints.length;
-    for (const { joint, coef } of t.joints) {
+    m.tendonNum[k] = t.path?.length ?? t.joints.length;
+    for (const p of t.path ?? []) {
+      const site = 'site' in p;
+      m.wrapType[wrap] = site ? WrapType.Site : WrapType.Pulley;
+      m.wrapObjid[wrap] = site ? p.site : -1;
+      m.wrapPrm[wrap] = site ? 0 : p.divisor;
+      wrap++;
+    }
+    for (const { joint, coef } of t.path ? [] : t.joints) {
       m.wrapType[wrap] = WrapType.Joint;
       m.wrapObjid[wrap] = joint;
       m.wrapPrm[wrap] = coef;

@@ -3,9 +3,16 @@
  * and sites; actuators, equalities, excludes, keyframes). Used to combine models, which is simplest done on
  * the tree and laid out again.
  */
-import type { Model } from './model.js';
+import { type Model, WrapType } from './model.js';
 import type { ActuatorSpec, BodySpec, EqualitySpec, KeySpec, MeshSpec, ModelSpec, TendonSpec } from './builder.js';
 import type { Quat, Vec3 } from './frame-math.js';
+
+/** A tendon's wraps as a spec: a fixed tendon's joints, or a spatial tendon's path. */
+function tendonPath(m: Model, adr: number, num: number): Pick<TendonSpec, 'joints' | 'path'> {
+  const wraps = Array.from({ length: num }, (_, k) => adr + k);
+  if (m.wrapType[adr] === WrapType.Joint) return { joints: wraps.map((w) => ({ joint: m.wrapObjid[w]!, coef: m.wrapPrm[w]! })) };
+  return { joints: [], path: wraps.map((w) => (m.wrapType[w] === WrapType.Site ? { site: m.wrapObjid[w]! } : { divisor: m.wrapPrm[w]! })) };
+}
 
 const vec3 = (a: Float64Array, i: number): Vec3 => [a[3 * i]!, a[3 * i + 1]!, a[3 * i + 2]!];
 const quat4 = (a: Float64Array, i: number): Quat => [a[4 * i]!, a[4 * i + 1]!, a[4 * i + 2]!, a[4 * i + 3]!];
@@ -90,7 +97,7 @@ export function specFromModel(m: Model): ModelSpec {
     const adr = m.tendonAdr[t]!;
     tendons.push({
       name: m.tendonName[t] ?? '',
-      joints: Array.from({ length: m.tendonNum[t]! }, (_, k) => ({ joint: m.wrapObjid[adr + k]!, coef: m.wrapPrm[adr + k]! })),
+      ...tendonPath(m, adr, m.tendonNum[t]!),
       limited: m.tendonLimited[t] === 1, range: [m.tendonRange[2 * t]!, m.tendonRange[2 * t + 1]!], margin: m.tendonMargin[t]!,
       stiffness: m.tendonStiffness[t]!, damping: m.tendonDamping[t]!, frictionloss: m.tendonFrictionloss[t]!,
       springlength: [m.tendonLengthspring[2 * t]!, m.tendonLengthspring[2 * t + 1]!],

@@ -12,7 +12,8 @@
 export const enum JointType { Free = 0, Ball = 1, Slide = 2, Hinge = 3 }
 export const enum GeomType { Plane = 0, HField = 1, Sphere = 2, Capsule = 3, Ellipsoid = 4, Cylinder = 5, Box = 6, Mesh = 7 }
 export const enum TrnType { Joint = 0, Tendon = 3 }
-export const enum WrapType { Joint = 1 }
+/** MuJoCo's mjtWrap values: a fixed tendon's joints; a spatial tendon's sites, with pulleys between branches. */
+export const enum WrapType { Joint = 1, Pulley = 2, Site = 3 }
 export const enum DynType { None = 0 }
 export const enum GainType { Fixed = 0 }
 export const enum BiasType { None = 0, Affine = 1 }
@@ -97,7 +98,8 @@ export interface Model {
   eqType: Int32Array; eqObj1id: Int32Array; eqObj2id: Int32Array; eqActive0: Uint8Array;
   eqSolref: Float64Array /* 2 */; eqSolimp: Float64Array /* 5 */; eqData: Float64Array /* 11 */;
 
-  /** Fixed tendons (every wrap a joint, mjWRAP_JOINT): length sum(coef * qpos) over its joints. */
+  /** Tendons: fixed (every wrap a joint, mjWRAP_JOINT: length sum(coef * qpos) over its joints) or spatial (wraps are
+   *  sites, objid the site, and pulleys, prm the divisor of the branches after it: MuJoCo's mj_tendon). */
   tendonAdr: Int32Array; tendonNum: Int32Array; tendonLimited: Uint8Array; tendonRange: Float64Array /* 2 */;
   tendonMargin: Float64Array; tendonStiffness: Float64Array; tendonDamping: Float64Array; tendonFrictionloss: Float64Array;
   tendonLengthspring: Float64Array /* 2; -1 -1: the length at qpos_spring, set by setConst */;

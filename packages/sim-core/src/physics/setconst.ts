@@ -13,6 +13,7 @@ import { bodyPointToWorld } from '../solver/jacobian.js';
 import { com } from '../stages/com.js';
 import { crb } from '../stages/crb.js';
 import { factorM, solveMEnv } from '../stages/factor_m.js';
+import { hasSpatialTendons, isSpatial, spatialTendonsOf } from './tendon.js';
 
 const MINVAL = 1e-15;
 const EPS = 1e-14;
@@ -111,14 +112,22 @@ export function setConst(input: Model): Model {
     biasprm[10 * u + 2] = -kv * 2 * Math.sqrt(kp * mass);
   }
 
-  // Fixed tendons: invweight0 = J inv(M) J' at qpos0 (J is the joints' coefficients), and a spring length of
-  // -1 -1 becomes the tendon's length at qpos_spring (MuJoCo's setSpring)
+  // Tendons: invweight0 = J inv(M) J' at qpos0 (a fixed tendon's J is its joints' coefficients), and a spring
+  // length of -1 -1 becomes the tendon's length at qpos_spring (MuJoCo's setSpring)
   const tendonInvweight0 = new Float64Array(m.ntendon);
   const tendonLengthspring = Float64Array.from(m.tendonLengthspring);
+  const spatial = hasSpatialTendons(m) ? spatialTendonsOf(m) : null;
+  const atSpring = spatial ? springPose(m) : null;
   for (let t = 0; t < m.ntendon; t++) {
     col.fill(0);
     let springLength = 0;
-    for (let k = m.tendonAdr[t]!; k < m.tendonAdr[t]! + m.tendonNum[t]!; k++) {
+    if (spatial && atSpring && isSpatial(m, t)) {
+      spatial.compute(atSpring, t, 0);
+      springLength = spatial.length;
+      spatial.compute(d, t, 0);
+      col.set(spatial.J.subarray(0, nv));
+    }
+    for (let k = m.tendonAdr[t]!; k < m.tendonAdr[t]! + m.tendonNum[t]! && !isSpatial(m, t); k++) {
       const j = m.wrapObjid[k]!;
       col[m.jntDofadr[j]!] = m.wrapPrm[k]!;
       springLength += m.wrapPrm[k]! * m.qposSpring[m.jntQposadr[j]!]!;
@@ -227,4 +236,13 @@ function bodySimple(m: Model): Uint8Array {
     }
   }
   return simple;
+}
+
+/** One f64 env posed at qpos_spring, its sites and cdof computed (spatial tendon lengths there). */
+function springPose(m: Model): Data {
+  const d = makeData(m, 1, '64', { maxContacts: 0, maxEfc: 0 });
+  d.qpos.set(m.qposSpring);
+  kinematics(m, d, 0, 1);
+  com(m, d, 0, 1);
+  return d;
 }

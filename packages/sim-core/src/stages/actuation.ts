@@ -17,7 +17,7 @@ import { BiasType, TrnType, type Model } from '../model/model.js';
 import { planOf } from '../data/plan.js';
 import { scratchOf } from '../data/scratch.js';
 import { clip } from '../math/clip.js';
-import { tendonState } from '../physics/tendon.js';
+import { isSpatial, spatialTendonsOf, tendonState } from '../physics/tendon.js';
 
 /** A tendon's [length, velocity] (scratch). */
 const tendonScratch = new Float64Array(2);
@@ -80,6 +80,10 @@ function tendonActuator(m: Model, d: Data, u: number, e0: number, e1: number, ba
   const law = new ForceLaw(m, u);
   const U = u * n;
   const state = tendonScratch;
+  if (isSpatial(m, t)) {
+    spatialTendonActuator(m, d, u, t, gear, law, e0, e1, bad);
+    return;
+  }
   for (let e = e0; e < e1; e++) {
     tendonState(m, t, qpos, qvel, n, e, state);
     const len = gear * state[0]!, vel = gear * state[1]!;
@@ -91,6 +95,27 @@ function tendonActuator(m: Model, d: Data, u: number, e0: number, e1: number, ba
       const o = m.jntDofadr[m.wrapObjid[w]!]! * n + e;
       qfrcActuator[o] = qfrcActuator[o]! + gear * m.wrapPrm[w]! * force;
     }
+  }
+}
+
+/** An actuator on a spatial tendon: its moment gear * J, its force reaching every dof through that moment. */
+function spatialTendonActuator(
+  m: Model, d: Data, u: number, t: number, gear: number, law: ForceLaw, e0: number, e1: number, bad: Uint8Array,
+): void {
+  const n = d.nEnvs, U = u * n, nv = m.nv;
+  const { ctrl, actuatorLength, actuatorVelocity, actuatorForce, qfrcActuator } = d;
+  const sp = spatialTendonsOf(m), J = sp.J;
+  for (let e = e0; e < e1; e++) {
+    sp.compute(d, t, e);
+    // MuJoCo's velocity: moment . qvel, moment = gear * J
+    let vel = 0;
+    for (let i = 0; i < nv; i++) vel += gear * J[i]! * d.qvel[i * n + e]!;
+    const len = gear * sp.length;
+    actuatorLength[U + e] = len;
+    actuatorVelocity[U + e] = vel;
+    const force = law.force(ctrl[U + e]!, bad[e] !== 0, len, vel);
+    actuatorForce[U + e] = force;
+    for (let i = 0; i < nv; i++) qfrcActuator[i * n + e] = qfrcActuator[i * n + e]! + gear * J[i]! * force;
   }
 }
 

@@ -11,6 +11,7 @@ import { mixCondim } from '../collision/params.js';
 import type { Data, Real } from '../data/data.js';
 import { ConeType, EqType, JointType, type Model } from '../model/model.js';
 import { clampSolimp, impedance, refDamping, refStiffness, regularizer, safeSolref } from '../solver/impedance.js';
+import { isSpatial, spatialTendonsOf } from '../physics/tendon.js';
 import { addPointJacobian, bodyMoves, bodyPointToWorld } from '../solver/jacobian.js';
 import { ConstraintType, MINVAL } from '../solver/types.js';
 
@@ -387,9 +388,18 @@ class RowBuilder {
     }
   }
 
-  /** Fills this.row with fixed tendon t's Jacobian (its joints' coefficients) times `scale`; returns its length. */
+  /** The Data of this stage call (spatial tendons read its site positions and cdof). */
+  data!: Data;
+
+  /** Fills this.row with tendon t's Jacobian (fixed: its joints' coefficients) times `scale`; returns its length. */
   private tendonRow(t: number, scale: number): number {
     const m = this.m, row = this.row, qpos = this.qpos, n = this.n, e = this.e;
+    if (isSpatial(m, t)) {
+      const sp = spatialTendonsOf(m);
+      sp.compute(this.data, t, e);
+      for (let i = 0; i < m.nv; i++) row[i] = scale * sp.J[i]!;
+      return sp.length;
+    }
     row.fill(0);
     let length = 0;
     for (let w = m.tendonAdr[t]!; w < m.tendonAdr[t]! + m.tendonNum[t]!; w++) {
@@ -591,6 +601,7 @@ export function makeConstraint(m: Model, d: Data, e0: number, e1: number): void 
     builders.set(d, b);
   }
   b.bind(d);
+  b.data = d;
   const nefc = d.nefc;
   for (let eb = e0; eb < e1; eb += BLOCK) {
     const be = Math.min(e1, eb + BLOCK);

@@ -1,12 +1,12 @@
 /**
  * Stage `passive` (MuJoCo mj_passive, springs and dampers): joint springs pull toward qpos_spring
  * (-stiffness * (qpos - qpos_spring); for ball and free rotations the quaternion difference as a rotation
- * vector), dof dampers give -damping * qvel, and fixed tendons add J' * (spring outside the dead band of their
- * spring length - damping * tendon velocity). qfrcPassive is their sum.
+ * vector), dof dampers give -damping * qvel, and tendons (fixed and spatial) add J' * (spring outside the dead
+ * band of their spring length - damping * tendon velocity). qfrcPassive is their sum.
  */
 import type { Data } from '../data/data.js';
 import { JointType, type Model } from '../model/model.js';
-import { tendonState } from '../physics/tendon.js';
+import { isSpatial, spatialTendonsOf, tendonState } from '../physics/tendon.js';
 
 /** A tendon's [length, velocity] (scratch). */
 const tendonScratch = new Float64Array(2);
@@ -72,6 +72,18 @@ export function passive(m: Model, d: Data, e0: number, e1: number): void {
     if (k === 0 && b === 0) continue;
     const lower = m.tendonLengthspring[2 * t]!, upper = m.tendonLengthspring[2 * t + 1]!;
     const adr = m.tendonAdr[t]!, end = adr + m.tendonNum[t]!;
+    if (isSpatial(m, t)) {
+      const sp = spatialTendonsOf(m), J = sp.J;
+      for (let e = e0; e < e1; e++) {
+        sp.compute(d, t, e);
+        const length = sp.length;
+        const spring = length > upper ? k * (upper - length) : length < lower ? k * (lower - length) : 0;
+        const force = spring - b * sp.velocity(d, e);
+        if (force === 0) continue;
+        for (let i = 0; i < m.nv; i++) f[i * n + e] = f[i * n + e]! + J[i]! * force;
+      }
+      continue;
+    }
     for (let e = e0; e < e1; e++) {
       tendonState(m, t, qpos, qvel, n, e, tendonScratch);
       const length = tendonScratch[0]!, velocity = tendonScratch[1]!;

@@ -3,22 +3,16 @@
  * length of -1 -1 becomes the length at qpos_spring; invweight0 = J inv(M) J'), and the f64 pipeline follows
  * MuJoCo through a tendon limit, tendon friction and a tendon spring-damper with a dead band.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadMJCF } from '../../src/loaders/index.js';
 import { setConst } from '../../src/physics/setconst.js';
+import { writeXml } from '../helpers/xml-file.js';
 import { disposeMujoco, loadMujoco, loadMujocoXml } from '../helpers/mujoco.js';
 import { diffModels, mujocoModel } from '../loaders/compare.js';
 import { TENDON_ACTUATOR_CTRL, TENDON_ACTUATOR_XML, TENDON_XML } from './models.js';
 import { run, twin } from './trajectory.js';
 
-function write(xml: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'gsprof-tendon-'));
-  writeFileSync(join(dir, 'm.xml'), xml);
-  return join(dir, 'm.xml');
-}
+const write = (xml: string): string => writeXml(xml, 'gsprof-tendon-');
 
 describe('fixed tendons against MuJoCo', () => {
   it('the loader and setConst give the tendon fields MuJoCo compiles, and the tendon actuators', async () => {
@@ -79,8 +73,8 @@ describe('fixed tendons against MuJoCo', () => {
   });
 
   it('what is not supported yet is refused with the element named', () => {
-    const spatial = write('<mujoco><worldbody><body><joint name="j"/><geom size="1"/><site name="s"/></body></worldbody><tendon><spatial><site site="s"/></spatial></tendon></mujoco>');
-    expect(() => loadMJCF(spatial)).toThrow(/<spatial>: unsupported tendon \(only fixed tendons are supported\)/);
+    const other = write('<mujoco><worldbody><body><joint name="j"/><geom size="1"/><site name="s"/></body></worldbody><tendon><muscle><site site="s"/></muscle></tendon></mujoco>');
+    expect(() => loadMJCF(other)).toThrow(/<muscle>: unsupported tendon \(fixed and spatial tendons are supported\)/);
     const damped = write('<mujoco><option integrator="implicitfast"/><worldbody><body><joint name="j"/><geom size="1"/></body></worldbody><tendon><fixed damping="1"><joint joint="j" coef="1"/></fixed></tendon></mujoco>');
     expect(() => loadMJCF(damped)).toThrow(/tendon damping under the implicitfast integrator is not supported/);
     const servo = write('<mujoco><option integrator="implicitfast"/><worldbody><body><joint name="j"/><geom size="1"/></body></worldbody><tendon><fixed name="t"><joint joint="j" coef="1"/></fixed></tendon><actuator><position tendon="t" kp="1" kv="2"/></actuator></mujoco>');

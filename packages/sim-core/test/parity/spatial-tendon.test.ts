@@ -1,0 +1,127 @@
+/**
+ * Spatial tendons against MuJoCo (issue 13): the loader and setConst give MuJoCo's wrap and tendon fields
+ * (invweight0 from the sites' Jacobians at qpos0, a spring length of -1 -1 as the length at qpos_spring), and
+ * the f64 CPU pipeline follows MuJoCo with a tendon motor pulling a two-link arm, through the flexor's limit
+ * and friction loss, a spring-damper tendon and a tendon through a pulley. Wrapping geoms and the GPU backend
+ * are refused in one line.
+ */
+import { describe, expect, it } from 'vitest';
+import { refuseSpatialTendons } from '../../src/backend/gpu.js';
+import { stepCpu } from '../../src/cpu/step.js';
+import { loadMJCF } from '../../src/loaders/index.js';
+import { setConst } from '../../src/physics/setconst.js';
+import { SpatialTendons } from '../../src/physics/tendon.js';
+import { writeXml } from '../helpers/xml-file.js';
+import { disposeMujoco, loadMujoco, loadMujocoXml } from '../helpers/mujoco.js';
+import { diffModels, mujocoModel } from '../loaders/compare.js';
+import { SPATIAL_ARM_XML } from './spatial-models.js';
+import { run, twin } from './trajectory.js';
+
+const write = (xml: string): string => writeXml(xml, 'gsprof-spatial-');
+
+describe('spatial tendons against MuJoCo', () => {
+  it('the loader and setConst give the wrap and tendon fields MuJoCo compiles', async () => {
+    const file = write(SPATIAL_ARM_XML);
+    const ours = setConst(loadMJCF(file).model);
+    const loaded = await loadMujoco(file);
+    try {
+      expect(diffModels(ours, setConst(mujocoModel(loaded.mj, loaded.m)))).toEqual([]);
+      // sites and a pulley (MuJoCo's mjWRAP_SITE 3, mjWRAP_PULLEY 2 with objid -1 and its divisor)
+      expect(Array.from(ours.wrapType)).toEqual(Array.from(loaded.m.wrap_type as ArrayLike<number>));
+      expect(Array.from(ours.wrapObjid)).toEqual(Array.from(loaded.m.wrap_objid as ArrayLike<number>));
+      expect(Array.from(ours.wrapPrm)).toEqual(Array.from(loaded.m.wrap_prm as ArrayLike<number>));
+      for (let t = 0; t < 3; t++) {
+        // the same Jacobians and solve in f64: measured 0 to 1e-16; 1e-12 fails on any formula difference
+        expect(Math.abs(ours.tendonInvweight0[t]! - (loaded.m.tendon_invweight0[t] as number)), `invweight0[${t}]`).toBeLessThan(1e-12);
+        for (let k = 0; k < 2; k++) {
+          const ref = loaded.m.tendon_lengthspring[2 * t + k] as number;
+          expect(Math.abs(ours.tendonLengthspring[2 * t + k]! - ref), `lengthspring[${t}]`).toBeLessThan(1e-14);
+        }
+      }
+    } finally {
+      disposeMujoco(loaded);
+    }
+  });
+
+  it('a tendon motor pulling a two-link arm through a limit, a spring-damper and a pulley follows MuJoCo (f64, 600 steps)', async () => {
+    const loaded = await loadMujocoXml(SPATIAL_ARM_XML);
+    try {
+      const p = twin(loaded.mj, loaded.m, loaded.d, 1);
+      const tendons = new SpatialTendons(p.model);
+      const seen = new Set<number>();
+      let lengthErr = 0, forceErr = 0, moved = 0;
+      const worst = run(p, 600, (s) => {
+        // the motor pulls, then pushes the flexor against its upper limit
+        const c = s < 250 ? -3 : 4;
+        loaded.d.ctrl[0] = c;
+        p.d.ctrl[0] = c;
+        for (let r = 0; r < p.d.nefc[0]!; r++) seen.add(p.d.efcType[r]!);
+        for (let t = 0; t < 3; t++) {
+          // ten_length of the step's position stage (both sides hold the pre-integration kinematics)
+          tendons.compute(p.d, t, 0);
+          lengthErr = Math.max(lengthErr, Math.abs(tendons.length - (loaded.d.ten_length[t] as number)));
+        }
+        forceErr = Math.max(forceErr, Math.abs(p.d.actuatorForce[0]! - (loaded.d.actuator_force[0] as number)));
+        forceErr = Math.max(forceErr, Math.abs(p.d.actuatorLength[0]! - (loaded.d.actuator_length[0] as number)));
+        forceErr = Math.max(forceErr, Math.abs(p.d.actuatorVelocity[0]! - (loaded.d.actuator_velocity[0] as number)));
+        moved = Math.max(moved, Math.abs(p.d.qpos[0]!));
+      });
+      // tendon friction (2) and the tendon limit (4) made rows; the arm swung
+      expect([...seen].sort()).toEqual(expect.arrayContaining([2, 4]));
+      expect(moved).toBeGreaterThan(1);
+      // f64 through the same operations: measured 6.5e-14 (state), 6.7e-16 (ten_length) and 3.9e-15 (actuator
+      // length, velocity, force) over 600 steps; bounds 1500x and 250x-1500x that (the issue's is 1e-9), where a
+      // wrong divisor or a sign in J is off by 1e-2 within a few steps; each fails on NaN
+      expect(worst).toBeLessThanOrEqual(1e-10);
+      expect(lengthErr).toBeLessThanOrEqual(1e-12);
+      expect(forceErr).toBeLessThanOrEqual(1e-12);
+    } finally {
+      disposeMujoco(loaded);
+    }
+  });
+
+  it('each env of a batch follows its own tendons: the middle env matches MuJoCo beside envs driven differently', async () => {
+    const loaded = await loadMujocoXml(SPATIAL_ARM_XML);
+    try {
+      loaded.d.ctrl[0] = -3;
+      const p = twin(loaded.mj, loaded.m, loaded.d, 3);
+      const { d, model } = p;
+      // envs 0 and 2 push the flexor and start swinging: their tendons must not leak into env 1
+      for (const e of [0, 2]) { d.ctrl[e] = 4; d.qvel[e] = e === 0 ? 2 : -2; }
+      let worst = 0;
+      for (let s = 0; s < 300; s++) {
+        loaded.mj.mj_step(loaded.m, loaded.d);
+        stepCpu(model, d, 0, 3);
+        for (let k = 0; k < model.nq; k++) worst = Math.max(worst, Math.abs(d.qpos[k * 3 + 1]! - (loaded.d.qpos[k] as number)));
+        for (let k = 0; k < model.nv; k++) worst = Math.max(worst, Math.abs(d.qvel[k * 3 + 1]! - (loaded.d.qvel[k] as number)));
+      }
+      expect(Math.abs(d.qpos[0]! - d.qpos[1]!)).toBeGreaterThan(0.05);
+      // measured 7.3e-14; 1e-10 (1400x) as above, and fails on NaN
+      expect(worst).toBeLessThanOrEqual(1e-10);
+    } finally {
+      disposeMujoco(loaded);
+    }
+  });
+
+  it('wrapping geoms are refused at load naming the tendon, and so is a path MuJoCo rejects', () => {
+    const body = '<worldbody><site name="a"/><body><joint axis="0 1 0"/><geom name="g" size="0.1"/><site name="b" pos="1 0 0"/><site name="c" pos="0 0 1"/></body></worldbody>';
+    const wrapped = write(`<mujoco>${body}<tendon><spatial name="wrap"><site site="a"/><geom geom="g"/><site site="b"/></spatial></tendon></mujoco>`);
+    expect(() => loadMJCF(wrapped)).toThrow(/<geom>: tendon "wrap": wrapping geoms in a spatial tendon are not supported/);
+    const short = write(`<mujoco>${body}<tendon><spatial><site site="a"/></spatial></tendon></mujoco>`);
+    expect(() => loadMJCF(short)).toThrow(/tendon 0: a spatial tendon's path needs at least two objects/);
+    const ending = write(`<mujoco>${body}<tendon><spatial name="p"><site site="a"/><site site="b"/><pulley divisor="2"/></spatial></tendon></mujoco>`);
+    expect(() => loadMJCF(ending)).toThrow(/tendon "p": the path ends with a pulley/);
+    const unknown = write(`<mujoco>${body}<tendon><spatial><site site="a"/><site site="nope"/></spatial></tendon></mujoco>`);
+    expect(() => loadMJCF(unknown)).toThrow(/unknown site "nope"/);
+    const fine = write(`<mujoco>${body}<tendon><spatial><site site="a"/><site site="b"/><pulley divisor="2"/><site site="b"/><site site="c"/></spatial></tendon></mujoco>`);
+    expect(loadMJCF(fine).model.ntendon).toBe(1);
+  });
+
+  it('the GPU backend refuses spatial tendons at build, naming the tendon and the CPU backend', () => {
+    const model = loadMJCF(write(SPATIAL_ARM_XML)).model;
+    expect(() => refuseSpatialTendons(model)).toThrow(
+      'the GPU backend has fixed tendons only: spatial tendon "flexor" runs on the CPU backend; use backend cpu');
+    const fixed = loadMJCF(write('<mujoco><worldbody><body><joint name="j"/><geom size="1"/></body></worldbody><tendon><fixed><joint joint="j" coef="1"/></fixed></tendon></mujoco>')).model;
+    expect(() => refuseSpatialTendons(fixed)).not.toThrow();
+  });
+});
