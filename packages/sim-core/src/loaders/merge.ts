@@ -82,10 +82,16 @@ export function mergeModels(parts: LoadedModel[]): MergedModel {
     }
     for (const t of s.tendons ?? []) {
       const joints = t.joints.map((j) => ({ joint: j.joint + r.jntStart, coef: j.coef }));
-      // a spatial tendon's sites: the entity's world sites moved to the front of the merged world, the rest shifted
+      // a spatial tendon's sites and geoms: the entity's world ones moved to the front of the merged world, the rest shifted
       const nworldSites = s.bodies[0]!.sites.length;
       const siteAt = (x: number): number => (x < nworldSites ? worldSites[e]![x]! : r.siteStart + x - nworldSites);
-      const path = t.path?.map((p) => ('site' in p ? { site: siteAt(p.site) } : p));
+      const nworldGeoms = s.bodies[0]!.geoms.length;
+      const wrapAt = (g: number): number => (g < nworldGeoms ? r.worldGeoms[g]! : r.geomStart + g - nworldGeoms);
+      const path = t.path?.map((p) => {
+        if ('site' in p) return { site: siteAt(p.site) };
+        if ('geom' in p) return { geom: wrapAt(p.geom), sidesite: p.sidesite < 0 ? -1 : siteAt(p.sidesite) };
+        return p;
+      });
       merged.tendons!.push(path ? { ...t, joints, path } : { ...t, joints });
     }
     for (const [a, b] of s.excludes) merged.excludes.push([a === 0 ? 0 : a + offset, b === 0 ? 0 : b + offset]);

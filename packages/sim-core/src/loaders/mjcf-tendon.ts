@@ -1,12 +1,14 @@
 /**
  * A <spatial> tendon's path as MuJoCo's compiler checks it (mjCTendon::Compile): sites and pulleys, at least
  * two objects, no consecutive pulleys, none last, every site beside a non-pulley, no site repeated next to
- * itself. Wrapping geoms (<geom> in the path) are refused, naming the tendon.
+ * itself, every wrapping geom (a sphere or cylinder, with an optional side site) between two sites.
  */
 import { Attrs } from './attrs.js';
 import { fail, type XmlElement } from './xml.js';
 
-export type SpatialPathRaw = Array<{ el: XmlElement; site: string } | { el: XmlElement; divisor: number }>;
+export type SpatialPathRaw = Array<
+  { el: XmlElement; site: string } | { el: XmlElement; divisor: number } | { el: XmlElement; geom: string; sidesite: string | null }
+>;
 
 /** Reads <spatial> element c (tendon `name`, index `index` among the tendons); sites stay names here. */
 export function spatialPath(c: XmlElement, name: string, index: number): SpatialPathRaw {
@@ -25,14 +27,22 @@ export function spatialPath(c: XmlElement, name: string, index: number): Spatial
       return { el: w, divisor };
     }
     if (w.name === 'geom') {
-      fail(w, `${label}: wrapping geoms in a spatial tendon are not supported (only <site> and <pulley> paths); remove the <geom> or use a fixed tendon`);
+      const geom = a.requiredStr('geom');
+      const sidesite = a.str('sidesite') ?? null;
+      a.done();
+      return { el: w, geom, sidesite };
     }
-    return fail(w, `${label}: unsupported element in a spatial tendon (only <site site> and <pulley divisor>)`);
+    return fail(w, `${label}: unsupported element in a spatial tendon (only <site site>, <geom geom sidesite> and <pulley divisor>)`);
   });
   if (path.length < 2) fail(c, `${label}: a spatial tendon's path needs at least two objects`);
   path.forEach((p, i) => {
-    const pulley = (k: number): boolean => k >= 0 && k < path.length && !('site' in path[k]!);
-    if (!('site' in p)) {
+    const pulley = (k: number): boolean => k >= 0 && k < path.length && 'divisor' in path[k]!;
+    if ('geom' in p) {
+      const site = (k: number): boolean => k >= 0 && k < path.length && 'site' in path[k]!;
+      if (!site(i - 1) || !site(i + 1)) fail(p.el, `${label}: a wrapping geom must sit between two sites`);
+      return;
+    }
+    if ('divisor' in p) {
       if (pulley(i - 1)) fail(p.el, `${label}: consecutive pulleys`);
       if (i === path.length - 1) fail(p.el, `${label}: the path ends with a pulley`);
       return;

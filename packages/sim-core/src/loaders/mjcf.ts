@@ -868,6 +868,10 @@ class MjcfCompiler {
     // sites are numbered body by body, as the model lays them out
     const siteId = new Map<string, number>();
     this.bodies.flatMap((b) => b.sites).forEach((x, k) => { if (x.spec.name) siteId.set(x.spec.name, k); });
+    // the geoms spatial tendons wrap around, by name
+    const geomSpecs = bodies.flatMap((b) => b.geoms);
+    const wrapGeomId = new Map<string, number>();
+    geomSpecs.forEach((g, k) => { if (g.name) wrapGeomId.set(g.name, k); });
     const bodyId = new Map<string, number>();
     this.bodies.forEach((b, k) => { if (b.name) bodyId.set(b.name, k); });
     bodyId.set('world', 0);
@@ -918,10 +922,13 @@ class MjcfCompiler {
       if (limited && range[0] >= range[1]) fail(el, 'invalid tendon range');
       return {
         path: path?.map((p) => {
-          if (!('site' in p)) return { divisor: p.divisor };
-          const site = siteId.get(p.site);
-          if (site === undefined) fail(p.el, `unknown site "${p.site}"`);
-          return { site };
+          if ('divisor' in p) return { divisor: p.divisor };
+          const siteOf = (name: string): number => siteId.get(name) ?? fail(p.el, `unknown site "${name}"`);
+          if ('site' in p) return { site: siteOf(p.site) };
+          const geom = wrapGeomId.get(p.geom) ?? fail(p.el, `unknown geom "${p.geom}"`);
+          const type = geomSpecs[geom]!.type;
+          if (type !== GeomType.Sphere && type !== GeomType.Cylinder) fail(p.el, `geom "${p.geom}" is not a sphere or cylinder (tendons wrap those only)`);
+          return { geom, sidesite: p.sidesite === null ? -1 : siteOf(p.sidesite) };
         }),
         name: t.name, limited, range, margin: t.margin, stiffness: t.stiffness, damping: t.damping, frictionloss: t.frictionloss,
         springlength: [t.springlength[0]!, t.springlength[1]!],

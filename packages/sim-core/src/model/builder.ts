@@ -9,7 +9,7 @@
  */
 import {
   ConeType, Integrator, JointType, SolverType,
-  type BiasType, type DynType, type EqType, type GainType, type GeomType, type Model, type ModelOptions, type TrnType, WrapType,
+  type BiasType, type DynType, type EqType, type GainType, GeomType, type Model, type ModelOptions, type TrnType, WrapType,
 } from './model.js';
 import type { Quat, Vec3 } from './frame-math.js';
 
@@ -93,8 +93,9 @@ export interface TendonSpec {
   solrefLimit: number[]; solimpLimit: number[]; solrefFriction: number[]; solimpFriction: number[];
 }
 
-/** One point of a spatial tendon's path: a site, or a pulley with its divisor. */
-export type TendonPathPoint = { site: number } | { divisor: number };
+/** One point of a spatial tendon's path: a site, a pulley with its divisor, or a sphere or cylinder geom to wrap
+ *  around, with its side site (-1: none). */
+export type TendonPathPoint = { site: number } | { divisor: number } | { geom: number; sidesite: number };
 
 export interface ModelSpec {
   /** bodies[0] is the world. */
@@ -374,10 +375,14 @@ export function buildModel(spec: ModelSpec): Model {
     m.tendonAdr[k] = wrap;
     m.tendonNum[k] = t.path?.length ?? t.joints.length;
     for (const p of t.path ?? []) {
-      const site = 'site' in p;
-      m.wrapType[wrap] = site ? WrapType.Site : WrapType.Pulley;
-      m.wrapObjid[wrap] = site ? p.site : -1;
-      m.wrapPrm[wrap] = site ? 0 : p.divisor;
+      if ('site' in p) {
+        m.wrapType[wrap] = WrapType.Site; m.wrapObjid[wrap] = p.site; m.wrapPrm[wrap] = 0;
+      } else if ('geom' in p) {
+        m.wrapType[wrap] = m.geomType[p.geom] === GeomType.Cylinder ? WrapType.Cylinder : WrapType.Sphere;
+        m.wrapObjid[wrap] = p.geom; m.wrapPrm[wrap] = p.sidesite;
+      } else {
+        m.wrapType[wrap] = WrapType.Pulley; m.wrapObjid[wrap] = -1; m.wrapPrm[wrap] = p.divisor;
+      }
       wrap++;
     }
     for (const { joint, coef } of t.path ? [] : t.joints) {

@@ -11,7 +11,15 @@ import type { Quat, Vec3 } from './frame-math.js';
 function tendonPath(m: Model, adr: number, num: number): Pick<TendonSpec, 'joints' | 'path'> {
   const wraps = Array.from({ length: num }, (_, k) => adr + k);
   if (m.wrapType[adr] === WrapType.Joint) return { joints: wraps.map((w) => ({ joint: m.wrapObjid[w]!, coef: m.wrapPrm[w]! })) };
-  return { joints: [], path: wraps.map((w) => (m.wrapType[w] === WrapType.Site ? { site: m.wrapObjid[w]! } : { divisor: m.wrapPrm[w]! })) };
+  return {
+    joints: [],
+    path: wraps.map((w) => {
+      const type = m.wrapType[w];
+      if (type === WrapType.Site) return { site: m.wrapObjid[w]! };
+      if (type === WrapType.Pulley) return { divisor: m.wrapPrm[w]! };
+      return { geom: m.wrapObjid[w]!, sidesite: m.wrapPrm[w]! };
+    }),
+  };
 }
 
 const vec3 = (a: Float64Array, i: number): Vec3 => [a[3 * i]!, a[3 * i + 1]!, a[3 * i + 2]!];

@@ -12,8 +12,9 @@
 export const enum JointType { Free = 0, Ball = 1, Slide = 2, Hinge = 3 }
 export const enum GeomType { Plane = 0, HField = 1, Sphere = 2, Capsule = 3, Ellipsoid = 4, Cylinder = 5, Box = 6, Mesh = 7 }
 export const enum TrnType { Joint = 0, Tendon = 3 }
-/** MuJoCo's mjtWrap values: a fixed tendon's joints; a spatial tendon's sites, with pulleys between branches. */
-export const enum WrapType { Joint = 1, Pulley = 2, Site = 3 }
+/** MuJoCo's mjtWrap values: a fixed tendon's joints; a spatial tendon's sites, pulleys between branches, and the
+ *  spheres and cylinders it wraps around. */
+export const enum WrapType { Joint = 1, Pulley = 2, Site = 3, Sphere = 4, Cylinder = 5 }
 export const enum DynType { None = 0 }
 export const enum GainType { Fixed = 0 }
 export const enum BiasType { None = 0, Affine = 1 }

@@ -35,3 +35,44 @@ export const SPATIAL_ARM_XML = `<mujoco><option timestep="0.002"/>
 </tendon>
 <actuator><motor name="pull" tendon="flexor" gear="1.5" ctrlrange="-4 4" ctrllimited="true"/></actuator>
 </mujoco>`;
+
+/**
+ * The arm with tendons wrapping geoms: an extensor over a cylinder at the elbow (its side site above the joint),
+ * a tendon around a sphere at the shoulder out of the arm's plane (no side site: the shorter way round), and one
+ * whose side site lies inside a sphere (MuJoCo's inside wrap). Stiff enough, and one driven, to move the arm.
+ */
+export const WRAP_ARM_XML = `<mujoco><option timestep="0.002"/>
+<worldbody>
+  <site name="anchor" pos="-0.1 0.1 0.02"/>
+  <site name="back" pos="-0.12 0 0.07"/>
+  <body name="upper">
+    <joint name="shoulder" axis="0 1 0" damping="0.05"/>
+    <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.03" mass="1"/>
+    <geom name="ball" size="0.06" contype="0" conaffinity="0" mass="0.01"/>
+    <geom name="knob" pos="0.2 0 0" size="0.05" contype="0" conaffinity="0" mass="0.01"/>
+    <site name="u_top" pos="0.3 0 0.03"/>
+    <site name="u_side" pos="0.1 -0.1 0"/>
+    <site name="u_in" pos="0.2 0 0.01"/>
+    <site name="u_far" pos="0.33 0 0.07"/>
+    <body name="fore" pos="0.4 0 0">
+      <joint name="elbow" axis="0 1 0" damping="0.05"/>
+      <geom name="drum" type="cylinder" size="0.04 0.03" zaxis="0 1 0" contype="0" conaffinity="0" mass="0.01"/>
+      <geom type="capsule" fromto="0 0 0 0.35 0 0" size="0.025" mass="0.6"/>
+      <site name="side_top" pos="0 0 0.09"/>
+      <site name="f_top" pos="0.12 0.01 0.03"/>
+    </body>
+  </body>
+</worldbody>
+<tendon>
+  <spatial name="extensor" stiffness="30" springlength="0.2" damping="0.3">
+    <site site="u_top"/><geom geom="drum" sidesite="side_top"/><site site="f_top"/>
+  </spatial>
+  <spatial name="around" stiffness="20" damping="0.2">
+    <site site="anchor"/><geom geom="ball"/><site site="u_side"/>
+  </spatial>
+  <spatial name="inside" stiffness="10" springlength="0.1">
+    <site site="back"/><geom geom="knob" sidesite="u_in"/><site site="u_far"/>
+  </spatial>
+</tendon>
+<actuator><motor name="lift" tendon="extensor" gear="1" ctrlrange="-3 3" ctrllimited="true"/></actuator>
+</mujoco>`;
