@@ -9,6 +9,20 @@ import type { Real } from '../data/data.js';
 
 const MINVAL = 1e-15;
 
+// scratch (one wrap at a time per thread: a wrap allocates nothing)
+const arcPts = new Float64Array(4);
+const sol = new Float64Array(8);
+const tmp2 = new Float64Array(2);
+const vec2 = new Float64Array(2);
+const local = new Float64Array(6);
+const axis = new Float64Array(6);
+const normal = new Float64Array(3);
+const d2 = new Float64Array(4);
+const side3 = new Float64Array(3);
+const side2 = new Float64Array(2);
+const pnt = new Float64Array(4);
+const res = new Float64Array(6);
+
 /** Whether 2D segments p1-p2 and p3-p4 (points at offsets in arrays) cross. */
 function crosses(
   p1x: number, p1y: number, p2x: number, p2y: number, p3x: number, p3y: number, p4x: number, p4y: number,
@@ -30,7 +44,8 @@ function normalize2(v: Float64Array, o: number): number {
 
 /** Arc length between 2D points on the circle, the long way round when `ind` says the solution goes so. */
 function arcLength(p0x: number, p0y: number, p1x: number, p1y: number, ind: number, radius: number): number {
-  const a = new Float64Array([p0x, p0y, p1x, p1y]);
+  const a = arcPts;
+  a[0] = p0x; a[1] = p0y; a[2] = p1x; a[3] = p1y;
   normalize2(a, 0);
   normalize2(a, 2);
   let angle = Math.acos(a[0]! * a[2]! + a[1]! * a[3]!);
@@ -55,9 +70,8 @@ function wrapCircle(pnt: Float64Array, end: Float64Array, side: Float64Array | n
   if (nx * nx + ny * ny > sqrad && (!side || side[0]! * nx + side[1]! * ny >= 0)) return -1;
 
   const sqrt0 = Math.sqrt(sqlen0 - sqrad), sqrt1 = Math.sqrt(sqlen1 - sqrad);
-  const sol = new Float64Array(8);
-  const good = [0, 0];
-  const tmp = new Float64Array(2);
+  const tmp = tmp2;
+  let good0 = 0, good1 = 0;
   for (let i = 0; i < 2; i++) {
     const sgn = i === 0 ? 1 : -1, o = 4 * i;
     sol[o] = (end[0]! * sqrad + sgn * radius * end[1]! * sqrt0) / sqlen0;
@@ -65,17 +79,19 @@ function wrapCircle(pnt: Float64Array, end: Float64Array, side: Float64Array | n
     sol[o + 2] = (end[2]! * sqrad - sgn * radius * end[3]! * sqrt1) / sqlen1;
     sol[o + 3] = (end[3]! * sqrad + sgn * radius * end[2]! * sqrt1) / sqlen1;
     // goodness: towards the side site, or else the shorter path
+    let good: number;
     if (side) {
       tmp[0] = sol[o]! + sol[o + 2]!; tmp[1] = sol[o + 1]! + sol[o + 3]!;
       normalize2(tmp, 0);
-      good[i] = tmp[0]! * side[0]! + tmp[1]! * side[1]!;
+      good = tmp[0]! * side[0]! + tmp[1]! * side[1]!;
     } else {
       tmp[0] = sol[o]! - sol[o + 2]!; tmp[1] = sol[o + 1]! - sol[o + 3]!;
-      good[i] = -(tmp[0]! * tmp[0]! + tmp[1]! * tmp[1]!);
+      good = -(tmp[0]! * tmp[0]! + tmp[1]! * tmp[1]!);
     }
-    if (crosses(end[0]!, end[1]!, sol[o]!, sol[o + 1]!, end[2]!, end[3]!, sol[o + 2]!, sol[o + 3]!)) good[i] = -10000;
+    if (crosses(end[0]!, end[1]!, sol[o]!, sol[o + 1]!, end[2]!, end[3]!, sol[o + 2]!, sol[o + 3]!)) good = -10000;
+    if (i === 0) good0 = good; else good1 = good;
   }
-  const i = good[0]! > good[1]! ? 0 : 1, o = 4 * i;
+  const i = good0 > good1 ? 0 : 1, o = 4 * i;
   for (let k = 0; k < 4; k++) pnt[k] = sol[o + k]!;
   if (crosses(end[0]!, end[1]!, pnt[0]!, pnt[1]!, end[2]!, end[3]!, pnt[2]!, pnt[3]!)) return -1;
   return arcLength(sol[o]!, sol[o + 1]!, sol[o + 2]!, sol[o + 3]!, i, radius);
@@ -127,7 +143,7 @@ function wrapInside(pnt: Float64Array, end: Float64Array, radius: number): numbe
   if (iter >= maxiter) return 0;
 
   // rotate from the endpoint on the positive side by the solved angle
-  const vec = new Float64Array(2);
+  const vec = vec2;
   let ang: number;
   if (end[0]! * end[3]! - end[1]! * end[2]! > 0) {
     vec[0] = end[0]!; vec[1] = end[1]!;
@@ -181,17 +197,15 @@ export function wrapGeom(
   wpnt: Float64Array, x0: ArrayLike<number>, x1: ArrayLike<number>, g: WrapGeom, side: ArrayLike<number> | null,
 ): number {
   const radius = g.radius;
-  const p = new Float64Array(6);
+  const p = local;
   toLocal(p, 0, x0, 0, g);
   toLocal(p, 3, x1, 0, g);
   if (Math.sqrt(dot3(p, 0, p, 0)) < MINVAL || Math.sqrt(dot3(p, 3, p, 3)) < MINVAL) return -1;
 
   // the 2D frame: the plane of the centre and both points (sphere), the cross-section (cylinder)
-  const axis = new Float64Array(6);
   if (!g.cylinder) {
-    axis.set(p.subarray(0, 3), 0);
+    axis[0] = p[0]!; axis[1] = p[1]!; axis[2] = p[2]!;
     normalize3(axis, 0);
-    const normal = new Float64Array(3);
     cross3(normal, 0, p, 0, p, 3);
     const nrm = normalize3(normal, 0);
     if (nrm < MINVAL) {
@@ -207,26 +221,27 @@ export function wrapGeom(
     cross3(axis, 3, normal, 0, axis, 0);
     normalize3(axis, 3);
   } else {
+    axis.fill(0);
     axis[0] = 1; axis[4] = 1;
   }
-  const d = new Float64Array([dot3(p, 0, axis, 0), dot3(p, 0, axis, 3), dot3(p, 3, axis, 0), dot3(p, 3, axis, 3)]);
+  const d = d2;
+  d[0] = dot3(p, 0, axis, 0); d[1] = dot3(p, 0, axis, 3); d[2] = dot3(p, 3, axis, 0); d[3] = dot3(p, 3, axis, 3);
 
   let sd: Float64Array | null = null;
   let inside = false;
   if (side) {
-    const s = new Float64Array(3);
+    const s = side3;
     toLocal(s, 0, side, 0, g);
-    sd = new Float64Array([dot3(s, 0, axis, 0), dot3(s, 0, axis, 3)]);
+    sd = side2;
+    sd[0] = dot3(s, 0, axis, 0); sd[1] = dot3(s, 0, axis, 3);
     normalize2(sd, 0);
     sd[0] = sd[0]! * radius; sd[1] = sd[1]! * radius;
     inside = Math.sqrt(dot3(s, 0, s, 0)) < radius;
   }
-  const pnt = new Float64Array(4);
   let wlen = inside ? wrapInside(pnt, d, radius) : wrapCircle(pnt, d, sd, radius);
   if (wlen < 0) return -1;
 
   // back to 3D in the geom's frame
-  const res = new Float64Array(6);
   for (let i = 0; i < 2; i++) {
     for (let k = 0; k < 3; k++) res[3 * i + k] = axis[k]! * pnt[2 * i]! + axis[3 + k]! * pnt[2 * i + 1]!;
   }
