@@ -72,8 +72,9 @@ export function refuseCpuOnlyPairs(model: Model): void {
 }
 
 /**
- * Refuses mesh geoms that can touch another geom: mesh collision (plane-mesh, MuJoCo's convex routine) runs on
- * the CPU backend only, and the WGSL narrow phase would skip the pair (the mesh would fall through the floor).
+ * Refuses mesh and hfield geoms that can touch another geom: their collision (plane-mesh, MuJoCo's convex routine,
+ * its height field prisms) runs on the CPU backend only, and the WGSL narrow phase would skip the pair (the mesh
+ * would fall through the floor, a ball through the terrain).
  */
 export function refuseMeshCollision(model: Model): void {
   if (!model.opt.enableCollision) return;
@@ -82,6 +83,9 @@ export function refuseMeshCollision(model: Model): void {
     for (const g of [plan.geom1[p]!, plan.geom2[p]!]) {
       if (model.geomType[g] === GeomType.Mesh) {
         throw new Error(`the GPU backend has no mesh collision: ${geomLabel(model, g)} can touch other geoms; meshes run on the CPU backend (backend cpu), or keep the geom from colliding (contype/conaffinity 0)`);
+      }
+      if (model.geomType[g] === GeomType.HField) {
+        throw new Error(`the GPU backend has no height field collision: ${geomLabel(model, g)} can touch other geoms; height fields run on the CPU backend (backend cpu)`);
       }
     }
   }

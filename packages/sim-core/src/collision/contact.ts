@@ -6,8 +6,8 @@
  * at zero are completed by makeFrame, as mj_setContact does. The driver then copies them into Data.
  */
 
-/** Largest number of contacts one pair produces among the implemented functions (box-box: 24 candidates). */
-export const MAX_CONTACT_PAIR = 24;
+/** Largest number of contacts one pair produces (MuJoCo's mjMAXCONPAIR, which a height field pair can reach). */
+export const MAX_CONTACT_PAIR = 50;
 export const DIST = 0;
 export const POS = 1;
 export const FRAME = 4;

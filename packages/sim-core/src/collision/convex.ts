@@ -28,6 +28,8 @@ export interface ConvexShape {
   pose: GeomPose;
   type: number;
   support: Support;
+  /** Where GJK starts on this shape, when not at the pose's position (a height field prism's centroid). */
+  center?: Float64Array;
 }
 
 const MINVAL2 = MINVAL * MINVAL;
@@ -927,7 +929,7 @@ function inflate(m1: number, m2: number): void {
 }
 
 function resetCenters(): void {
-  const p1 = obj1.pose.pos, p2 = obj2.pose.pos;
+  const p1 = obj1.center ?? obj1.pose.pos, p2 = obj2.center ?? obj2.pose.pos;
   x1[0] = p1[0]!; x1[1] = p1[1]!; x1[2] = p1[2]!;
   x2[0] = p2[0]!; x2[1] = p2[1]!; x2[2] = p2[2]!;
 }
@@ -940,13 +942,13 @@ function coreSupport(type: number): Support | null {
 }
 
 /**
- * mjc_ccd for one contact: the signed distance between the two shapes, each inflated by margin/2, with the
- * witness points in x1, x2 when they overlap (negative result). Non-negative results carry no contact.
+ * mjc_ccd for one contact: the signed distance between the two shapes, each inflated by half its margin, with
+ * the witness points in x1, x2 when they overlap (negative result). Non-negative results carry no contact.
  */
-function ccd(s1: ConvexShape, s2: ConvexShape, margin: number, tol: number, iterations: number): number {
+function ccd(s1: ConvexShape, s2: ConvexShape, m1: number, m2: number, tol: number, iterations: number): number {
   obj1 = s1; obj2 = s2;
   support1 = s1.support; support2 = s2.support;
-  margin1 = margin; margin2 = margin;
+  margin1 = m1; margin2 = m2;
   tolerance = tol;
   maxIterations = iterations;
   distCutoff = 0;
@@ -957,13 +959,13 @@ function ccd(s1: ConvexShape, s2: ConvexShape, margin: number, tol: number, iter
   // spheres and capsules: distance between their cores first; shallow contacts need nothing more
   const c1 = coreSupport(s1.type), c2 = coreSupport(s2.type);
   if (c1 || c2) {
-    const full1 = c1 ? s1.pose.size[0]! + 0.5 * margin : 0, full2 = c2 ? s2.pose.size[0]! + 0.5 * margin : 0;
+    const full1 = c1 ? s1.pose.size[0]! + 0.5 * m1 : 0, full2 = c2 ? s2.pose.size[0]! + 0.5 * m2 : 0;
     if (c1) { support1 = c1; margin1 = 0; }
     if (c2) { support2 = c2; margin2 = 0; }
     distCutoff = full1 + full2;
     gjk();
     distCutoff = 0;
-    margin1 = margin; margin2 = margin;
+    margin1 = m1; margin2 = m2;
     support1 = s1.support; support2 = s2.support;
     if (dist > tolerance) {
       inflate(full1, full2);
@@ -995,7 +997,7 @@ export function convexCollide(
   out: Float64Array, s1: ConvexShape, s2: ConvexShape, margin: number,
   tol = CCD_TOLERANCE, iterations = CCD_ITERATIONS,
 ): number {
-  const d = ccd(s1, s2, margin, tol, iterations);
+  const d = ccd(s1, s2, margin, margin, tol, iterations);
   if (!(d < 0) || nx < 1) return 0;
   let nxx = x1[0]! - x2[0]!, nyy = x1[1]! - x2[1]!, nzz = x1[2]! - x2[2]!;
   const norm = Math.sqrt(nxx * nxx + nyy * nyy + nzz * nzz);
@@ -1003,6 +1005,21 @@ export function convexCollide(
   setContact(out, 0, margin + d,
     0.5 * (x1[0]! + x2[0]!), 0.5 * (x1[1]! + x2[1]!), 0.5 * (x1[2]! + x2[2]!), nxx, nyy, nzz);
   return 1;
+}
+
+/**
+ * mjc_penetration's call of mjc_ccd (as the height field uses it): the signed distance of the two shapes, each
+ * inflated by half its own margin; when negative, the witness points are in w[0..2] (shape 1) and w[3..5].
+ */
+export function convexPenetration(
+  s1: ConvexShape, s2: ConvexShape, m1: number, m2: number, tol: number, iterations: number, w: Float64Array,
+): number {
+  const d = ccd(s1, s2, m1, m2, tol, iterations);
+  if (d < 0) {
+    w[0] = x1[0]!; w[1] = x1[1]!; w[2] = x1[2]!;
+    w[3] = x2[0]!; w[4] = x2[1]!; w[5] = x2[2]!;
+  }
+  return d;
 }
 
 /**

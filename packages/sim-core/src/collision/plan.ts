@@ -12,7 +12,9 @@ import { capsuleBox, sphereBox } from './box.js';
 import { boxBox } from './box-box.js';
 import type { NarrowPhase } from './contact.js';
 import { CCD_ITERATIONS, CCD_TOLERANCE, convexNarrowPhase, planeConvex } from './convex.js';
+import { hfieldNarrowPhase } from './hfield.js';
 import { freshMeshSearch, meshSupport, planeMesh } from './mesh.js';
+import { geomHField, hfieldSpec } from '../model/hfields.js';
 import { mixParams, type PairParams } from './params.js';
 import { planeBox, planeCapsule, planeCylinder, planeSphere } from './plane.js';
 import { capsuleCapsule, sphereCapsule, sphereCylinder, sphereSphere } from './round.js';
@@ -96,6 +98,26 @@ function convexPairFor(type1: number, type2: number, tol: number, iterations: nu
   return np;
 }
 
+/** MuJoCo's table has no function for plane-plane, plane-hfield and hfield-hfield: such pairs are skipped silently. */
+function neverCollided(t1: number, t2: number): boolean {
+  return (t1 === GeomType.Plane || t1 === GeomType.HField) && (t2 === GeomType.Plane || t2 === GeomType.HField);
+}
+
+/**
+ * The narrow phase of geoms g1, g2 (type-ordered). A height field's (MuJoCo's mjc_ConvexHField for every convex
+ * geom) is made per pair, as it holds the field's grid and the other geom's bounding radius.
+ */
+function pairNarrowPhase(m: Model, g1: number, g2: number, tol: number, iterations: number): NarrowPhase | null {
+  const t1 = m.geomType[g1]!, t2 = m.geomType[g2]!;
+  if (t1 !== GeomType.HField) return narrowPhaseFor(t1, t2, tol, iterations);
+  const support = t2 === GeomType.Mesh ? meshSupport : primitiveSupport(t2);
+  const h = geomHField(m, g1);
+  if (!support || h < 0) return null;
+  const f = hfieldSpec(m, h);
+  const grid = { nrow: f.nrow, ncol: f.ncol, size: Float64Array.from(f.size), data: f.data };
+  return hfieldNarrowPhase(grid, t2, m.geomRbound[g2]!, support, tol, iterations);
+}
+
 const TYPE_NAMES = ['plane', 'hfield', 'sphere', 'capsule', 'ellipsoid', 'cylinder', 'box', 'mesh'];
 
 /** A geom as an error names it: type and name, or type and index. */
@@ -136,8 +158,8 @@ export function buildCollisionPlan(m: Model): CollisionPlan {
           const ct2 = m.geomContype[g2]!, ca2 = m.geomConaffinity[g2]!;
           if (!(ct1 & ca2) && !(ct2 & ca1)) continue;
           const [ga, gb] = m.geomType[g1]! > m.geomType[g2]! ? [g2, g1] : [g1, g2];
-          if (m.geomType[ga] === GeomType.Plane && m.geomType[gb] === GeomType.Plane) continue;
-          if (!narrowPhaseFor(m.geomType[ga]!, m.geomType[gb]!, ccdTol, ccdIter)) {
+          if (neverCollided(m.geomType[ga]!, m.geomType[gb]!)) continue;
+          if (!pairNarrowPhase(m, ga, gb, ccdTol, ccdIter)) {
             unsupported.push(`${geomLabel(m, ga)} - ${geomLabel(m, gb)}`);
             continue;
           }
@@ -161,7 +183,7 @@ export function buildCollisionPlan(m: Model): CollisionPlan {
   pairs.forEach(([g1, g2], p) => {
     plan.geom1[p] = g1;
     plan.geom2[p] = g2;
-    plan.narrow.push(narrowPhaseFor(m.geomType[g1]!, m.geomType[g2]!, ccdTol, ccdIter)!);
+    plan.narrow.push(pairNarrowPhase(m, g1, g2, ccdTol, ccdIter)!);
     mixParams(m, g1, g2, params);
     const margin = Math.max(m.geomMargin[g1]!, m.geomMargin[g2]!);
     plan.margin[p] = margin;

@@ -35,6 +35,8 @@ export interface GeomRaw {
   /** NaN when not given (density is used then). */
   mass: number; density: number;
   mesh: string | null;
+  /** An hfield geom's height field. */
+  hfield: string | null;
   /** Scale of a primitive fitted to its mesh. */
   fitscale: number;
 }
@@ -81,7 +83,7 @@ export function rootDefaults(): DefaultClass {
       contype: 1, conaffinity: 1, condim: 3, group: 0, priority: 0,
       friction: [1, 0.005, 0.0001], solmix: 1, solref: [...DEFAULT_SOLREF], solimp: [...DEFAULT_SOLIMP],
       margin: 0, gap: 0, pos: [0, 0, 0], quat: [1, 0, 0, 0], alt: null, fromto: null,
-      mass: NaN, density: 1000, mesh: null, fitscale: 1,
+      mass: NaN, density: 1000, mesh: null, hfield: null, fitscale: 1,
     },
     site: { name: '', pos: [0, 0, 0], quat: [1, 0, 0, 0], alt: null },
     actuator: {
@@ -131,7 +133,7 @@ const JOINT_TYPES: Record<string, JointType> = {
 };
 const GEOM_TYPES: Record<string, GeomType> = {
   plane: GeomType.Plane, sphere: GeomType.Sphere, capsule: GeomType.Capsule, cylinder: GeomType.Cylinder,
-  box: GeomType.Box, ellipsoid: GeomType.Ellipsoid, mesh: GeomType.Mesh,
+  box: GeomType.Box, ellipsoid: GeomType.Ellipsoid, mesh: GeomType.Mesh, hfield: GeomType.HField,
 };
 
 /** Reads `quat` and the alternative orientations into a spec's quat/alt. */
@@ -180,7 +182,7 @@ export function readJoint(a: Attrs, j: JointRaw): void {
 
 export function readGeom(a: Attrs, g: GeomRaw): void {
   g.name = a.str('name') ?? g.name;
-  const type = a.keyword('type', { ...GEOM_TYPES, hfield: -1, sdf: -1 });
+  const type = a.keyword('type', { ...GEOM_TYPES, sdf: -1 });
   if (type === -1) fail(a.el, `unsupported geom type "${a.el.attrs.type}"`);
   if (type !== undefined) g.type = type;
   a.into('size', g.size, false);
@@ -195,7 +197,7 @@ export function readGeom(a: Attrs, g: GeomRaw): void {
   a.into('solimp', g.solimp, false);
   g.margin = a.num('margin') ?? g.margin;
   g.gap = a.num('gap') ?? g.gap;
-  if (a.has('hfield')) fail(a.el, "unsupported attribute 'hfield'");
+  g.hfield = a.str('hfield') ?? g.hfield;
   g.mesh = a.str('mesh') ?? g.mesh;
   const fromto = a.nums('fromto', 6);
   if (fromto) g.fromto = fromto;

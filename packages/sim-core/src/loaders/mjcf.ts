@@ -21,6 +21,7 @@ import {
 } from '../model/frame-math.js';
 import { geomInertia, geomRbound, geomVolume } from '../model/geom-props.js';
 import { Attrs } from './attrs.js';
+import { HFieldAssets } from './hfield-asset.js';
 import { meshAssetsFor, readMeshDefaults, type MeshAssets } from './mesh-asset.js';
 import { fitGeom, meshGeomInertia, meshGeomSize } from './mesh-process.js';
 import {
@@ -90,6 +91,11 @@ export function loadMJCF(file: string): LoadedModel {
   return new MjcfCompiler(file).compile();
 }
 
+/** An hfield geom's bounding radius: its half-extents and the larger of elevation and base (mjCGeom::GetRBound). */
+function hfieldRbound(s: readonly number[]): number {
+  return Math.sqrt(s[0]! * s[0]! + s[1]! * s[1]! + Math.max(s[2]! * s[2]!, s[3]! * s[3]!));
+}
+
 class MjcfCompiler {
   private readonly log: string[] = [];
   private readonly ignored = new Map<string, { where: string; count: number; why: string }>();
@@ -111,10 +117,12 @@ class MjcfCompiler {
   private readonly keys: { el: XmlElement; name: string; time: number; qpos?: number[]; qvel?: number[]; ctrl?: number[] }[] = [];
 
   private readonly meshes: MeshAssets;
+  private readonly hfields: HFieldAssets;
 
   constructor(private readonly file: string) {
     this.classes.set('main', rootDefaults());
     this.meshes = meshAssetsFor(file);
+    this.hfields = new HFieldAssets(dirname(resolve(file)), this.meshes);
   }
 
   compile(): LoadedModel {
@@ -196,7 +204,11 @@ class MjcfCompiler {
             const a = new Attrs(c);
             this.meshes.add(a, structuredClone(this.classOf(c, a, this.classes.get('main')!).mesh));
             a.done();
-          } else if (['texture', 'material', 'skin', 'hfield', 'model'].includes(c.name)) {
+          } else if (c.name === 'hfield') {
+            const a = new Attrs(c);
+            this.hfields.add(a);
+            a.done();
+          } else if (['texture', 'material', 'skin', 'model'].includes(c.name)) {
             this.ignore(c, 'asset used only by visual elements or by unsupported geoms');
           } else {
             fail(c, 'unsupported element');
@@ -651,6 +663,7 @@ class MjcfCompiler {
     if (g.mesh !== null && g.fromto) fail(el, 'fromto cannot be used with mesh geom');
     if (g.condim !== 1 && g.condim !== 3 && g.condim !== 4 && g.condim !== 6) fail(el, 'invalid condim');
     if (g.type === GeomType.Plane && weld !== 0) fail(el, 'plane only allowed in static bodies');
+    if ((g.type === GeomType.HField) !== (g.hfield !== null)) fail(el, 'an hfield geom needs an hfield attribute, and only an hfield geom takes one');
     const size: Vec3 = [g.size[0]!, g.size[1]!, g.size[2]!];
     let pos: Vec3 = [g.pos[0]!, g.pos[1]!, g.pos[2]!];
     let quat = normalized(g.quat as Quat);
@@ -690,15 +703,22 @@ class MjcfCompiler {
       const meshPos = add3(rotate(fitted.quat, center), fitted.pos);
       ({ pos, quat } = composePose(pos, quat, meshPos, fitted.quat));
     }
-    const needed = mesh ? 0 : g.type === GeomType.Sphere ? 1 : g.type === GeomType.Box || g.type === GeomType.Ellipsoid ? 3 : g.type === GeomType.Plane ? 0 : 2;
+    // an hfield geom's size is its field's, its inertia a box's of that size (MuJoCo's geom volume and inertia)
+    const hfield = g.hfield !== null ? this.hfields.get(el, g.hfield) : null;
+    if (hfield) {
+      const [h0, h1, h2, h3] = hfield.size;
+      size[0] = h0; size[1] = h1; size[2] = 0.25 * h2 + 0.5 * h3;
+    }
+    const shape = hfield ? GeomType.Box : g.type;
+    const needed = mesh || hfield ? 0 : g.type === GeomType.Sphere ? 1 : g.type === GeomType.Box || g.type === GeomType.Ellipsoid ? 3 : g.type === GeomType.Plane ? 0 : 2;
     if (g.type === GeomType.Plane && !(size[2] > 0)) fail(el, 'plane size(3) must be positive');
     for (let i = 0; i < needed; i++) if (!(size[i]! > 0)) fail(el, `size ${i} must be positive`);
 
     let mass = 0;
     let inertia: Vec3 = [0, 0, 0];
     if (inferInertia) {
-      const volume = mesh ? mesh.volume : geomVolume(g.type, size);
-      const inertiaOf = (m: number) => (mesh ? meshGeomInertia(mesh, m) : geomInertia(g.type, size, m));
+      const volume = mesh ? mesh.volume : geomVolume(shape, size);
+      const inertiaOf = (m: number) => (mesh ? meshGeomInertia(mesh, m) : geomInertia(shape, size, m));
       if (!Number.isNaN(g.mass)) {
         if (g.mass !== 0 && volume > EPS) {
           mass = g.mass;
@@ -712,11 +732,12 @@ class MjcfCompiler {
     }
     return {
       spec: {
-        name: g.name, type: g.type, size, rbound: mesh ? Math.hypot(size[0], size[1], size[2]) : geomRbound(g.type, size), pos, quat,
+        name: g.name, type: g.type, size, rbound: mesh ? Math.hypot(size[0], size[1], size[2]) : hfield ? hfieldRbound(hfield.size) : geomRbound(g.type, size), pos, quat,
         contype: g.contype, conaffinity: g.conaffinity, condim: g.condim, priority: g.priority,
         friction: [g.friction[0]!, g.friction[1]!, g.friction[2]!], solmix: g.solmix,
         solref: [...g.solref], solimp: [...g.solimp], margin: g.margin, gap: g.gap,
         ...(mesh ? { mesh } : {}),
+        ...(hfield ? { hfield } : {}),
       },
       mass, inertia,
     };

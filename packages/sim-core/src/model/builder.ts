@@ -12,6 +12,7 @@ import {
   type BiasType, type DynType, type EqType, type GainType, GeomType, type Model, type ModelOptions, type TrnType, WrapType,
 } from './model.js';
 import type { Quat, Vec3 } from './frame-math.js';
+import { type HFieldSpec, layoutHFields } from './hfields.js';
 
 export interface BodySpec {
   name: string;
@@ -48,6 +49,8 @@ export interface GeomSpec {
   margin: number; gap: number;
   /** A mesh geom's mesh (geoms may share one); absent for primitives. */
   mesh?: MeshSpec;
+  /** An hfield geom's height field (geoms may share one). */
+  hfield?: HFieldSpec;
 }
 
 /** A compiled mesh as the Model holds it: vertices in its inertial frame and the hull graph (MuJoCo's layout). */
@@ -426,6 +429,7 @@ export function buildModel(spec: ModelSpec): Model {
   });
 
   layoutMeshes(m, bodies);
+  layoutHFields(m, bodies.flatMap((b) => b.geoms.map((g) => g.hfield)));
   return m;
 }
 

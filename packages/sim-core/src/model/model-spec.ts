@@ -3,9 +3,10 @@
  * and sites; actuators, equalities, excludes, keyframes). Used to combine models, which is simplest done on
  * the tree and laid out again.
  */
-import { type Model, WrapType } from './model.js';
+import { GeomType, type Model, WrapType } from './model.js';
 import type { ActuatorSpec, BodySpec, EqualitySpec, KeySpec, MeshSpec, ModelSpec, TendonSpec } from './builder.js';
 import type { Quat, Vec3 } from './frame-math.js';
+import { geomHField, type HFieldSpec, hfieldSpec } from './hfields.js';
 
 /** A tendon's wraps as a spec: a fixed tendon's joints, or a spatial tendon's path. */
 function tendonPath(m: Model, adr: number, num: number): Pick<TendonSpec, 'joints' | 'path'> {
@@ -30,7 +31,7 @@ const slice = (a: ArrayLike<number>, start: number, n: number): number[] => Arra
 const meshSpecs = new WeakMap<Model, MeshSpec[]>();
 function meshOf(m: Model, g: number): { mesh?: MeshSpec } {
   const id = m.geomDataid?.[g] ?? -1;
-  if (id < 0) return {};
+  if (id < 0 || m.geomType[g] !== GeomType.Mesh) return {};
   let specs = meshSpecs.get(m);
   if (!specs) {
     specs = Array.from({ length: m.nmesh ?? 0 }, (_, k) => {
@@ -41,6 +42,19 @@ function meshOf(m: Model, g: number): { mesh?: MeshSpec } {
     meshSpecs.set(m, specs);
   }
   return { mesh: specs[id]! };
+}
+
+/** An hfield geom's height field, one HFieldSpec per height field so that geoms sharing it still share it. */
+const hfieldSpecs = new WeakMap<Model, HFieldSpec[]>();
+function hfieldOf(m: Model, g: number): { hfield?: HFieldSpec } {
+  const id = geomHField(m, g);
+  if (id < 0) return {};
+  let specs = hfieldSpecs.get(m);
+  if (!specs) {
+    specs = Array.from({ length: m.nhfield ?? 0 }, (_, k) => hfieldSpec(m, k));
+    hfieldSpecs.set(m, specs);
+  }
+  return { hfield: specs[id]! };
 }
 
 export function specFromModel(m: Model): ModelSpec {
@@ -74,6 +88,7 @@ export function specFromModel(m: Model): ModelSpec {
         solref: slice(m.geomSolref, 2 * g, 2), solimp: slice(m.geomSolimp, 5 * g, 5),
         margin: m.geomMargin[g]!, gap: m.geomGap[g]!,
         ...meshOf(m, g),
+        ...hfieldOf(m, g),
       });
     }
     bodies.push(body);

@@ -124,7 +124,7 @@ export interface Model {
   jntActfrclimited?: Uint8Array; jntActfrcrange?: Float64Array;
 
   /**
-   * Mesh geoms (issue 13), as MuJoCo's fields: geom_dataid (the geom's mesh, -1 for others), mesh_vertadr /
+   * Mesh geoms (issue 13), as MuJoCo's fields: geom_dataid (the geom's mesh or height field, -1 for others), mesh_vertadr /
    * mesh_vertnum / mesh_vert (every vertex in the mesh's inertial frame, float32-rounded as MuJoCo stores
    * them), mesh_graphadr / mesh_graph (the convex hull collision uses; -1 when no colliding geom needs it).
    * Absent in a model without meshes.
@@ -134,4 +134,14 @@ export interface Model {
   meshVertadr?: Int32Array; meshVertnum?: Int32Array; meshVert?: Float64Array;
   meshGraphadr?: Int32Array; meshGraph?: Int32Array;
   meshName?: string[];
+
+  /**
+   * Height fields (issue 13), as MuJoCo's fields: hfield_size (x and y half-extents, elevation scale, base depth),
+   * nrow, ncol, adr into hfield_data (row-major from -y to +y, normalised to [0, 1], float32 values as MuJoCo
+   * stores them). An hfield geom's geom_dataid is its height field. Absent in a model without height fields.
+   */
+  nhfield?: number;
+  hfieldSize?: Float64Array; hfieldNrow?: Int32Array; hfieldNcol?: Int32Array; hfieldAdr?: Int32Array;
+  hfieldData?: Float64Array;
+  hfieldName?: string[];
 }

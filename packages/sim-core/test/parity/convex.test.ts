@@ -13,9 +13,8 @@
  * measurement allows, stated with it; the others hold the issue's 1e-9 over 300 steps.
  */
 import { describe, expect, test } from 'vitest';
-import { collision } from '../../src/stages/collision.js';
-import { allocData, copyFromMujoco, mujocoContacts } from '../constraints/mujoco-data.js';
-import { disposeMujoco, loadMujocoXml, modelFromMujoco } from '../helpers/mujoco.js';
+import { disposeMujoco, loadMujocoXml } from '../helpers/mujoco.js';
+import { narrowAlongMujoco } from './narrow.js';
 import { run, twin } from './trajectory.js';
 
 /** A floor and two cylinder rails along y, 0.24 apart, their tops at z 0.08. */
@@ -97,32 +96,10 @@ describe('general convex pairs (GJK/EPA) against MuJoCo, f64 CPU (issue 13)', ()
   for (const [name, c] of Object.entries(CASES)) {
     test(`${c.pair}: ${name}`, async () => {
       // (1) the narrow phase on MuJoCo's own trajectory
-      {
-        const { mj, m, d } = await loadMujocoXml(c.xml);
-        d.qvel.set(c.qvel);
-        const model = modelFromMujoco(mj, m);
-        const sd = allocData(model, 1, { maxContacts: 16 });
-        let worst = 0, most = 0;
-        for (let s = 0; s < c.steps; s++) {
-          mj.mj_step(m, d);
-          mj.mj_forward(m, d);
-          copyFromMujoco(mj, m, model, sd, [d]);
-          collision(model, sd, 0, 1);
-          const ref = mujocoContacts(d);
-          expect(sd.ncon[0], `step ${s} contact count`).toBe(ref.length);
-          most = Math.max(most, ref.length);
-          ref.forEach((con, k) => {
-            expect([sd.contactGeom[2 * k], sd.contactGeom[2 * k + 1]]).toEqual(con.geom);
-            worst = Math.max(worst, Math.abs(sd.contactDist[k]! - con.dist));
-            for (let i = 0; i < 3; i++) worst = Math.max(worst, Math.abs(sd.contactPos[3 * k + i]! - con.pos[i]!));
-            for (let i = 0; i < 3; i++) worst = Math.max(worst, Math.abs(sd.contactFrame[9 * k + i]! - con.frame[i]!));
-          });
-        }
-        expect(most).toBeGreaterThanOrEqual(c.contacts);
-        // the same arithmetic as MuJoCo's: measured at most 1.1e-16 (one rounding in the frame), 10x margin
-        expect(worst).toBeLessThan(1e-15);
-        disposeMujoco({ m, d });
-      }
+      const { worst: narrow, most } = await narrowAlongMujoco(c.xml, c.qvel, c.steps);
+      expect(most).toBeGreaterThanOrEqual(c.contacts);
+      // the same arithmetic as MuJoCo's: measured at most 1.1e-16 (one rounding in the frame), 10x margin
+      expect(narrow).toBeLessThan(1e-15);
       // (2) the whole pipeline beside MuJoCo
       const loaded = await loadMujocoXml(c.xml);
       try {
