@@ -45,6 +45,23 @@ const CASES: Record<string, Case> = {
     steps: 300, bound: 1e-9, contacts: 1, qvel: [0.4, 0.05, 0, 0, 0, 0],
     xml: hfieldScene(BUMP, 'bump', '<body pos="-0.3 -0.02 0.1"><freejoint/><geom type="sphere" size="0.04" mass="1"/></body>'),
   },
+  'a sphere with a contact margin rolling over a bump (prism tops raised by the margin)': {
+    // measured 1.9e-14
+    steps: 300, bound: 1e-9, contacts: 1, qvel: [0.4, 0.05, 0, 0, 0, 0],
+    xml: hfieldScene(BUMP, 'bump', '<body pos="-0.3 -0.02 0.1"><freejoint/><geom type="sphere" size="0.04" mass="1" margin="0.01"/></body>'),
+  },
+  'a box with a contact margin sliding on flat cells': {
+    // measured 8.0e-15
+    steps: 300, bound: 1e-9, contacts: 4, qvel: [0.3, 0.1, 0, 0, 0, 0],
+    xml: hfieldScene(CORNER, 'corner', '<body pos="-0.1 -0.1 0.035"><freejoint/><geom type="box" size="0.05 0.04 0.03" mass="1" margin="0.005"/></body>'),
+  },
+  'an hfield on a free body landing on two capsules (MuJoCo has no static-body rule for hfields)': {
+    // measured 5.4e-16
+    steps: 300, bound: 1e-9, contacts: 2, qvel: [0, 0, 0, 0, 0, 0],
+    xml: `<mujoco><option timestep="0.002"/><asset>${SLOPE}</asset><worldbody>
+  <geom type="capsule" size="0.03 0.3" pos="0.15 0 0" euler="90 0 0"/><geom type="capsule" size="0.03 0.3" pos="-0.15 0 0" euler="90 0 0"/>
+  <body pos="0 0 0.1" euler="2 3 0"><freejoint/><geom type="hfield" hfield="slope" density="100"/></body></worldbody></mujoco>`,
+  },
   'a box sliding flat down a slope, across prism edges': {
     // measured 3.6e-15
     steps: 300, bound: 1e-9, contacts: 3, qvel: [-0.3, 0.1, 0, 0, 0, 0],
