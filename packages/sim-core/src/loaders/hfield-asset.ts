@@ -46,7 +46,6 @@ export class HFieldAssets {
       if (type !== CUSTOM) fail(el, `unsupported content type: '${type}'`);
       if (nrow || ncol || elevation) fail(el, 'hfield specified from file and manually');
     } else {
-      if (contentType !== undefined) fail(el, "content_type needs a file");
       if (nrow === 0 || ncol === 0) fail(el, 'hfield not specified (give nrow, ncol and elevation, or a file)');
       if (elevation && elevation.length !== nrow * ncol) fail(el, 'elevation data length must match nrow*ncol');
     }

@@ -81,6 +81,9 @@ describe('hfield assets compile as MuJoCo compiles them', () => {
     'a flat field (all equal: left at 0), base deeper than the elevation': {
       xml: scene('<hfield name="flat" nrow="2" ncol="3" size="0.5 0.5 0.01 0.2" elevation="4 4 4 4 4 4"/>', '<geom type="hfield" hfield="flat"/>'),
     },
+    'inline data with a content_type (ignored without a file, as in MuJoCo)': {
+      xml: scene('<hfield name="c" content_type="image/png" nrow="2" ncol="2" size="0.5 0.5 0.1 0.1" elevation="1 2 3 4"/>', '<geom type="hfield" hfield="c"/>'),
+    },
     'nrow and ncol without elevation (zeros)': {
       xml: scene('<hfield name="z" nrow="3" ncol="3" size="0.5 0.5 0.1 0.1"/>', '<geom type="hfield" hfield="z"/>'),
     },
