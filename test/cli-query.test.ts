@@ -46,6 +46,8 @@ describe('gsprof query', () => {
       [[''], /^gsprof: query: empty query: give one SQL statement/],
       [['explain analyze delete from slice'], /^gsprof: query: only read-only queries are allowed/],
       [['select count(*) from range(100000000000)', '--timeout', '1'], /^gsprof: query: query stopped after its time limit of 1 s/],
+      // Streaming rows when the limit comes: exit 2 too, never a cut-off result with exit 0.
+      [['select * from range(100000000000)', '--timeout', '1', '--format', 'csv'], /^gsprof: query: query stopped after its time limit of 1 s/],
     ] as const) {
       const r = await gsprof(['query', trace, ...args]);
       expect(r.code, args[0]).toBe(2);

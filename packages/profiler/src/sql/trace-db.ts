@@ -266,7 +266,11 @@ export class TraceDb {
           } catch (err) {
             fail(err);
           }
-          if (!chunk || chunk.rowCount === 0) return;
+          // An interrupted stream can end as if it were complete: rows cut off by the time limit are an error.
+          if (!chunk || chunk.rowCount === 0) {
+            if (timedOut) fail(new Error('interrupted'));
+            return;
+          }
           yield chunk.convertRows(JSDuckDBValueConverter).map((r) => r.map(toJson));
         }
       } finally {

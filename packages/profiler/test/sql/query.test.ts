@@ -106,6 +106,15 @@ describe('SQL over the trace tables', () => {
     expect((await db.query('select count(*) as n from slice')).rows).toEqual([{ n: 3 }]);
   });
 
+  it('a streamed result cut off by the time limit is an error, not a shorter result', async () => {
+    const { batches } = await db.queryStream('select * from range(100000000000)', { timeoutMs: 300 });
+    let rows = 0;
+    const err = await (async () => { for await (const b of batches) rows += b.length; })().catch((e: unknown) => e) as Error;
+    expect(err).toBeInstanceOf(TraceQueryError);
+    expect(err.message).toMatch(/time limit of 0.3 s/);
+    expect(rows).toBeGreaterThan(0); // it was streaming when the limit came
+  });
+
   it('streams a result chunk by chunk', async () => {
     const { columns, batches } = await db.queryStream('select range as i from range(5000)');
     expect(columns).toEqual(['i']);
