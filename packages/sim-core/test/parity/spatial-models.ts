@@ -76,3 +76,9 @@ export const WRAP_ARM_XML = `<mujoco><option timestep="0.002"/>
 </tendon>
 <actuator><motor name="lift" tendon="extensor" gear="1" ctrlrange="-3 3" ctrllimited="true"/></actuator>
 </mujoco>`;
+
+/** The arm with a fixed tendon between its spatial ones (MuJoCo keeps the XML order), limited and driven, and a
+ *  position servo on the spring tendon. */
+export const MIXED_TENDON_XML = SPATIAL_ARM_XML.replace('<spatial name="spring"',
+  '<fixed name="couple" limited="true" range="-0.6 0.6" frictionloss="0.01"><joint joint="shoulder" coef="0.5"/><joint joint="elbow" coef="1"/></fixed>\n  <spatial name="spring"')
+  .replace('</actuator>', '<motor tendon="couple" gear="2" ctrlrange="-1 1" ctrllimited="true"/><position tendon="spring" kp="25"/></actuator>');

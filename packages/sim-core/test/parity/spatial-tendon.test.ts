@@ -16,7 +16,7 @@ import { SpatialTendons } from '../../src/physics/tendon.js';
 import { writeXml } from '../helpers/xml-file.js';
 import { disposeMujoco, loadMujoco, loadMujocoXml } from '../helpers/mujoco.js';
 import { diffModels, mujocoModel } from '../loaders/compare.js';
-import { SPATIAL_ARM_XML, WRAP_ARM_XML } from './spatial-models.js';
+import { MIXED_TENDON_XML, SPATIAL_ARM_XML, WRAP_ARM_XML } from './spatial-models.js';
 import { run, twin } from './trajectory.js';
 
 const write = (xml: string): string => writeXml(xml, 'gsprof-spatial-');
@@ -76,6 +76,31 @@ describe('spatial tendons against MuJoCo', () => {
       // wrong divisor or a sign in J is off by 1e-2 within a few steps; each fails on NaN
       expect(worst).toBeLessThanOrEqual(1e-10);
       expect(lengthErr).toBeLessThanOrEqual(1e-12);
+      expect(forceErr).toBeLessThanOrEqual(1e-12);
+    } finally {
+      disposeMujoco(loaded);
+    }
+  });
+
+  it('a fixed tendon between spatial ones keeps MuJoCo\'s order, and actuators on both kinds drive the arm as MuJoCo\'s do', async () => {
+    const file = write(MIXED_TENDON_XML);
+    const loaded = await loadMujoco(file);
+    try {
+      expect(diffModels(setConst(loadMJCF(file).model), setConst(mujocoModel(loaded.mj, loaded.m)))).toEqual([]);
+      expect(loaded.m.ntendon).toBe(4);
+      [-2, 0.7, 0.3].forEach((c, u) => { loaded.d.ctrl[u] = c; });
+      const p = twin(loaded.mj, loaded.m, loaded.d, 1);
+      const seen = new Set<string>();
+      let forceErr = 0;
+      const worst = run(p, 500, () => {
+        for (let r = 0; r < p.d.nefc[0]!; r++) seen.add(`${p.d.efcType[r]}:${p.d.efcId[r]}`);
+        for (let u = 0; u < 3; u++) forceErr = Math.max(forceErr, Math.abs(p.d.actuatorForce[u]! - (loaded.d.actuator_force[u] as number)));
+      });
+      // friction rows of the fixed tendon (id 1) and a spatial one (id 0), and the fixed tendon's limit
+      expect([...seen]).toEqual(expect.arrayContaining(['2:0', '2:1']));
+      expect(seen.has('4:1')).toBe(true);
+      // measured 4.3e-15 (state) and 1.1e-14 (actuator forces); 1e-10 and 1e-12 (90x) as above, failing on NaN
+      expect(worst).toBeLessThanOrEqual(1e-10);
       expect(forceErr).toBeLessThanOrEqual(1e-12);
     } finally {
       disposeMujoco(loaded);
