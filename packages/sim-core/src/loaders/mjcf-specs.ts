@@ -54,7 +54,7 @@ export interface ActuatorRaw {
 
 export interface EqualityRaw { name: string; active: boolean; solref: number[]; solimp: number[]; data: number[] }
 
-/** A <fixed> tendon's attributes (MuJoCo's mjsTendon fields a fixed tendon uses). */
+/** A <fixed> or <spatial> tendon's attributes (the mjsTendon fields sim-core uses). */
 export interface TendonRaw {
   name: string; limited: Limited; range: number[]; margin: number;
   stiffness: number; damping: number; frictionloss: number; springlength: number[];
@@ -104,7 +104,8 @@ export function rootDefaults(): DefaultClass {
   };
 }
 
-/** The attributes of a <fixed> tendon (or a <default><tendon>); spatial-only ones are refused by Attrs.done. */
+/** The attributes of a <fixed> or <spatial> tendon (or a <default><tendon>); others (armature, actuatorfrcrange) are
+ *  refused by Attrs.done. */
 export function readTendon(a: Attrs, t: TendonRaw): void {
   t.name = a.str('name') ?? t.name;
   t.limited = a.tfauto('limited') ?? t.limited;
