@@ -190,16 +190,15 @@ const dot3 = (a: Float64Array, ao: number, b: Float64Array, bo: number): number 
   a[ao]! * b[bo]! + a[ao + 1]! * b[bo + 1]! + a[ao + 2]! * b[bo + 2]!;
 
 /**
- * Wraps the tendon from x0 to x1 (3 each) around geom g, with the side site at `side` (or null). Writes the
- * two tangent points (world) to wpnt (6) and returns the length along the surface, or -1 for no wrap.
+ * Wraps the tendon from pts[a..a+3] to pts[b..b+3] around geom g, with the side site at pts[side..side+3] (side
+ * -1: none). Writes the two tangent points (world) to wpnt (6) and returns the length along the surface, or -1
+ * for no wrap.
  */
-export function wrapGeom(
-  wpnt: Float64Array, x0: ArrayLike<number>, x1: ArrayLike<number>, g: WrapGeom, side: ArrayLike<number> | null,
-): number {
+export function wrapGeom(wpnt: Float64Array, pts: Float64Array, a: number, b: number, side: number, g: WrapGeom): number {
   const radius = g.radius;
   const p = local;
-  toLocal(p, 0, x0, 0, g);
-  toLocal(p, 3, x1, 0, g);
+  toLocal(p, 0, pts, a, g);
+  toLocal(p, 3, pts, b, g);
   if (Math.sqrt(dot3(p, 0, p, 0)) < MINVAL || Math.sqrt(dot3(p, 3, p, 3)) < MINVAL) return -1;
 
   // the 2D frame: the plane of the centre and both points (sphere), the cross-section (cylinder)
@@ -229,9 +228,9 @@ export function wrapGeom(
 
   let sd: Float64Array | null = null;
   let inside = false;
-  if (side) {
+  if (side >= 0) {
     const s = side3;
-    toLocal(s, 0, side, 0, g);
+    toLocal(s, 0, pts, side, g);
     sd = side2;
     sd[0] = dot3(s, 0, axis, 0); sd[1] = dot3(s, 0, axis, 3);
     normalize2(sd, 0);

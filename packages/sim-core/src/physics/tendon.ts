@@ -8,7 +8,7 @@
 import type { Data, Real } from '../data/data.js';
 import { type Model, WrapType } from '../model/model.js';
 import { addPointJacobian } from '../solver/jacobian.js';
-import { wrapGeom } from './tendon-wrap.js';
+import { type WrapGeom, wrapGeom } from './tendon-wrap.js';
 
 const MINVAL = 1e-15;
 const PULLEY: number = WrapType.Pulley;
@@ -57,22 +57,23 @@ export class SpatialTendons {
   private readonly pts = new Float64Array(15);
   private readonly wbody = new Int32Array(4);
   private readonly wpnt = new Float64Array(6);
+  private readonly geom: WrapGeom;
 
   constructor(private readonly m: Model) {
     const nv = Math.max(1, m.nv);
     this.J = new Float64Array(nv);
     this.jp = new Float64Array(3 * nv);
     this.cdof = new Float64Array(6 * nv);
+    // the wrapped geom, its Data fields and env bound in compute
+    this.geom = { xpos: this.cdof, xmat: this.cdof, n: 1, e: 0, geom: 0, radius: 0, cylinder: false };
   }
 
   /** Computes spatial tendon t in env e: sets length, fills J. */
   compute(d: Data, t: number, e: number): void {
-    const m = this.m, n = d.nEnvs, pts = this.pts, wbody = this.wbody, sx = d.siteXpos;
+    const m = this.m, n = d.nEnvs, pts = this.pts, wbody = this.wbody, geom = this.geom;
     this.gather(d, e);
     this.J.fill(0);
-    const site = (s: number, at: number): void => {
-      for (let k = 0; k < 3; k++) pts[at + k] = sx[(3 * s + k) * n + e]!;
-    };
+    geom.xpos = d.geomXpos; geom.xmat = d.geomXmat; geom.n = n; geom.e = e;
     const adr = m.tendonAdr[t]!, num = m.tendonNum[t]!;
     let length = 0, divisor = 1, j = 0;
     while (j < num - 1) {
@@ -84,7 +85,7 @@ export class SpatialTendons {
         continue;
       }
       const s0 = m.wrapObjid[w]!;
-      site(s0, 0);
+      this.site(d, e, s0, 0);
       wbody[0] = m.siteBodyid[s0]!;
       const wrapped = type1 === SPHERE || type1 === CYLINDER;
       const s1 = m.wrapObjid[w + (wrapped ? 2 : 1)]!;
@@ -92,17 +93,17 @@ export class SpatialTendons {
       if (wrapped) {
         // site, geom, site: possibly two tangent points between them
         const g = m.wrapObjid[w + 1]!, sideid = Math.round(m.wrapPrm[w + 1]!);
-        site(s1, 9);
-        if (sideid >= 0) site(sideid, 12);
-        const geom = { xpos: d.geomXpos, xmat: d.geomXmat, n, e, geom: g, radius: m.geomSize[3 * g]!, cylinder: type1 === CYLINDER };
-        wlen = wrapGeom(this.wpnt, pts.subarray(0, 3), pts.subarray(9, 12), geom, sideid >= 0 ? pts.subarray(12, 15) : null);
+        this.site(d, e, s1, 9);
+        if (sideid >= 0) this.site(d, e, sideid, 12);
+        geom.geom = g; geom.radius = m.geomSize[3 * g]!; geom.cylinder = type1 === CYLINDER;
+        wlen = wrapGeom(this.wpnt, pts, 0, 9, sideid >= 0 ? 12 : -1, geom);
         if (wlen >= 0) {
           pts.set(this.wpnt, 3);
           wbody[1] = m.geomBodyid[g]!; wbody[2] = wbody[1]!; wbody[3] = m.siteBodyid[s1]!;
         }
       }
       if (wlen < 0) {
-        site(s1, 3);
+        this.site(d, e, s1, 3);
         wbody[1] = m.siteBodyid[s1]!;
         length += dist(pts, 0, 3) / divisor;
       } else {
@@ -113,6 +114,12 @@ export class SpatialTendons {
       j += wrapped ? 2 : 1;
     }
     this.length = length;
+  }
+
+  /** Copies site s's position in env e to pts[at..at+3]. */
+  private site(d: Data, e: number, s: number, at: number): void {
+    const n = d.nEnvs, sx = d.siteXpos, pts = this.pts;
+    for (let k = 0; k < 3; k++) pts[at + k] = sx[(3 * s + k) * n + e]!;
   }
 
   /** Adds the segment pts[a..a+3] (on body b0) to pts[a+3..a+6] (on body b1) to J, over the divisor. */
