@@ -3,6 +3,7 @@
  * condim, friction, solref and solimp; at equal priority condim and friction take the maximum, solimp (and
  * solref when both are in the standard positive format) mix by solmix weights, direct-format solref take the
  * element-wise minimum. Gap is the maximum. Friction unpacks to 5 numbers: slide, slide, spin, roll, roll.
+ * An explicit <pair> instead brings its own parameters (explicitParams).
  */
 import type { Model } from '../model/model.js';
 import { MINVAL } from './contact.js';
@@ -15,8 +16,7 @@ export interface PairParams {
   solimp: Float64Array;    // 5
 }
 
-/** condim alone, for code that has the two geoms of a contact but not its stored parameters. */
-export function mixCondim(m: Model, g1: number, g2: number): number {
+function mixCondim(m: Model, g1: number, g2: number): number {
   const p1 = m.geomPriority[g1]!, p2 = m.geomPriority[g2]!;
   if (p1 > p2) return m.geomCondim[g1]!;
   if (p1 < p2) return m.geomCondim[g2]!;
@@ -54,8 +54,22 @@ export function mixParams(m: Model, g1: number, g2: number, out: PairParams): vo
   out.friction[0] = fri[0]!; out.friction[1] = fri[0]!;
   out.friction[2] = fri[1]!;
   out.friction[3] = fri[2]!; out.friction[4] = fri[2]!;
-  // MuJoCo floors every friction coefficient at mjMINMU: a zero one makes the pyramid rows degenerate (NaN)
-  for (let i = 0; i < 5; i++) out.friction[i] = Math.max(MINMU, out.friction[i]!);
+  floorFriction(out.friction);
+}
+
+/** An explicit pair's own parameters (mj_collideGeoms with a pair index): nothing is mixed from the geoms. */
+export function explicitParams(m: Model, k: number, out: PairParams): void {
+  out.condim = m.pairDim![k]!;
+  out.gap = m.pairGap![k]!;
+  for (let i = 0; i < 2; i++) out.solref[i] = m.pairSolref![2 * k + i]!;
+  for (let i = 0; i < 5; i++) out.solimp[i] = m.pairSolimp![5 * k + i]!;
+  for (let i = 0; i < 5; i++) out.friction[i] = m.pairFriction![5 * k + i]!;
+  floorFriction(out.friction);
+}
+
+/** MuJoCo floors every friction coefficient at mjMINMU (mj_assignFriction): a zero one makes the pyramid rows degenerate (NaN). */
+function floorFriction(friction: Float64Array): void {
+  for (let i = 0; i < 5; i++) friction[i] = Math.max(MINMU, friction[i]!);
 }
 
 /** mjMINMU: the smallest friction coefficient MuJoCo uses in a contact. */

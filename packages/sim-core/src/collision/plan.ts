@@ -15,7 +15,7 @@ import { CCD_ITERATIONS, CCD_TOLERANCE, convexNarrowPhase, planeConvex } from '.
 import { hfieldNarrowPhase } from './hfield.js';
 import { freshMeshSearch, meshSupport, planeMesh } from './mesh.js';
 import { geomHField, hfieldSpec } from '../model/hfields.js';
-import { mixParams, type PairParams } from './params.js';
+import { explicitParams, mixParams, type PairParams } from './params.js';
 import { planeBox, planeCapsule, planeCylinder, planeSphere } from './plane.js';
 import { capsuleCapsule, sphereCapsule, sphereCylinder, sphereSphere } from './round.js';
 import { ellipsoidPlaneSupport, primitiveSupport } from './support.js';
@@ -139,17 +139,34 @@ export function buildCollisionPlan(m: Model): CollisionPlan {
   for (let i = 0; i < m.nexclude; i++) excluded.add(m.excludeSignature[i]!);
   const selfCollision = m.opt.enableSelfCollision;
   const ccdTol = m.opt.ccdTolerance ?? CCD_TOLERANCE, ccdIter = m.opt.ccdIterations ?? CCD_ITERATIONS;
+  const npair = m.npair ?? 0;
+  // mj_collideGeomPair: a geom pair that is also an explicit pair is collided once, as the explicit one
+  const explicit = new Set<number>();
+  for (let k = 0; k < npair; k++) explicit.add(geomPairKey(m.pairGeom1![k]!, m.pairGeom2![k]!));
 
-  const pairs: Array<[number, number]> = [];
+  // [geom1, geom2, explicit pair index or -1]
+  const pairs: Array<[number, number, number]> = [];
   const unsupported: string[] = [];
+  /** Appends explicit pair k (MuJoCo's mj_collideGeoms with ipair: no filters but the bounding spheres). */
+  const addExplicit = (k: number) => {
+    const [ga, gb] = typeOrdered(m, m.pairGeom1![k]!, m.pairGeom2![k]!);
+    if (neverCollided(m.geomType[ga]!, m.geomType[gb]!)) return;
+    if (pairNarrowPhase(m, ga, gb, ccdTol, ccdIter)) pairs.push([ga, gb, k]);
+    else unsupported.push(`${geomLabel(m, ga)} - ${geomLabel(m, gb)} (<pair>)`);
+  };
+  // mj_collision merges the explicit pairs, sorted by body signature, into the body pairs: those of signatures up
+  // to a body pair's come before its own geom pairs
+  let next = 0;
   for (let b1 = 0; b1 < m.nbody; b1++) {
     const n1 = m.bodyGeomnum[b1]!;
     if (n1 === 0) continue;
     for (let b2 = b1 + 1; b2 < m.nbody; b2++) {
       const n2 = m.bodyGeomnum[b2]!;
       if (n2 === 0) continue;
+      const signature = (b1 << 16) + b2;
+      while (next < npair && m.pairSignature![next]! <= signature) addExplicit(next++);
       if (weldFiltered(m, b1, b2)) continue;
-      if (excluded.has((b1 << 16) + b2)) continue;
+      if (excluded.has(signature)) continue;
       if (!selfCollision && b1 !== 0 && m.bodyRootid[b1] === m.bodyRootid[b2]) continue;
       const a1 = m.bodyGeomadr[b1]!, a2 = m.bodyGeomadr[b2]!;
       for (let g1 = a1; g1 < a1 + n1; g1++) {
@@ -157,17 +174,19 @@ export function buildCollisionPlan(m: Model): CollisionPlan {
           const ct1 = m.geomContype[g1]!, ca1 = m.geomConaffinity[g1]!;
           const ct2 = m.geomContype[g2]!, ca2 = m.geomConaffinity[g2]!;
           if (!(ct1 & ca2) && !(ct2 & ca1)) continue;
-          const [ga, gb] = m.geomType[g1]! > m.geomType[g2]! ? [g2, g1] : [g1, g2];
+          if (explicit.has(geomPairKey(g1, g2))) continue;
+          const [ga, gb] = typeOrdered(m, g1, g2);
           if (neverCollided(m.geomType[ga]!, m.geomType[gb]!)) continue;
           if (!pairNarrowPhase(m, ga, gb, ccdTol, ccdIter)) {
             unsupported.push(`${geomLabel(m, ga)} - ${geomLabel(m, gb)}`);
             continue;
           }
-          pairs.push([ga, gb]);
+          pairs.push([ga, gb, -1]);
         }
       }
     }
   }
+  while (next < npair) addExplicit(next++);
 
   const np = pairs.length;
   const plan: CollisionPlan = {
@@ -180,12 +199,18 @@ export function buildCollisionPlan(m: Model): CollisionPlan {
   const params: PairParams = {
     condim: 0, gap: 0, friction: new Float64Array(5), solref: new Float64Array(2), solimp: new Float64Array(5),
   };
-  pairs.forEach(([g1, g2], p) => {
+  pairs.forEach(([g1, g2, k], p) => {
     plan.geom1[p] = g1;
     plan.geom2[p] = g2;
     plan.narrow.push(pairNarrowPhase(m, g1, g2, ccdTol, ccdIter)!);
-    mixParams(m, g1, g2, params);
-    const margin = Math.max(m.geomMargin[g1]!, m.geomMargin[g2]!);
+    let margin: number;
+    if (k < 0) {
+      mixParams(m, g1, g2, params);
+      margin = Math.max(m.geomMargin[g1]!, m.geomMargin[g2]!);
+    } else {
+      explicitParams(m, k, params);
+      margin = m.pairMargin![k]!;
+    }
     plan.margin[p] = margin;
     plan.includemargin[p] = margin - params.gap;
     plan.condim[p] = params.condim;
@@ -194,6 +219,16 @@ export function buildCollisionPlan(m: Model): CollisionPlan {
     plan.solimp.set(params.solimp, 5 * p);
   });
   return plan;
+}
+
+/** The two geoms with the lower geom type first, as mj_collideGeoms orders them. */
+function typeOrdered(m: Model, g1: number, g2: number): [number, number] {
+  return m.geomType[g1]! > m.geomType[g2]! ? [g2, g1] : [g1, g2];
+}
+
+/** One key per unordered geom pair. */
+function geomPairKey(g1: number, g2: number): number {
+  return g1 < g2 ? g1 * 0x100000 + g2 : g2 * 0x100000 + g1;
 }
 
 const plans = new WeakMap<Model, CollisionPlan>();

@@ -75,6 +75,8 @@ export interface Data {
   contactDist: Real; contactIncludemargin: Real; // maxContacts
   contactFriction: Real; contactSolref: Real; contactSolimp: Real;  // maxContacts * 5 / 2 / 5
   contactGeom: Int32Array;                    // maxContacts * 2
+  /** mjContact.dim: the contact's condim (mixed from its geoms, or an explicit pair's own). */
+  contactDim: Int32Array;                     // maxContacts
   nefc: Int32Array;                           // per env
   efcType: Int32Array;                        // maxEfc (mjtConstraint values)
   efcId: Int32Array;                          // maxEfc

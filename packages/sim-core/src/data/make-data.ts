@@ -29,6 +29,7 @@ export function defaultMaxContacts(m: Model): number {
 export function defaultMaxEfc(m: Model, maxContacts: number): number {
   let condim = 1;
   for (let g = 0; g < m.ngeom; g++) condim = Math.max(condim, m.geomCondim[g]!);
+  for (let k = 0; k < (m.npair ?? 0); k++) condim = Math.max(condim, m.pairDim![k]!);
   const rowsPerContact = condim === 1 ? 1 : 2 * (condim - 1);
   // a fixed tendon: a friction row and one limit row (a limit's two sides cannot both be violated)
   return rowsPerContact * maxContacts + m.njnt + 6 * m.neq + m.nv + 2 * m.ntendon;
@@ -52,7 +53,7 @@ function fieldSpecs(m: Model, C: number, E: number): FieldSpec[] {
     { name: 'ncon', kind: 'i32', size: 1 },
     r('contactPos', 3 * C), r('contactFrame', 9 * C), r('contactDist', C), r('contactIncludemargin', C),
     r('contactFriction', 5 * C), r('contactSolref', 2 * C), r('contactSolimp', 5 * C),
-    { name: 'contactGeom', kind: 'i32', size: 2 * C },
+    { name: 'contactGeom', kind: 'i32', size: 2 * C }, { name: 'contactDim', kind: 'i32', size: C },
     { name: 'nefc', kind: 'i32', size: 1 },
     { name: 'efcType', kind: 'i32', size: E }, { name: 'efcId', kind: 'i32', size: E },
     r('efcJ', E * nv), r('efcPos', E), r('efcMargin', E), r('efcD', E), r('efcR', E), r('efcAref', E), r('efcFrictionloss', E),
@@ -257,7 +258,8 @@ export function fastData(d: Data): Data {
     qaccSmooth: d.qaccSmooth, qDeriv: d.qDeriv, maxContacts: d.maxContacts, maxEfc: d.maxEfc, ncon: d.ncon,
     contactPos: d.contactPos, contactFrame: d.contactFrame, contactDist: d.contactDist,
     contactIncludemargin: d.contactIncludemargin, contactFriction: d.contactFriction,
-    contactSolref: d.contactSolref, contactSolimp: d.contactSolimp, contactGeom: d.contactGeom, nefc: d.nefc,
+    contactSolref: d.contactSolref, contactSolimp: d.contactSolimp, contactGeom: d.contactGeom,
+    contactDim: d.contactDim, nefc: d.nefc,
     efcType: d.efcType, efcId: d.efcId, efcJ: d.efcJ, efcPos: d.efcPos, efcMargin: d.efcMargin, efcD: d.efcD,
     efcR: d.efcR, efcAref: d.efcAref, efcFrictionloss: d.efcFrictionloss, efcForce: d.efcForce,
     efcState: d.efcState, qfrcConstraint: d.qfrcConstraint, timers: d.timers, errFlags: d.errFlags,

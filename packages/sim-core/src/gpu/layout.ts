@@ -38,6 +38,7 @@ export function dataFields(m: Model, cap: Capacities): FieldSpec[] {
     r('qfrcBias', nv), r('qfrcPassive', nv), r('qfrcActuator', nv), r('qfrcSmooth', nv), r('qaccSmooth', nv), r('qDeriv', nv),
     i('ncon', 1), r('contactPos', 3 * C), r('contactFrame', 9 * C), r('contactDist', C), r('contactIncludemargin', C),
     r('contactFriction', 5 * C), r('contactSolref', 2 * C), r('contactSolimp', 5 * C), i('contactGeom', 2 * C),
+    i('contactDim', C),
     i('nefc', 1), i('efcType', E), i('efcId', E), r('efcJ', E * nv), r('efcPos', E), r('efcMargin', E), r('efcD', E),
     r('efcR', E), r('efcAref', E), r('efcFrictionloss', E), r('efcForce', E), i('efcState', E), r('qfrcConstraint', nv),
     i('timerIterations', 1), i('timerActive', 1), i('timerContacts', 1), i('timerLsIterations', 1), i('errFlags', 1),
@@ -99,6 +100,7 @@ export const MODEL_REAL_FIELDS = [
   'eqSolref', 'eqSolimp', 'eqData', 'qpos0', 'qposSpring', 'jntActfrcrange',
   'tendonRange', 'tendonMargin', 'tendonStiffness', 'tendonDamping', 'tendonFrictionloss', 'tendonLengthspring',
   'tendonSolrefLim', 'tendonSolimpLim', 'tendonSolrefFri', 'tendonSolimpFri', 'tendonInvweight0', 'wrapPrm',
+  'pairFriction', 'pairSolref', 'pairSolimp', 'pairMargin', 'pairGap',
 ] as const;
 
 export const MODEL_INT_FIELDS = [
@@ -108,7 +110,7 @@ export const MODEL_INT_FIELDS = [
   'geomBodyid', 'geomPriority', 'siteBodyid', 'actuatorTrntype', 'actuatorDyntype', 'actuatorGaintype',
   'actuatorBiastype', 'actuatorTrnid', 'actuatorCtrllimited', 'actuatorForcelimited',
   'eqType', 'eqObj1id', 'eqObj2id', 'eqActive0', 'excludeSignature', 'jntActfrclimited',
-  'tendonAdr', 'tendonNum', 'tendonLimited', 'wrapObjid',
+  'tendonAdr', 'tendonNum', 'tendonLimited', 'wrapObjid', 'pairGeom1', 'pairGeom2', 'pairSignature', 'pairDim',
 ] as const;
 
 export interface PackedModel {
@@ -120,9 +122,13 @@ export interface PackedModel {
 /** Packs the model arrays the kernels read into one f32 and one i32 array. */
 export function packModel(m: Model): PackedModel {
   const base = new Map<string, number>();
-  // jntActfrclimited / jntActfrcrange are optional in Model: absent means no joint is limited
+  // jntActfrclimited / jntActfrcrange are optional in Model: absent means no joint is limited; so are the
+  // explicit pairs' fields: absent means none
+  const none = new Float64Array(0);
   const rec = {
     jntActfrclimited: new Uint8Array(m.njnt), jntActfrcrange: new Float64Array(2 * m.njnt),
+    pairFriction: none, pairSolref: none, pairSolimp: none, pairMargin: none, pairGap: none,
+    pairGeom1: none, pairGeom2: none, pairSignature: none, pairDim: none,
     ...(m as unknown as Record<string, ArrayLike<number>>),
   } as Record<string, ArrayLike<number>>;
   let nr = 0;

@@ -24,6 +24,7 @@ export function preludeScalars(m: Model, nEnvs: number, layout: PackedLayout, pm
     { name: 'NJNT', type: 'i32', value: m.njnt }, { name: 'NGEOM', type: 'i32', value: m.ngeom },
     { name: 'NSITE', type: 'i32', value: m.nsite }, { name: 'NEQ', type: 'i32', value: m.neq },
     { name: 'NEXCLUDE', type: 'i32', value: m.nexclude }, { name: 'NTENDON', type: 'i32', value: m.ntendon },
+    { name: 'NPAIR', type: 'i32', value: m.npair ?? 0 },
     { name: 'MAXCON', type: 'i32', value: cap.maxContacts }, { name: 'MAXEFC', type: 'i32', value: cap.maxEfc },
     { name: 'OPT_TIMESTEP', type: 'f32', value: m.opt.timestep },
     { name: 'OPT_GRAVITY_X', type: 'f32', value: m.opt.gravity[0] },

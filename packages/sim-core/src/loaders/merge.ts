@@ -32,7 +32,7 @@ export function mergeModels(parts: LoadedModel[]): MergedModel {
   const specs = parts.map((p) => specFromModel(p.model));
   const world: BodySpec = worldBody();
   const bodies: BodySpec[] = [world];
-  const merged: ModelSpec = { bodies, actuators: [], equalities: [], tendons: [], excludes: [], keys: [], opt: mergedOptions(parts) };
+  const merged: ModelSpec = { bodies, actuators: [], equalities: [], tendons: [], excludes: [], pairs: [], keys: [], opt: mergedOptions(parts) };
   const entities: EntityRange[] = [];
 
   // world geoms and sites first, in entity order: MuJoCo keeps each body's geoms contiguous
@@ -95,6 +95,10 @@ export function mergeModels(parts: LoadedModel[]): MergedModel {
       merged.tendons!.push(path ? { ...t, joints, path } : { ...t, joints });
     }
     for (const [a, b] of s.excludes) merged.excludes.push([a === 0 ? 0 : a + offset, b === 0 ? 0 : b + offset]);
+    // a pair's geoms: the entity's world geoms moved to the front of the merged world, the rest shifted
+    const nworld = s.bodies[0]!.geoms.length;
+    const geomAt = (g: number): number => (g < nworld ? r.worldGeoms[g]! : r.geomStart + g - nworld);
+    for (const p of s.pairs ?? []) merged.pairs!.push({ ...p, geom1: geomAt(p.geom1), geom2: geomAt(p.geom2) });
     entities.push(r);
   });
 

@@ -61,10 +61,19 @@ export interface TendonRaw {
   solreflimit: number[]; solimplimit: number[]; solreffriction: number[]; solimpfriction: number[];
 }
 
+/**
+ * A <contact><pair>'s parameters (mjsPair). MuJoCo's compiler would fill undefined ones from the two geoms, but
+ * mjs_defaultPair defines every field, so what a pair does not say comes from its default class, not its geoms.
+ */
+export interface PairRaw {
+  name: string; condim: number; friction: number[]; solref: number[]; solreffriction: number[]; solimp: number[];
+  margin: number; gap: number;
+}
+
 export interface DefaultClass {
   name: string;
   joint: JointRaw; geom: GeomRaw; site: SiteRaw; actuator: ActuatorRaw; equality: EqualityRaw; tendon: TendonRaw;
-  mesh: MeshDefaults;
+  mesh: MeshDefaults; pair: PairRaw;
 }
 
 export function rootDefaults(): DefaultClass {
@@ -97,6 +106,10 @@ export function rootDefaults(): DefaultClass {
       data: [0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1],
     },
     mesh: rootMeshDefaults(),
+    pair: {
+      name: '', condim: 3, friction: [1, 1, 0.005, 0.0001, 0.0001], solref: [...DEFAULT_SOLREF], solreffriction: [0, 0],
+      solimp: [...DEFAULT_SOLIMP], margin: 0, gap: 0,
+    },
     tendon: {
       name: '', limited: 'auto', range: [0, 0], margin: 0, stiffness: 0, damping: 0, frictionloss: 0, springlength: [-1, -1],
       solreflimit: [...DEFAULT_SOLREF], solimplimit: [...DEFAULT_SOLIMP], solreffriction: [...DEFAULT_SOLREF], solimpfriction: [...DEFAULT_SOLIMP],
@@ -123,6 +136,17 @@ export function readTendon(a: Attrs, t: TendonRaw): void {
   a.into('solimpfriction', t.solimpfriction, false);
   // drawing only
   a.str('class'); a.str('rgba'); a.str('width'); a.str('group'); a.str('material');
+}
+
+/** A <pair>'s (or <default><pair>'s) parameters; friction, solref and solimp may give only their first numbers. */
+export function readPair(a: Attrs, p: PairRaw): void {
+  p.condim = a.int('condim') ?? p.condim;
+  a.into('friction', p.friction, false);
+  a.into('solref', p.solref, false);
+  a.into('solreffriction', p.solreffriction, false);
+  a.into('solimp', p.solimp, false);
+  p.margin = a.num('margin') ?? p.margin;
+  p.gap = a.num('gap') ?? p.gap;
 }
 
 export function cloneClass(c: DefaultClass, name: string): DefaultClass {

@@ -20,13 +20,15 @@ import {
   type Quat, type Sym3, type Vec3,
 } from '../model/frame-math.js';
 import { geomInertia, geomRbound, geomVolume } from '../model/geom-props.js';
+import type { PairSpec } from '../model/pairs.js';
 import { Attrs } from './attrs.js';
 import { HFieldAssets } from './hfield-asset.js';
 import { meshAssetsFor, readMeshDefaults, type MeshAssets } from './mesh-asset.js';
 import { fitGeom, meshGeomInertia, meshGeomSize } from './mesh-process.js';
 import {
-  cloneClass, readActuator, readEqualityCommon, readGeom, readJoint, readOrientation, readSite, readTendon, rootDefaults,
-  type ActuatorRaw, type AltOrientation, type DefaultClass, type GeomRaw, type JointRaw, type Limited, type SiteRaw, type TendonRaw,
+  cloneClass, readActuator, readEqualityCommon, readGeom, readJoint, readOrientation, readPair, readSite, readTendon, rootDefaults,
+  type ActuatorRaw, type AltOrientation, type DefaultClass, type GeomRaw, type JointRaw, type Limited, type PairRaw, type SiteRaw,
+  type TendonRaw,
 } from './mjcf-specs.js';
 import { spatialPath, type SpatialPathRaw } from './mjcf-tendon.js';
 import type { LoadedModel } from './types.js';
@@ -114,6 +116,9 @@ class MjcfCompiler {
     path?: SpatialPathRaw;
   }> = [];
   private readonly excludes: { el: XmlElement; body1: string; body2: string }[] = [];
+  private readonly pairs: { el: XmlElement; geom1: string; geom2: string; spec: PairRaw }[] = [];
+  /** Geoms named by a <pair>: they collide whatever their contype, so none of them is dropped as visual. */
+  private readonly pairGeoms = new Set<string>();
   private readonly keys: { el: XmlElement; name: string; time: number; qpos?: number[]; qvel?: number[]; ctrl?: number[] }[] = [];
 
   private readonly meshes: MeshAssets;
@@ -344,7 +349,8 @@ class MjcfCompiler {
         case 'equality': readEqualityCommon(ca, cls.equality); break;
         case 'tendon': readTendon(ca, cls.tendon); break;
         case 'mesh': readMeshDefaults(ca, cls.mesh); break;
-        case 'material': case 'camera': case 'light': case 'pair':
+        case 'pair': readPair(ca, cls.pair); break;
+        case 'material': case 'camera': case 'light':
           this.ignore(c, 'default for elements gsprof does not use');
           continue;
         default: fail(c, 'unsupported element in <default>');
@@ -364,12 +370,33 @@ class MjcfCompiler {
   private contactSection(s: XmlElement): void {
     new Attrs(s).done();
     for (const c of s.children) {
-      if (c.name !== 'exclude') fail(c, 'unsupported element (only <exclude> is supported in <contact>)');
+      if (c.name === 'pair') {
+        this.pairSection(c);
+        continue;
+      }
+      if (c.name !== 'exclude') fail(c, 'unsupported element (only <pair> and <exclude> are supported in <contact>)');
       const a = new Attrs(c);
       a.ignore('name');
       this.excludes.push({ el: c, body1: a.requiredStr('body1'), body2: a.requiredStr('body2') });
       a.done();
     }
+  }
+
+  /** One <pair>: its class's parameters (the main class unless given), overridden by its own attributes. */
+  private pairSection(c: XmlElement): void {
+    const a = new Attrs(c);
+    const p = structuredClone(this.classOf(c, a, this.classes.get('main')!).pair);
+    p.name = a.str('name') ?? '';
+    const geom1 = a.requiredStr('geom1'), geom2 = a.requiredStr('geom2');
+    readPair(a, p);
+    a.done();
+    if (![1, 3, 4, 6].includes(p.condim)) fail(c, 'invalid condim in contact pair');
+    // MuJoCo uses solreffriction only on elliptic cones' frictional rows, which sim-core gives the contact's solref
+    if (p.solreffriction[0] !== 0 || p.solreffriction[1] !== 0) {
+      fail(c, 'unsupported attribute solreffriction (a nonzero one changes elliptic cones\' friction rows; leave it 0 0)');
+    }
+    this.pairs.push({ el: c, geom1, geom2, spec: p });
+    this.pairGeoms.add(geom1).add(geom2);
   }
 
   private equalitySection(s: XmlElement): void {
@@ -795,7 +822,7 @@ class MjcfCompiler {
     // a mesh geom that neither collides nor adds mass only draws the robot: drop it (its mesh is not loaded)
     const physical = raw.geoms.filter(({ el: gel, spec }) => {
       const isMesh = spec.type === GeomType.Mesh || spec.mesh !== null;
-      if (!isMesh || spec.contype !== 0 || spec.conaffinity !== 0 || infers(spec)) return true;
+      if (!isMesh || spec.contype !== 0 || spec.conaffinity !== 0 || infers(spec) || this.pairGeoms.has(spec.name)) return true;
       this.ignore(gel, 'visual mesh geom: no contact, no mass; dropped');
       return false;
     });
@@ -855,7 +882,8 @@ class MjcfCompiler {
     // as MuJoCo, only meshes of colliding mesh geoms get a convex hull
     for (const raw of this.bodies) {
       for (const { spec } of raw.geoms) {
-        if (spec.type === GeomType.Mesh && spec.mesh !== null && (spec.contype !== 0 || spec.conaffinity !== 0)) this.meshes.needHull.add(spec.mesh);
+        const collides = spec.contype !== 0 || spec.conaffinity !== 0 || this.pairGeoms.has(spec.name);
+        if (spec.type === GeomType.Mesh && spec.mesh !== null && collides) this.meshes.needHull.add(spec.mesh);
       }
     }
     const weld: number[] = [];
@@ -978,6 +1006,18 @@ class MjcfCompiler {
       return [b1, b2];
     });
 
+    const geomId = new Map<string, number>();
+    bodies.flatMap((b) => b.geoms).forEach((g, k) => { if (g.name) geomId.set(g.name, k); });
+    const pairs: PairSpec[] = this.pairs.map(({ el, geom1, geom2, spec: p }) => {
+      const g1 = geomId.get(geom1), g2 = geomId.get(geom2);
+      if (g1 === undefined) fail(el, `unknown geom "${geom1}"`);
+      if (g2 === undefined) fail(el, `unknown geom "${geom2}"`);
+      return {
+        name: p.name, geom1: g1, geom2: g2, condim: p.condim, friction: p.friction, solref: p.solref,
+        solreffriction: p.solreffriction, solimp: p.solimp, margin: p.margin, gap: p.gap,
+      };
+    });
+
     let nq = 0, nv = 0;
     for (const j of jointSpecs) {
       nq += j.type === JointType.Free ? 7 : j.type === JointType.Ball ? 4 : 1;
@@ -997,7 +1037,7 @@ class MjcfCompiler {
     });
 
     const opt = { ...defaultOptions(), ...this.options };
-    return buildModel({ bodies, actuators, equalities, tendons, excludes, keys, opt });
+    return buildModel({ bodies, actuators, equalities, tendons, excludes, pairs, keys, opt });
   }
 }
 

@@ -13,6 +13,7 @@ import {
 } from './model.js';
 import type { Quat, Vec3 } from './frame-math.js';
 import { type HFieldSpec, layoutHFields } from './hfields.js';
+import { layoutPairs, type PairSpec } from './pairs.js';
 
 export interface BodySpec {
   name: string;
@@ -108,6 +109,8 @@ export interface ModelSpec {
   tendons?: TendonSpec[];
   /** Body index pairs whose contacts are excluded. */
   excludes: [number, number][];
+  /** Explicit contact pairs (<contact><pair>), geoms in the model's numbering. */
+  pairs?: PairSpec[];
   keys: KeySpec[];
   opt: ModelOptions;
 }
@@ -430,6 +433,7 @@ export function buildModel(spec: ModelSpec): Model {
 
   layoutMeshes(m, bodies);
   layoutHFields(m, bodies.flatMap((b) => b.geoms.map((g) => g.hfield)));
+  layoutPairs(m, spec.pairs ?? []);
   return m;
 }
 

@@ -144,4 +144,15 @@ export interface Model {
   hfieldSize?: Float64Array; hfieldNrow?: Int32Array; hfieldNcol?: Int32Array; hfieldAdr?: Int32Array;
   hfieldData?: Float64Array;
   hfieldName?: string[];
+
+  /**
+   * Explicit contact pairs, <contact><pair> (issue 13), as MuJoCo's pair_* fields: geom1 on the body with the
+   * lower id, signature (body1 << 16) + body2, sorted by signature; dim, friction (5), solref, solreffriction,
+   * solimp, margin and gap as the pair's contacts get them. Absent in a model without pairs.
+   */
+  npair?: number;
+  pairGeom1?: Int32Array; pairGeom2?: Int32Array; pairSignature?: Int32Array; pairDim?: Int32Array;
+  pairFriction?: Float64Array; pairSolref?: Float64Array; pairSolreffriction?: Float64Array; pairSolimp?: Float64Array;
+  pairMargin?: Float64Array; pairGap?: Float64Array;
+  pairName?: string[];
 }

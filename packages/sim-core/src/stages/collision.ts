@@ -51,7 +51,7 @@ export function collision(m: Model, d: Data, e0: number, e1: number): void {
   // Data's fields are read once here: inner loops then index local typed arrays
   const {
     nEnvs: n, ncon: nconOut, errFlags, geomXpos, geomXmat, contactDist, contactPos, contactFrame,
-    contactIncludemargin, contactFriction, contactSolref, contactSolimp, contactGeom, maxContacts: maxc,
+    contactIncludemargin, contactFriction, contactSolref, contactSolimp, contactGeom, contactDim, maxContacts: maxc,
   } = d;
   if (!m.opt.enableCollision) {
     for (let e = e0; e < e1; e++) nconOut[e] = 0;
@@ -60,7 +60,7 @@ export function collision(m: Model, d: Data, e0: number, e1: number): void {
   const plan = collisionPlan(m);
   const { pose1, pose2, buf } = scratchFor(d);
   const hulls = meshHulls(m);
-  const { geom1, geom2, narrow, margin: pairMargin, includemargin, friction, solref, solimp } = plan;
+  const { geom1, geom2, narrow, margin: pairMargin, includemargin, condim, friction, solref, solimp } = plan;
 
   for (let e = e0; e < e1; e++) {
     let ncon = 0;
@@ -93,6 +93,7 @@ export function collision(m: Model, d: Data, e0: number, e1: number): void {
         for (let i = 0; i < 5; i++) contactSolimp[(5 * c + i) * n + e] = solimp[5 * p + i]!;
         contactGeom[(2 * c) * n + e] = g1;
         contactGeom[(2 * c + 1) * n + e] = g2;
+        contactDim[c * n + e] = condim[p]!;
       }
     }
     nconOut[e] = ncon;

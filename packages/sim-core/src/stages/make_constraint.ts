@@ -7,7 +7,6 @@
  * the soft-constraint terms efcR, efcD and efcAref (see solver/impedance.ts) with diagApprox from the
  * model's dof/body invweight0. Rows beyond d.maxEfc are dropped and set errFlags bit 2.
  */
-import { mixCondim } from '../collision/params.js';
 import type { Data, Real } from '../data/data.js';
 import { ConeType, EqType, JointType, type Model } from '../model/model.js';
 import { clampSolimp, impedance, refDamping, refStiffness, regularizer, safeSolref } from '../solver/impedance.js';
@@ -82,7 +81,7 @@ class RowBuilder {
   efcJ!: Real; efcPos!: Real; efcMargin!: Real; efcFrictionloss!: Real; efcR!: Real; efcD!: Real; efcAref!: Real;
   efcType!: Int32Array; efcId!: Int32Array; errFlags!: Uint32Array;
   qpos!: Real; qvelSoa!: Real; cdofSoa!: Real; subtreeCom!: Real; xpos!: Real; xmat!: Real; xquat!: Real;
-  ncon!: Int32Array; contactDist!: Real; contactIncludemargin!: Real; contactGeom!: Int32Array; contactPos!: Real;
+  ncon!: Int32Array; contactDist!: Real; contactIncludemargin!: Real; contactGeom!: Int32Array; contactDim!: Int32Array; contactPos!: Real;
   contactFrame!: Real; contactSolref!: Real; contactSolimp!: Real; contactFriction!: Real;
 
   /** The model has connect or weld equalities, whose rows need point Jacobians in every env. */
@@ -114,7 +113,7 @@ class RowBuilder {
     this.errFlags = d.errFlags; this.qpos = d.qpos; this.qvelSoa = d.qvel; this.cdofSoa = d.cdof; this.subtreeCom = d.subtreeCom;
     this.xpos = d.xpos; this.xmat = d.xmat; this.xquat = d.xquat;
     this.ncon = d.ncon; this.contactDist = d.contactDist; this.contactIncludemargin = d.contactIncludemargin;
-    this.contactGeom = d.contactGeom; this.contactPos = d.contactPos; this.contactFrame = d.contactFrame;
+    this.contactGeom = d.contactGeom; this.contactDim = d.contactDim; this.contactPos = d.contactPos; this.contactFrame = d.contactFrame;
     this.contactSolref = d.contactSolref; this.contactSolimp = d.contactSolimp; this.contactFriction = d.contactFriction;
   }
 
@@ -497,7 +496,7 @@ class RowBuilder {
       const g1 = this.contactGeom[2 * c * n + e]!, g2 = this.contactGeom[(2 * c + 1) * n + e]!;
       const b1 = m.geomBodyid[g1]!, b2 = m.geomBodyid[g2]!;
       if (!bodyMoves(m, b1) && !bodyMoves(m, b2)) continue;
-      const dim = mixCondim(m, g1, g2);
+      const dim = this.contactDim[c * n + e]!;
       const elliptic = dim !== 1 && m.opt.cone === ConeType.Elliptic;
       if (!this.reserve(dim === 1 || elliptic ? dim : 2 * (dim - 1))) return;
       const cp = this.contactPos;

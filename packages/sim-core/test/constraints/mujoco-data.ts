@@ -31,6 +31,7 @@ export function allocData(m: Model, nEnvs: number, cap: Capacity = {}): Data {
     contactPos: f(3 * maxContacts), contactFrame: f(9 * maxContacts), contactDist: f(maxContacts),
     contactIncludemargin: f(maxContacts), contactFriction: f(5 * maxContacts), contactSolref: f(2 * maxContacts),
     contactSolimp: f(5 * maxContacts), contactGeom: new Int32Array(2 * maxContacts * n),
+    contactDim: new Int32Array(maxContacts * n),
     nefc: new Int32Array(n), efcType: new Int32Array(maxEfc * n), efcId: new Int32Array(maxEfc * n),
     efcJ: f(maxEfc * m.nv), efcPos: f(maxEfc), efcMargin: f(maxEfc), efcD: f(maxEfc), efcR: f(maxEfc),
     efcAref: f(maxEfc), efcFrictionloss: f(maxEfc), efcForce: f(maxEfc), efcState: new Int32Array(maxEfc * n),

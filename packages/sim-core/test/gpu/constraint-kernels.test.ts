@@ -18,6 +18,7 @@ import type { Model } from '../../src/model/model.js';
 import { lcg } from '../../../../test/support/random.js';
 import { hasShared, sharedPath } from '../../../../test/support/shared.js';
 import { BOX_TOWER_XML, CONNECT_XML, TENDON_XML, WELD_XML } from '../parity/models.js';
+import { PAIR_OVERRIDE_XML } from '../parity/pair-models.js';
 import { setConst } from '../../src/physics/setconst.js';
 import { loadMujoco, loadMujocoXml, modelFromMujoco } from '../helpers/mujoco.js';
 import { gpuOrSkip, hasGpu } from './gpu-env.js';
@@ -96,10 +97,12 @@ async function compare(scene: Scene): Promise<{ ncon: number; nefc: number; pair
       totalEfc += d.nefc[e]!;
     }
     const contactGeom = await read('contactGeom');
+    const contactDim = await read('contactDim');
     const efcType = await read('efcType');
     const efcId = await read('efcId');
     for (let e = 0; e < N; e++) {
       for (let k = 0; k < 2 * d.ncon[e]!; k++) expect(contactGeom[k * N + e], `env ${e} contactGeom[${k}]`).toBe(d.contactGeom[k * N + e]);
+      for (let c = 0; c < d.ncon[e]!; c++) expect(contactDim[c * N + e], `env ${e} contactDim[${c}]`).toBe(d.contactDim[c * N + e]);
       for (let r = 0; r < d.nefc[e]!; r++) {
         expect(efcType[r * N + e], `env ${e} efcType[${r}]`).toBe(d.efcType[r * N + e]);
         expect(efcId[r * N + e], `env ${e} efcId[${r}]`).toBe(d.efcId[r * N + e]);
@@ -200,6 +203,24 @@ describe.skipIf(!hasGpu)('WGSL constraint stages against the CPU stages', { time
     const { ncon, pairs } = await compare({ label: 'box tower', model, fill, expectContacts: true, expectLimits: false });
     expect([...pairs]).toContain('6-6');
     expect(ncon).toBeGreaterThan(6 * N);
+  });
+
+  test('explicit contact pairs: their own parameters, no filters, the dynamic twin skipped, merged by signature (issue 13)', async () => {
+    const { mj, m } = await loadMujocoXml(PAIR_OVERRIDE_XML);
+    const model = setConst(modelFromMujoco(mj, m));
+    const fill = (d: Data, e: number) => {
+      const n = d.nEnvs;
+      // the box within the pair's margin of the floor (some envs in its gap), the puck against the box in most envs
+      const poses = [[0.02 * rnd(), 0.02 * rnd(), 0.1 + 0.008 * rnd()], [0.135 + 0.01 * rnd(), 0.03 * rnd(), 0.0395]];
+      poses.forEach((p, b) => {
+        const q = [...p, ...randomQuat(0.05)];
+        for (let k = 0; k < 7; k++) d.qpos[(7 * b + k) * n + e] = q[k]!;
+      });
+      for (let k = 0; k < model.nv; k++) { d.qvel[k * n + e] = 0.5 * rnd(); d.qaccWarmstart[k * n + e] = rnd(); }
+    };
+    const { pairs } = await compare({ label: 'pairs', model, fill, expectContacts: true, expectLimits: false });
+    // box-floor through its pair, puck-floor dynamically, box-puck through the other pair
+    for (const pair of ['0-6', '6-6']) expect([...pairs], `a ${pair} contact`).toContain(pair);
   });
 
   test('connect equalities: a closed four-bar linkage and a bob hung from the world (issue 13)', async () => {

@@ -18,6 +18,7 @@ import { lcg } from '../../../../test/support/random.js';
 import { hasShared, sharedPath } from '../../../../test/support/shared.js';
 import { loadMujoco, loadMujocoXml, modelFromMujoco } from '../helpers/mujoco.js';
 import { gpuOrSkip, hasGpu } from './gpu-env.js';
+import { PAIR_DEFAULTS_QVEL, PAIR_DEFAULTS_XML, PAIR_ONLY_XML, PAIR_OVERRIDE_QVEL, PAIR_OVERRIDE_XML } from '../parity/pair-models.js';
 import { ACTFRC_CTRL, ACTFRC_XML, BALL_CHAIN_XML, BOX_TOWER_XML, CONNECT_XML, TENDON_ACTUATOR_CTRL, TENDON_ACTUATOR_XML, TENDON_XML, WELD_XML } from '../parity/models.js';
 
 const STEPS = 200;
@@ -232,6 +233,32 @@ describe.skipIf(!hasGpu)('GPU pipeline against the f32 CPU pipeline, 200 steps',
     expect(drift.gpuMaxNcon).toBe(drift.maxNcon);
     expect(drift.pos).toBeLessThan(POS_TOL);
     expect(drift.vel).toBeLessThan(VEL_TOL);
+  });
+
+  // measured on lavapipe (ball, puck, defaults): position 4.2e-8, 2.2e-7, 5.7e-7 and velocity 1.4e-6, 3.3e-6,
+  // 2.4e-6, inside the shared POS_TOL and VEL_TOL
+  describe('explicit contact pairs (issue 13)', () => {
+    const cases = [
+      { label: 'a ball falling onto a table top that only a pair lets it touch', xml: PAIR_ONLY_XML, qvel: [] as number[], settled: true },
+      // the puck's contacts come and go between checkpoints, so the largest counts seen are not compared
+      { label: 'a pair overriding every parameter of a sliding, spinning box, and a puck sliding into it', xml: PAIR_OVERRIDE_XML, qvel: PAIR_OVERRIDE_QVEL, settled: false },
+      { label: 'pairs with condim 6 and other parameters from <default><pair> classes', xml: PAIR_DEFAULTS_XML, qvel: PAIR_DEFAULTS_QVEL, settled: true },
+    ];
+    for (const c of cases) {
+      test(c.label, async () => {
+        const { model, d } = await xmlScene(c.xml, 24); // room for the box-box face contacts
+        for (let e = 0; e < N; e++) c.qvel.forEach((v, k) => { d.qvel[k * N + e] = v; });
+        const drift = await runBoth(model, d);
+        expect(drift.maxNcon).toBeGreaterThan(0); // the pairs touched
+        expect(drift.gpuMaxNcon).toBeGreaterThan(0);
+        if (c.settled) {
+          expect(drift.gpuMaxNcon).toBe(drift.maxNcon);
+          expect(drift.gpuMaxNefc).toBe(drift.maxNefc); // the same condim per contact
+        }
+        expect(drift.pos).toBeLessThan(POS_TOL);
+        expect(drift.vel).toBeLessThan(VEL_TOL);
+      });
+    }
   });
 
   describe.skipIf(!hasShared())('Franka', () => {

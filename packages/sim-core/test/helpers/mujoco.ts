@@ -136,6 +136,18 @@ export function modelFromMujoco(_mj: Mj, m: Mj): Model {
     keyTime: f64(m.key_time), keyQpos: f64(m.key_qpos), keyQvel: f64(m.key_qvel), keyCtrl: f64(m.key_ctrl),
     keyName: names(m, 'name_keyadr', m.nkey),
     ...meshFields(m),
+    ...pairFields(m),
+  };
+}
+
+/** Explicit contact pairs' fields (only when the model has pairs, as sim-core's loaders leave them out otherwise). */
+function pairFields(m: Mj): Partial<Model> {
+  if (!m.npair) return {};
+  return {
+    npair: m.npair, pairGeom1: i32(m.pair_geom1), pairGeom2: i32(m.pair_geom2), pairSignature: i32(m.pair_signature),
+    pairDim: i32(m.pair_dim), pairFriction: f64(m.pair_friction), pairSolref: f64(m.pair_solref),
+    pairSolreffriction: f64(m.pair_solreffriction), pairSolimp: f64(m.pair_solimp), pairMargin: f64(m.pair_margin),
+    pairGap: f64(m.pair_gap), pairName: names(m, 'name_pairadr', m.npair),
   };
 }
 

@@ -4,9 +4,10 @@
  * The CPU builds its candidate pair list once per model (collision/plan.ts); here the same filters run inside
  * the kernel, in the same order, so the kernel needs nothing but the packed model: body pairs (b1 < b2) with
  * geoms, weld/parent-weld filter, <exclude> signatures, the self-collision switch, contype/conaffinity, pair
- * ordering by geom type, then the bounding-sphere test and the narrow phase. Contacts come out in the CPU's
- * order with its positions, frames and mixed parameters (collision/params.ts). A pair whose contacts do not
- * all fit in MAXCON is dropped whole and sets errFlags bit 2 (value 4); later pairs still may fit.
+ * ordering by geom type, then the bounding-sphere test and the narrow phase. Explicit <pair>s merge in by body
+ * signature, with their own parameters and no filters, and replace the dynamic pair of the same geoms. Contacts
+ * come out in the CPU's order with its positions, frames and parameters (collision/params.ts). A pair whose
+ * contacts do not all fit in MAXCON is dropped whole and sets errFlags bit 2 (value 4); later pairs still may fit.
  *
  * Narrow phases mirrored: plane against sphere, capsule, cylinder and box; sphere-sphere, sphere-capsule,
  * capsule-capsule, sphere-cylinder, sphere-box, capsule-box, box-box (box_box.ts). The CPU's general convex
@@ -422,6 +423,25 @@ fn weld_filtered(b1: i32, b2: i32) -> bool {
   return w1 != 0 && w2 != 0 && (w1 == pw2 || w2 == pw1);
 }
 
+// Explicit pair k, its geoms ordered by type, as mj_collideGeoms does (no filters but the bounding spheres).
+fn collide_explicit(k: i32, e: u32, ncon: i32) -> i32 {
+  var ga = mn(M_PAIR_GEOM1, k);
+  var gb = mn(M_PAIR_GEOM2, k);
+  if (mn(M_GEOM_TYPE, ga) > mn(M_GEOM_TYPE, gb)) { let t = ga; ga = gb; gb = t; }
+  if (!has_narrow(mn(M_GEOM_TYPE, ga), mn(M_GEOM_TYPE, gb))) { return ncon; }
+  return collide_pair(ga, gb, e, ncon, k);
+}
+
+// A geom pair that is also an explicit pair is collided once, as the explicit one (mj_collideGeomPair).
+fn is_explicit(g1: i32, g2: i32) -> bool {
+  for (var k = 0; k < NPAIR; k++) {
+    let p1 = mn(M_PAIR_GEOM1, k);
+    let p2 = mn(M_PAIR_GEOM2, k);
+    if ((p1 == g1 && p2 == g2) || (p1 == g2 && p2 == g1)) { return true; }
+  }
+  return false;
+}
+
 fn excluded(b1: i32, b2: i32) -> bool {
   let sig = (b1 << 16u) + b2;
   for (var i = 0; i < NEXCLUDE; i++) { if (mn(M_EXCLUDE_SIGNATURE, i) == sig) { return true; } }
@@ -443,6 +463,16 @@ fn make_frame(k: i32) -> mat3x3<f32> {
   return mat3x3<f32>(n, t, cross(n, t));
 }
 
+// An explicit pair's own parameters for contact c (collision/params.ts explicitParams).
+fn write_pair_params(c: i32, k: i32, e: u32, margin: f32) {
+  dset(D_CONTACT_INCLUDEMARGIN, c, e, margin - mr(M_PAIR_GAP, k));
+  iset(D_CONTACT_DIM, c, e, mn(M_PAIR_DIM, k));
+  for (var i = 0; i < 2; i++) { dset(D_CONTACT_SOLREF, 2 * c + i, e, mr(M_PAIR_SOLREF, 2 * k + i)); }
+  for (var i = 0; i < 5; i++) { dset(D_CONTACT_SOLIMP, 5 * c + i, e, mr(M_PAIR_SOLIMP, 5 * k + i)); }
+  // mjMINMU floor, as for every contact
+  for (var i = 0; i < 5; i++) { dset(D_CONTACT_FRICTION, 5 * c + i, e, max(mr(M_PAIR_FRICTION, 5 * k + i), 1e-5)); }
+}
+
 // mj_contactParam for contact c of geoms g1, g2 (see collision/params.ts).
 fn write_params(c: i32, g1: i32, g2: i32, e: u32, margin: f32) {
   let gap = max(mr(M_GEOM_GAP, g1), mr(M_GEOM_GAP, g2));
@@ -455,6 +485,7 @@ fn write_params(c: i32, g1: i32, g2: i32, e: u32, margin: f32) {
     for (var i = 0; i < 2; i++) { dset(D_CONTACT_SOLREF, 2 * c + i, e, mr(M_GEOM_SOLREF, 2 * g + i)); }
     for (var i = 0; i < 5; i++) { dset(D_CONTACT_SOLIMP, 5 * c + i, e, mr(M_GEOM_SOLIMP, 5 * g + i)); }
     fri = m3(M_GEOM_FRICTION, g);
+    iset(D_CONTACT_DIM, c, e, mn(M_GEOM_CONDIM, g));
   } else {
     let s1 = mr(M_GEOM_SOLMIX, g1);
     let s2 = mr(M_GEOM_SOLMIX, g2);
@@ -470,6 +501,7 @@ fn write_params(c: i32, g1: i32, g2: i32, e: u32, margin: f32) {
     }
     for (var i = 0; i < 5; i++) { dset(D_CONTACT_SOLIMP, 5 * c + i, e, mix * mr(M_GEOM_SOLIMP, 5 * g1 + i) + (1.0 - mix) * mr(M_GEOM_SOLIMP, 5 * g2 + i)); }
     fri = max(m3(M_GEOM_FRICTION, g1), m3(M_GEOM_FRICTION, g2));
+    iset(D_CONTACT_DIM, c, e, max(mn(M_GEOM_CONDIM, g1), mn(M_GEOM_CONDIM, g2)));
   }
   // MuJoCo's floor mjMINMU = 1e-5 on every friction coefficient (0 makes the pyramid degenerate)
   fri = max(fri, vec3<f32>(1e-5));
@@ -478,10 +510,12 @@ fn write_params(c: i32, g1: i32, g2: i32, e: u32, margin: f32) {
   dset(D_CONTACT_FRICTION, 5 * c + 3, e, fri.z); dset(D_CONTACT_FRICTION, 5 * c + 4, e, fri.z);
 }
 
-// Narrow phase of one ordered pair; appends its contacts after 'ncon' and returns the new count.
-fn collide_pair(ga: i32, gb: i32, e: u32, ncon0: i32) -> i32 {
+// Narrow phase of one ordered pair (ipair: its explicit pair, or -1); appends its contacts after 'ncon' and
+// returns the new count.
+fn collide_pair(ga: i32, gb: i32, e: u32, ncon0: i32, ipair: i32) -> i32 {
   var ncon = ncon0;
-  let margin = max(mr(M_GEOM_MARGIN, ga), mr(M_GEOM_MARGIN, gb));
+  var margin = max(mr(M_GEOM_MARGIN, ga), mr(M_GEOM_MARGIN, gb));
+  if (ipair >= 0) { margin = mr(M_PAIR_MARGIN, ipair); }
   if (bounds_apart(ga, gb, e, margin)) { return ncon; }
   let num = narrow(ga, gb, e, margin);
   if (ncon + num > MAXCON) {
@@ -495,7 +529,7 @@ fn collide_pair(ga: i32, gb: i32, e: u32, ncon0: i32) -> i32 {
     dset(D_CONTACT_DIST, c, e, nc_dist[k]);
     st3(D_CONTACT_POS, c, e, nc_pos[k]);
     stmat(D_CONTACT_FRAME, c, e, transpose(make_frame(k)));
-    write_params(c, ga, gb, e, margin);
+    if (ipair >= 0) { write_pair_params(c, ipair, e, margin); } else { write_params(c, ga, gb, e, margin); }
     iset(D_CONTACT_GEOM, 2 * c, e, ga);
     iset(D_CONTACT_GEOM, 2 * c + 1, e, gb);
   }
@@ -517,6 +551,8 @@ export const collisionKernel: KernelDef = {
   body: /* wgsl */ `
   var ncon = 0;
   if (OPT_COLLISION != 0) {
+    // explicit pairs (sorted by body signature) merge in before the body pair of the same or a higher signature
+    var next = 0;
     for (var b1 = 0; b1 < NBODY; b1++) {
       let n1 = mn(M_BODY_GEOMNUM, b1);
       if (n1 == 0) { continue; }
@@ -524,6 +560,11 @@ export const collisionKernel: KernelDef = {
       for (var b2 = b1 + 1; b2 < NBODY; b2++) {
         let n2 = mn(M_BODY_GEOMNUM, b2);
         if (n2 == 0) { continue; }
+        let signature = (b1 << 16u) + b2;
+        while (next < NPAIR && mn(M_PAIR_SIGNATURE, next) <= signature) {
+          ncon = collide_explicit(next, e, ncon);
+          next++;
+        }
         if (weld_filtered(b1, b2) || excluded(b1, b2)) { continue; }
         if (OPT_SELF_COLLISION == 0 && b1 != 0 && mn(M_BODY_ROOTID, b1) == mn(M_BODY_ROOTID, b2)) { continue; }
         let a2 = mn(M_BODY_GEOMADR, b2);
@@ -532,13 +573,18 @@ export const collisionKernel: KernelDef = {
             let ct1 = mn(M_GEOM_CONTYPE, g1); let ca1 = mn(M_GEOM_CONAFFINITY, g1);
             let ct2 = mn(M_GEOM_CONTYPE, g2); let ca2 = mn(M_GEOM_CONAFFINITY, g2);
             if ((ct1 & ca2) == 0 && (ct2 & ca1) == 0) { continue; }
+            if (is_explicit(g1, g2)) { continue; }
             var ga = g1; var gb = g2;
             if (mn(M_GEOM_TYPE, g1) > mn(M_GEOM_TYPE, g2)) { ga = g2; gb = g1; }
             if (!has_narrow(mn(M_GEOM_TYPE, ga), mn(M_GEOM_TYPE, gb))) { continue; }
-            ncon = collide_pair(ga, gb, e, ncon);
+            ncon = collide_pair(ga, gb, e, ncon, -1);
           }
         }
       }
+    }
+    while (next < NPAIR) {
+      ncon = collide_explicit(next, e, ncon);
+      next++;
     }
   }
   iset(D_NCON, 0, e, ncon);`,

@@ -317,14 +317,6 @@ fn moving_body(b0: i32) -> i32 {
   return b;
 }
 
-fn contact_condim(g1: i32, g2: i32) -> i32 {
-  let p1 = mn(M_GEOM_PRIORITY, g1);
-  let p2 = mn(M_GEOM_PRIORITY, g2);
-  if (p1 > p2) { return mn(M_GEOM_CONDIM, g1); }
-  if (p1 < p2) { return mn(M_GEOM_CONDIM, g2); }
-  return max(mn(M_GEOM_CONDIM, g1), mn(M_GEOM_CONDIM, g2));
-}
-
 // conJac += sign * (point Jacobian of p on body): per dof, translational then rotational part.
 fn add_point_jacobian(body: i32, p: vec3<f32>, sgn: f32, e: u32) {
   let root = mn(M_BODY_ROOTID, body);
@@ -363,7 +355,7 @@ fn contact_rows(e: u32) {
     let b1 = mn(M_GEOM_BODYID, g1);
     let b2 = mn(M_GEOM_BODYID, g2);
     if (moving_body(b1) == 0 && moving_body(b2) == 0) { continue; }
-    let dim = contact_condim(g1, g2);
+    let dim = iget(D_CONTACT_DIM, c, e);
     let start = alloc_rows(select(2 * (dim - 1), 1, dim == 1), e);
     if (start < 0) { return; }
     let p = ld3(D_CONTACT_POS, c, e);
