@@ -76,10 +76,11 @@ class ChromeImporter {
    */
   private readonly pending = new Float64Array(PENDING_FIELDS * MAX_PENDING);
   private nPending = 0;
+  private pendingBuf: Buffer | null = null;
+  /** The thread track of the last event's pid and tid (consecutive events mostly share one). */
   private lastPid: unknown = undefined;
   private lastTid: unknown = undefined;
   private lastTrack = -1;
-  private pendingBuf: Buffer | null = null;
 
   constructor(readonly path: string, readonly sink: TraceSink, readonly strict: boolean) {}
 
@@ -98,16 +99,10 @@ class ChromeImporter {
     const p = this.pending, buf = this.pendingBuf, n = this.nPending;
     if (n === 0 || buf === null) return;
     this.nPending = 0;
-    let all: unknown = null;
-    if (n > 1) {
-      const text = `[${buf.toString('utf8', p[0]!, p[(n - 1) * PENDING_FIELDS + 1]!)}]`;
-      if (!text.includes('"__proto__"')) {
-        try { all = JSON.parse(text); } catch { all = null; }
-      }
-    }
+    const all = n > 1 ? parseAll(buf.toString('utf8', p[0]!, p[(n - 1) * PENDING_FIELDS + 1]!), n) : null;
     for (let i = 0; i < n; i++) {
       const o = i * PENDING_FIELDS;
-      const e = Array.isArray(all) && all.length === n ? all[i] : undefined;
+      const e = all?.[i];
       if (e !== null && typeof e === 'object' && !Array.isArray(e)) {
         this.events++;
         this.handleAt(e as Json, buf, p[o + 1]!, p[o + 2]!, p[o + 3]!, p[o + 4]!, p[o + 5]!);
@@ -317,7 +312,6 @@ class ChromeImporter {
   }
 
   private threadTrack(pid: unknown, tid: unknown): number {
-    // Consecutive events mostly come from one thread: skip building the key for them.
     if (pid === this.lastPid && tid === this.lastTid && this.lastTrack >= 0) return this.lastTrack;
     const key = `${String(pid)}\u0000${String(tid)}`;
     let track = this.threadTracks.get(key);
@@ -502,6 +496,18 @@ function repairJson(text: string): string {
 /** The engine's stack overflow on deeply nested JSON, said plainly. */
 function tooDeep(err: unknown): string | null {
   return err instanceof RangeError && /call stack/i.test(err.message) ? 'event nested too deeply to read' : null;
+}
+
+/** `n` events' text (commas between them) as one array, or null when it does not parse to exactly `n` elements. */
+function parseAll(events: string, n: number): unknown[] | null {
+  // An event with a "__proto__" key goes through the one-by-one path, which refuses it.
+  if (events.includes('"__proto__"')) return null;
+  try {
+    const all: unknown = JSON.parse(`[${events}]`);
+    return Array.isArray(all) && all.length === n ? all : null;
+  } catch {
+    return null;
+  }
 }
 
 function hasArgs(e: Json): boolean {
