@@ -4,7 +4,7 @@
  * bp "e"), v2 flows (bind_id), M naming events, deviceProperties and distributedInfo as metadata.
  */
 import { TraceFormatError } from './errors.js';
-import { ChromeJsonScanner, JsonScanError } from './json-scanner.js';
+import { scanJson } from './json-scan.js';
 import { recordGsprofMetadata } from './metadata.js';
 import type { TraceSink } from './sink.js';
 import {
@@ -26,30 +26,24 @@ const SUPPORTED = new Set(['B', 'E', 'X', 'i', 'I', 'n', 'C', 's', 't', 'f', 'M'
  * Lenient by default, as Perfetto: an event that does not parse, a `null` element and a last event cut off are
  * skipped and counted (stats json_parser_failure, json_tokenizer_failure); `strict` makes each an error.
  */
-export async function importChrome(path: string, chunks: AsyncIterable<Buffer>, sink: TraceSink, strict = false): Promise<void> {
+export async function importChrome(
+  path: string, chunks: AsyncIterable<Buffer>, sink: TraceSink, strict = false, threaded = false,
+): Promise<void> {
   const imp = new ChromeImporter(path, sink, strict);
-  const scanner = new ChromeJsonScanner({
+  const scan = await scanJson(chunks, {
     event: (buf, start, end, line, offset, tsAt, durAt) => imp.event(buf, start, end, line, offset, tsAt, durAt),
     topLevel: (key, raw, line) => imp.topLevel(key, raw, line),
     nullEvent: strict ? undefined : () => sink.stat('json_parser_failure'),
-  });
-  let inputDone = false;
-  try {
-    for await (const chunk of chunks) { scanner.push(chunk); imp.flush(); }
-    inputDone = true;
-    scanner.end();
-    imp.flush();
-  } catch (err) {
-    if (err instanceof JsonScanError) {
-      // A file cut short: keep every whole event before the cut.
-      if (!strict && inputDone && scanner.hasEventArray && /truncated/.test(err.message)) {
-        sink.stat('json_tokenizer_failure');
-        imp.flush();
-      }
-      else throw new TraceFormatError(path, `line ${err.line} (byte ${err.offset})`, err.message);
-    } else throw err;
+  }, () => imp.flush(), threaded);
+  const err = scan.error;
+  if (err !== null) {
+    // A file cut short: keep every whole event before the cut.
+    if (!strict && scan.inputDone && scan.hasEventArray && /truncated/.test(err.message)) {
+      sink.stat('json_tokenizer_failure');
+      imp.flush();
+    } else throw new TraceFormatError(path, `line ${err.line} (byte ${err.offset})`, err.message);
   }
-  if (!scanner.hasEventArray) {
+  if (!scan.hasEventArray) {
     throw new TraceFormatError(path, 'top level', 'read as JSON: an object without a "traceEvents" array is not a Chrome/Kineto trace');
   }
   imp.finish();

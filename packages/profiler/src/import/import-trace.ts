@@ -3,6 +3,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { importChrome, isBug } from './chrome.js';
 import { TraceFormatError } from './errors.js';
 import { importPerfetto } from './perfetto.js';
+import { SCAN_THREAD_MIN_BYTES } from './json-scan.js';
 import { TraceSink } from './sink.js';
 import { openTraceSource, type TraceFormat } from './source.js';
 
@@ -14,6 +15,8 @@ export interface ImportOptions {
   strict?: boolean;
   /** Perfetto: load up to the last whole packet of a truncated file; default: !strict. */
   allowTruncated?: boolean;
+  /** JSON: split the text into events on a worker thread; default: for files of SCAN_THREAD_MIN_BYTES or more. */
+  scanThread?: boolean;
 }
 
 /** Stats that count input the lenient import skipped or cut (Perfetto's names where it has them). */
@@ -35,7 +38,9 @@ async function runImport(path: string, sink: TraceSink, opts: ImportOptions): Pr
   const strict = opts.strict ?? false;
   const source = await openTraceSource(path, strict);
   try {
-    if (source.format === 'json') await importChrome(path, source.chunks, sink, strict);
+    if (source.format === 'json') {
+      await importChrome(path, source.chunks, sink, strict, opts.scanThread ?? source.size >= SCAN_THREAD_MIN_BYTES);
+    }
     else await importPerfetto(path, source.chunks, sink, { allowTruncated: opts.allowTruncated ?? !strict });
     if (source.gzipError !== null) sink.stat('gzip_truncated');
     sink.metadata('trace_format', source.format === 'json' ? 'chrome_json' : 'perfetto_proto');

@@ -12,6 +12,8 @@ export type TraceFormat = 'json' | 'proto';
 export interface TraceSource {
   format: TraceFormat;
   gzipped: boolean;
+  /** The file's size in bytes (compressed, when gzipped). */
+  size: number;
   chunks: AsyncIterable<Buffer>;
   /** Set when the gzip stream ended in error and `strict` was off: the data before it was delivered. */
   gzipError: string | null;
@@ -19,7 +21,7 @@ export interface TraceSource {
 
 const CHUNK = 1 << 20;
 
-async function readHead(path: string, n: number): Promise<Buffer> {
+async function readHead(path: string, n: number): Promise<{ head: Buffer; size: number }> {
   let fh: FileHandle | undefined;
   try {
     fh = await open(path, 'r');
@@ -33,7 +35,7 @@ async function readHead(path: string, n: number): Promise<Buffer> {
     if (!st.isFile()) throw new TraceFormatError(path, 'open', 'not a regular file');
     const buf = Buffer.alloc(n);
     const { bytesRead } = await fh.read(buf, 0, n, 0);
-    return buf.subarray(0, bytesRead);
+    return { head: buf.subarray(0, bytesRead), size: st.size };
   } finally {
     await fh.close();
   }
@@ -94,7 +96,7 @@ function isJsonScalarStart(b: number): boolean {
 }
 
 export async function openTraceSource(path: string, strict = false): Promise<TraceSource> {
-  const head = await readHead(path, 2);
+  const { head, size } = await readHead(path, 2);
   const gzipped = head.length === 2 && head[0] === 0x1f && head[1] === 0x8b;
   const gz: { error: string | null } = { error: null };
   const it = fileChunks(path, gzipped, strict, (msg) => { gz.error = msg; })[Symbol.asyncIterator]();
@@ -135,5 +137,5 @@ export async function openTraceSource(path: string, strict = false): Promise<Tra
       }
     },
   };
-  return { format, gzipped, chunks, get gzipError() { return gz.error; } };
+  return { format, gzipped, size, chunks, get gzipError() { return gz.error; } };
 }
