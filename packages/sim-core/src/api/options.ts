@@ -28,7 +28,7 @@ export interface RigidOptions {
   tolerance?: number;
   lsIterations?: number;
   lsTolerance?: number;
-  /** Friction cone: 'pyramidal' (MuJoCo's default) or 'elliptic' (CPU backend only). */
+  /** Friction cone: 'pyramidal' (MuJoCo's default) or 'elliptic'. */
   cone?: ConeName;
   impratio?: number;
   enableCollision?: boolean;
@@ -42,7 +42,9 @@ export interface RigidOptions {
   blowUpThreshold?: number;
   /**
    * Contacts each env can hold (Genesis' max_collision_pairs); constraint rows follow from it. 'auto' (the
-   * default): two per geom, at least 8 and at most 64. More contacts than this in an env is an overflow error.
+   * default): the most contacts each colliding geom makes against a plane or a box (box 8, cylinder 4, mesh 3,
+   * capsule 2, sphere and ellipsoid 1), summed, or two per geom if more; at least 8 and at most 64. More
+   * contacts than this in an env is an overflow error.
    */
   maxCollisionPairs?: number | 'auto';
 }

@@ -16,9 +16,25 @@ export interface DataOptions {
 type Kind = 'real' | 'f64' | 'i32' | 'u32' | 'u8';
 interface FieldSpec { name: keyof Data; kind: Kind; size: number }
 
-/** Contacts per env when not given: two per geom, at least 8 and at most 64. */
+/**
+ * The most contacts MuJoCo's narrow phase makes between a geom of each type and a plane or a box (box-box 8,
+ * plane-box 4, plane-cylinder 4, plane-mesh 3, capsules 2, round geoms 1), by GeomType; planes and height fields
+ * are counted through the geoms that touch them.
+ */
+const MOST_CONTACTS_PER_GEOM = [0, 0, 1, 2, 1, 4, 8, 3];
+
+/**
+ * Contacts per env when not given: what each geom that can collide makes at most against a plane or a box, summed,
+ * and the same for each explicit <pair>, or two per geom if that is more (a pile of spheres touches several
+ * neighbours each); at least 8 and at most 64. Three boxes stacked on a floor make 12 contacts and get room for
+ * 24, where two per geom gave them 8.
+ */
 export function defaultMaxContacts(m: Model): number {
-  return Math.min(64, Math.max(8, 2 * m.ngeom));
+  const most = (g: number): number => MOST_CONTACTS_PER_GEOM[m.geomType[g]!] ?? 1;
+  let n = 0;
+  for (let g = 0; g < m.ngeom; g++) if (m.geomContype[g] !== 0 || m.geomConaffinity[g] !== 0) n += most(g);
+  for (let k = 0; k < (m.npair ?? 0); k++) n += Math.max(most(m.pairGeom1![k]!), most(m.pairGeom2![k]!));
+  return Math.min(64, Math.max(8, 2 * m.ngeom, n));
 }
 
 /**

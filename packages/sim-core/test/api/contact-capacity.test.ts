@@ -1,7 +1,8 @@
 /**
  * Contact capacity is a scene option (Genesis' max_collision_pairs, here rigidOptions.maxCollisionPairs) and
- * the overflow error names it (issue 13). A table on four box legs makes 16 contacts; the default room is two
- * per geom (12 for its 6 geoms), so it overflowed with no way out.
+ * the overflow error names it (issue 13). A table on four box legs makes 16 contacts; the default room was two
+ * per geom (12 for its 6 geoms), so it overflowed with no way out. The default now counts what each geom can
+ * make against a plane or box (8 per box: 40).
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,9 +28,9 @@ function file(): string {
 
 afterEach(async () => { await gs.destroy(); });
 
-test('with the default room the table overflows, and the error names the room and the option', async () => {
+test('with room for 12 the table overflows, and the error names the room and the option', async () => {
   await gs.init({ backend: 'cpu', precision: '64', loggingLevel: 'error' });
-  const scene = new gs.Scene({ rigidOptions: { dt: 0.002, errorCheckInterval: 1 }, profilingOptions: { showFPS: false } });
+  const scene = new gs.Scene({ rigidOptions: { dt: 0.002, errorCheckInterval: 1, maxCollisionPairs: 12 }, profilingOptions: { showFPS: false } });
   scene.addEntity(gs.morphs.MJCF({ file: file() }));
   await scene.build();
   let err: unknown = null;
@@ -41,9 +42,9 @@ test('with the default room the table overflows, and the error names the room an
   expect((err as Error).message).toContain('raise rigidOptions.maxCollisionPairs');
 });
 
-test('maxCollisionPairs 16 holds every contact: the table lands on its four legs as in MuJoCo (1e-9 over 150 steps)', async () => {
+test.each([16, 'auto'] as const)('maxCollisionPairs %s holds every contact: the table lands on its four legs as in MuJoCo (1e-9 over 150 steps)', async (room) => {
   await gs.init({ backend: 'cpu', precision: '64', loggingLevel: 'error' });
-  const scene = new gs.Scene({ rigidOptions: { dt: 0.002, errorCheckInterval: 1, maxCollisionPairs: 16 }, profilingOptions: { showFPS: false } });
+  const scene = new gs.Scene({ rigidOptions: { dt: 0.002, errorCheckInterval: 1, maxCollisionPairs: room }, profilingOptions: { showFPS: false } });
   const table = scene.addEntity(gs.morphs.MJCF({ file: file() }));
   await scene.build();
   for (let s = 0; s < STEPS; s++) scene.step();

@@ -12,7 +12,7 @@ describe('a box tower against MuJoCo', () => {
     const loaded = await loadMujocoXml(BOX_TOWER_XML);
     try {
       loaded.d.qvel[12] = 0.3; // the top box slides along x
-      // room for the floor's 4 and two box-box faces (the default, two per geom, is 8)
+      // room for the floor's 4 and two box-box faces, as the default gives (8 per box)
       const p = twin(loaded.mj, loaded.m, loaded.d, 1, undefined, '64', 24);
       let boxBoxContacts = 0;
       const worst = run(p, 300, () => {
