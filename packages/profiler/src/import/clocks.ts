@@ -8,6 +8,8 @@
  */
 
 export const BOOTTIME = 6;
+/** The clock of TrackEvent's legacy timestamp fields (timestamp_delta_us, timestamp_absolute_us). */
+export const MONOTONIC = 3;
 
 export interface SnapshotClock { id: number; ts: bigint; incremental: boolean; multiplier: bigint }
 

@@ -5,7 +5,7 @@
  */
 import { childArgPath, type ArgPath } from './arg-path.js';
 import { isBug } from './chrome.js';
-import { ClockTracker, type SnapshotClock } from './clocks.js';
+import { ClockTracker, MONOTONIC, type SnapshotClock } from './clocks.js';
 import { TraceFormatError } from './errors.js';
 import { recordFlowNames, recordGsprofMetadata } from './metadata.js';
 import { ProtoError, ProtoReader } from './proto-reader.js';
@@ -32,6 +32,18 @@ interface SeqState {
    * events with no track (and pid/tid overrides) fall back to it.
    */
   thread: { pid: number; tid: number } | null;
+  /**
+   * The running references that TrackEvent's delta fields count from: set by a legacy ThreadDescriptor (a
+   * packet, or a thread TrackDescriptor's), advanced by each delta, dropped with the incremental state. The
+   * timestamp is in ns of the MONOTONIC clock, as BigInt since an epoch-based one may exceed 2^53.
+   */
+  refs: { tsNs: bigint; threadTimeNs: number; instructions: number } | null;
+}
+
+/** A legacy ThreadDescriptor: pid, tid, name and the reference values (µs for times) of delta-encoded events. */
+interface ThreadDesc {
+  pid: number; tid: number; name: string | null;
+  refTsUs: bigint; refThreadTimeUs: number; refInstructions: number;
 }
 
 interface TrackReg {
@@ -134,6 +146,24 @@ function toFormatError(path: string, base: number, err: unknown, context?: strin
   return new TraceFormatError(path, context ?? `byte ${base}`, msg.split('\n')[0]!);
 }
 
+/** ThreadDescriptor: pid 1, tid 2, thread_name 5, reference_timestamp_us 6, reference_thread_time_us 7,
+ *  reference_thread_instruction_count 8. */
+function readThreadDescriptor(r: ProtoReader): ThreadDesc {
+  const d: ThreadDesc = { pid: 0, tid: 0, name: null, refTsUs: 0n, refThreadTimeUs: 0, refInstructions: 0 };
+  while (r.next()) {
+    switch (r.field) {
+      case 1: r.readVarint(); d.pid = r.signed(); break;
+      case 2: r.readVarint(); d.tid = r.signed(); break;
+      case 5: d.name = r.string(); break;
+      case 6: r.readVarint(); d.refTsUs = BigInt.asIntN(64, r.bigint()); break;
+      case 7: r.readVarint(); d.refThreadTimeUs = r.signed(); break;
+      case 8: r.readVarint(); d.refInstructions = r.signed(); break;
+      default: r.skip();
+    }
+  }
+  return d;
+}
+
 class PerfettoImporter {
   private readonly seqs = new Map<number, SeqState>();
   private readonly tracks = new Map<Key, TrackReg>();
@@ -149,6 +179,8 @@ class PerfettoImporter {
   /** The first descriptor track of each process (by upid) and of each thread (by pid and tid). */
   private readonly processTrackIds = new Map<number, number>();
   private readonly threadTrackIds = new Map<string, TrackReg>();
+  /** Threads of legacy pids/tids (ThreadDescriptor packets, overrides) with no thread TrackDescriptor. */
+  private readonly legacyThreads = new Map<string, number>();
   /** Counter tracks of TrackEvent's thread_time / thread_instruction_count fields, by name and utid. */
   private readonly threadCounterTracks = new Map<string, number>();
   private defaultTrack: number | null = null;
@@ -165,7 +197,7 @@ class PerfettoImporter {
     if (!s) {
       s = { valid: false, names: new Map(), cats: new Map(), annNames: new Map(), annStrings: new Map(),
         defaultTrack: null, defaultClock: 0, extraCounters: [], extraDoubleCounters: [],
-        counterValues: new Map(), thread: null };
+        counterValues: new Map(), thread: null, refs: null };
       this.seqs.set(id, s);
     }
     return s;
@@ -184,6 +216,7 @@ class PerfettoImporter {
     let defaults: ProtoReader | null = null;
     let clockId = -1;
     let snapshot: ProtoReader | null = null;
+    let threadDesc: ProtoReader | null = null;
     while (r.next()) {
       switch (r.field) {
         case 8: r.readVarint(); tsLo = r.lo; tsHi = r.hi; break;
@@ -196,6 +229,7 @@ class PerfettoImporter {
         case 11: event = r.sub(); break;
         case 60: descriptor = r.sub(); break;
         case 59: defaults = r.sub(); break;
+        case 44: threadDesc = r.sub(); break;
         default: r.skip();
       }
     }
@@ -221,6 +255,7 @@ class PerfettoImporter {
       return;
     }
     if (interned) this.interned(seq, interned);
+    if (threadDesc) this.threadDescriptorPacket(seq, seqId, threadDesc);
     if (descriptor) this.trackDescriptor(descriptor, seq);
     if (event) this.trackEvent(seq, event, ts);
   }
@@ -232,6 +267,41 @@ class PerfettoImporter {
     // not the default clock or the extra counter tracks.
     seq.defaultClock = 0; seq.extraCounters = []; seq.extraDoubleCounters = [];
     seq.counterValues.clear();
+    seq.refs = null;
+  }
+
+  /**
+   * The legacy ThreadDescriptor packet (TracePacket field 44): that pid/tid becomes the sequence's thread, named
+   * by it, and its reference values start the sequence's delta-encoded timestamps. As trace_processor, it is
+   * ignored on a sequence whose incremental state is not valid yet (delta values would count from the wrong
+   * place once it is).
+   */
+  private threadDescriptorPacket(seq: SeqState, seqId: number, r: ProtoReader): void {
+    if (seqId === 0) { this.sink.stat('thread_descriptor_missing_sequence_id'); return; }
+    if (!seq.valid) { this.sink.stat('thread_descriptor_skipped_incremental_state_invalid'); return; }
+    const d = readThreadDescriptor(r);
+    this.setSequenceThread(seq, d);
+    let upid = this.pidToUpid.get(d.pid);
+    if (upid === undefined) { upid = this.sink.addProcess(d.pid); this.pidToUpid.set(d.pid, upid); }
+    const utid = this.threadTrackIds.get(`${d.pid}\u0000${d.tid}`)?.utid ?? this.legacyThread(d.pid, d.tid, upid);
+    if (d.name) this.sink.setThreadName(utid, d.name);
+  }
+
+  /** A thread descriptor on a valid sequence (packet or TrackDescriptor) makes it the sequence's thread. */
+  private setSequenceThread(seq: SeqState, d: ThreadDesc): void {
+    seq.thread = { pid: d.pid, tid: d.tid };
+    seq.refs = { tsNs: d.refTsUs * 1000n, threadTimeNs: d.refThreadTimeUs * 1000, instructions: d.refInstructions };
+  }
+
+  /** The thread of a legacy pid/tid with no thread TrackDescriptor: one per pid and tid, made on first use. */
+  private legacyThread(pid: number, tid: number, upid: number): number {
+    const key = `${pid}\u0000${tid}`;
+    let utid = this.legacyThreads.get(key);
+    if (utid === undefined) {
+      utid = this.sink.addThread(tid, upid, null);
+      this.legacyThreads.set(key, utid);
+    }
+    return utid;
   }
 
   private interned(seq: SeqState, r: ProtoReader): void {
@@ -296,7 +366,7 @@ class PerfettoImporter {
     let name: string | null = null;
     let parent: Key | null = null;
     let proc: { pid: number; name: string | null; labels: string[] } | null = null;
-    let thread: { pid: number; tid: number; name: string | null } | null = null;
+    let thread: ThreadDesc | null = null;
     let counter: { unit: string | null; incremental: boolean; multiplier: number; builtin: number } | null = null;
     while (r.next()) {
       switch (r.field) {
@@ -315,17 +385,7 @@ class PerfettoImporter {
           }
           break;
         }
-        case 4: {
-          const t = r.sub();
-          thread = { pid: 0, tid: 0, name: null };
-          while (t.next()) {
-            if (t.field === 1) { t.readVarint(); thread.pid = t.signed(); }
-            else if (t.field === 2) { t.readVarint(); thread.tid = t.signed(); }
-            else if (t.field === 5) thread.name = t.string();
-            else t.skip();
-          }
-          break;
-        }
+        case 4: thread = readThreadDescriptor(r.sub()); break;
         case 8: {
           const c = r.sub();
           counter = { unit: null, incremental: false, multiplier: 1, builtin: 0 };
@@ -373,9 +433,12 @@ class PerfettoImporter {
     } else if (thread) {
       upid = this.pidToUpid.get(thread.pid) ?? null;
       if (upid === null) { upid = this.sink.addProcess(thread.pid); this.pidToUpid.set(thread.pid, upid); }
-      utid = this.sink.addThread(thread.tid, upid, thread.name);
+      // The thread a ThreadDescriptor packet (or an override) already made for this pid/tid, if any.
+      utid = this.legacyThreads.get(`${thread.pid}\u0000${thread.tid}`) ?? null;
+      if (utid === null) utid = this.sink.addThread(thread.tid, upid, thread.name);
+      else if (thread.name) this.sink.setThreadName(utid, thread.name);
       this.threadUuids.set(uuid, utid);
-      if (seq.valid) seq.thread = { pid: thread.pid, tid: thread.tid };
+      if (seq.valid) this.setSequenceThread(seq, thread);
       // A thread track is known by its thread's name; only unnamed custom tracks take their first event's.
       info = { type: 'thread', name: name ?? thread.name ?? null, utid, upid };
     } else {
@@ -465,7 +528,7 @@ class PerfettoImporter {
       const declared = this.threadTrackIds.get(`${pid}\u0000${tid}`);
       if (declared) reg = declared;
       else {
-        const utid = this.sink.addThread(tid, upid, null);
+        const utid = this.legacyThread(pid, tid, upid);
         reg = this.reg(this.sink.addTrack({ type: 'thread', utid, upid }), null, utid, upid);
         reg.hadEvent = true; // nor a thread's
       }
@@ -479,7 +542,8 @@ class PerfettoImporter {
     return this.defaultTrack;
   }
 
-  private trackEvent(seq: SeqState, r: ProtoReader, ts: number): void {
+  private trackEvent(seq: SeqState, r: ProtoReader, packetTs: number): void {
+    let ts = packetTs;
     let type = 0;
     let trackUuid: Key | null = null;
     let hasTrackField = false;
@@ -497,14 +561,20 @@ class PerfettoImporter {
     const extraDoubleValues: number[] = [];
     let legacy: LegacyInfo | null = null;
     let correlation: number | null = null;
-    let threadTimeUs: number | null = null;
+    let threadTimeNs: number | null = null;
     let threadInstructions: number | null = null;
-    let threadDeltas = false;
+    let tsDeltaUs: bigint | null = null;
+    let tsAbsUs: bigint | null = null;
+    let threadTimeDeltaUs: number | null = null;
+    let instructionDelta: number | null = null;
     while (r.next()) {
       switch (r.field) {
-        case 17: r.readVarint(); threadTimeUs = r.signed(); break;
+        case 1: r.readVarint(); tsDeltaUs = BigInt.asIntN(64, r.bigint()); break;
+        case 16: r.readVarint(); tsAbsUs = BigInt.asIntN(64, r.bigint()); break;
+        case 2: r.readVarint(); threadTimeDeltaUs = r.signed(); break;
+        case 17: r.readVarint(); threadTimeNs = r.signed() * 1000; break;
+        case 8: r.readVarint(); instructionDelta = r.signed(); break;
         case 20: r.readVarint(); threadInstructions = r.signed(); break;
-        case 2: case 8: threadDeltas = true; r.skip(); break;
         case 9: type = r.varint(); break;
         case 11: r.readVarint(); trackUuid = r.key(); hasTrackField = true; break;
         case 23: name = r.string(); break;
@@ -527,6 +597,29 @@ class PerfettoImporter {
     }
     category = cats.length > 0 ? cats.join(',') : null;
 
+    // Delta-encoded fields count from the sequence's ThreadDescriptor references; without them (none yet, or a
+    // clear since) trace_processor drops the whole event, and so does gsprof.
+    if (tsDeltaUs !== null || threadTimeDeltaUs !== null || instructionDelta !== null) {
+      const refs = seq.refs;
+      if (refs === null) {
+        this.sink.stat(tsDeltaUs !== null ? 'track_event_skipped_timestamp_delta_without_valid_state'
+          : threadTimeDeltaUs !== null ? 'track_event_skipped_thread_time_delta_without_valid_state'
+            : 'track_event_skipped_thread_instruction_delta_without_valid_state');
+        return;
+      }
+      if (tsDeltaUs !== null) refs.tsNs += tsDeltaUs * 1000n;
+      if (threadTimeDeltaUs !== null) threadTimeNs = refs.threadTimeNs += threadTimeDeltaUs * 1000;
+      if (instructionDelta !== null) threadInstructions = refs.instructions += instructionDelta;
+    }
+    // A legacy timestamp (delta, or absolute µs; an absolute one does not move the reference) replaces the
+    // packet's. It is in the MONOTONIC clock: converted when a snapshot links it to the trace clock, else taken
+    // as trace time.
+    const monotonicNs = tsDeltaUs !== null ? seq.refs!.tsNs : tsAbsUs ? tsAbsUs * 1000n : null;
+    if (monotonicNs !== null) {
+      if (monotonicNs < 0n) { this.sink.stat('track_event_invalid_timestamp'); return; }
+      ts = this.sink.rel(this.clocks.toTrace(MONOTONIC, 0, monotonicNs) ?? monotonicNs);
+    }
+
     let trackId: number;
     let reg: TrackReg | undefined;
     const uuid = hasTrackField ? trackUuid : seq.defaultTrack;
@@ -547,12 +640,9 @@ class PerfettoImporter {
     }
 
     // Thread time and instruction counts ride along with any event type, as counters of the event's thread.
-    // Their delta forms count from a legacy ThreadDescriptor's reference values, which gsprof does not read:
-    // the event is kept without them (trace_processor drops such an event when the sequence has no descriptor).
     const utid = reg?.utid ?? null;
-    if (threadDeltas) this.sink.stat('track_event_thread_delta_counter_ignored');
     if (utid !== null) {
-      if (threadTimeUs !== null) this.sink.counter(ts, this.threadCounterTrack('thread_time', utid, reg!.upid), threadTimeUs * 1000);
+      if (threadTimeNs !== null) this.sink.counter(ts, this.threadCounterTrack('thread_time', utid, reg!.upid), threadTimeNs);
       if (threadInstructions !== null) {
         this.sink.counter(ts, this.threadCounterTrack('thread_instruction_count', utid, reg!.upid), threadInstructions);
       }
@@ -595,6 +685,13 @@ class PerfettoImporter {
     if (reg?.isCounter) { this.sink.stat('slice_event_on_counter_track'); return; }
 
     if (type === 1 || type === 3 || type === 5) {
+      const legacyDur = (legacy?.durUs ?? 0) * 1000;
+      if (type === 5) {
+        if (legacyDur < 0) { this.sink.stat('track_event_parser_errors'); return; }
+        // A complete event that ends after the slice it starts in cannot nest. trace_processor's JSON importer
+        // moves it to an overflow track; its protobuf one drops it, and so does this importer.
+        if (this.sink.overflows(trackId, ts, ts + legacyDur)) { this.sink.stat('slice_drop_overlapping_complete_event'); return; }
+      }
       const id = this.sink.newSliceId();
       const argSet = annotations.length > 0 || correlation !== null ? this.sink.newArgSet() : null;
       let captured: CapturedArg[] | null = null;
@@ -611,7 +708,6 @@ class PerfettoImporter {
         const kind = legacy.flowDirection === 3 ? FLOW_STEP : legacy.flowDirection === 2 ? FLOW_START : FLOW_IN;
         this.sink.flowEvent(`lb${legacy.bindId}`, kind, ts, trackId, BIND_DIRECT, id);
       }
-      const legacyDur = (legacy?.durUs ?? 0) * 1000;
       this.sink.nestStart(trackId, id, ts, type === 3 ? ts : type === 5 ? ts + legacyDur : Infinity);
       const { depth, parent } = this.sink;
       if (type === 3) this.sink.slice(id, ts, 0, trackId, category, name, argSet, depth, parent);

@@ -273,6 +273,17 @@ export class TraceSink {
     return false;
   }
 
+  /**
+   * Whether a complete slice [ts, end) would end after the innermost slice still open at ts, on a track read in
+   * time order so far (false when that slice is a B/BEGIN not yet ended, or the track's nesting is left to SQL).
+   */
+  overflows(trackId: number, ts: number, end: number): boolean {
+    const st = this.nests.get(trackId);
+    if (!st || st.unordered || ts < st.lastTs) return false;
+    for (let k = st.ends.length - 1; k >= 0; k--) if (st.ends[k]! > ts) return end > st.ends[k]!;
+    return false;
+  }
+
   /** A B/BEGIN slice ends: its stack entry gets its end time. */
   nestEnd(trackId: number, id: number, end: number): void {
     const st = this.nestState(trackId);

@@ -14,6 +14,8 @@ afterAll(() => files.cleanup());
 
 // TracePacket fields
 const TS = 8, SEQ = 10, FLAGS = 13, EVENT = 11, DESC = 60, DEFAULTS = 59, SNAPSHOT = 6, CLOCK_ID = 58;
+/** TracePacket.thread_descriptor, the legacy ThreadDescriptor packet. */
+const THREAD_DESC = 44;
 const CLEARED = 1;
 const BOOTTIME = 6, MONOTONIC = 3;
 const BEGIN = 1, END = 2, INSTANT = 3, COUNTER = 4;
@@ -164,7 +166,7 @@ describe('Perfetto thread time and instruction counts', () => {
       [[SEQ, 1], [FLAGS, CLEARED], [DESC, [[1, 1], [4, [[1, 10], [2, 11], [5, 'main']]]]]],
       [[SEQ, 1], [TS, 100], [EVENT, [[9, BEGIN], [11, 1], [23, 'work'], [17, 7], [20, 1000]]]],
       [[SEQ, 1], [TS, 300], [EVENT, [[9, END], [11, 1], [17, 9], [20, 1500]]]],
-      // A delta needs a legacy ThreadDescriptor's reference values: the event is kept, the delta is not.
+      // A thread TrackDescriptor is a ThreadDescriptor too: a delta counts from its reference (none: 0).
       [[SEQ, 1], [TS, 400], [EVENT, [[9, INSTANT], [11, 1], [23, 'delta'], [2, 5]]]],
     ]));
     expect(await rows(path, `select t.name, th.name as thread, c.ts::VARCHAR as ts, c.value from counter c
@@ -174,12 +176,12 @@ describe('Perfetto thread time and instruction counts', () => {
       // µs in the event, ns in the counter, as trace_processor stores them.
       { name: 'thread_time', thread: 'main', ts: '100', value: 7000 },
       { name: 'thread_time', thread: 'main', ts: '300', value: 9000 },
+      { name: 'thread_time', thread: 'main', ts: '400', value: 5000 },
     ]);
     expect(await rows(path, SLICES)).toEqual([
       { ts: '100', dur: 200, name: 'work', depth: 0 },
       { ts: '400', dur: 0, name: 'delta', depth: 0 },
     ]);
-    expect(await stat(path, 'track_event_thread_delta_counter_ignored')).toBe(1);
   });
 
   it('an unnamed thread-time counter descriptor of the thread is named thread_time and takes the absolute values too', async () => {
@@ -263,5 +265,119 @@ describe('Perfetto nesting at one timestamp', () => {
       { name: 'mark 2', depth: 0, parent: null },
       { name: 'step 2', depth: 0, parent: null },
     ]);
+  });
+});
+
+// TrackEvent's legacy fields: timestamp_delta_us 1, timestamp_absolute_us 16, thread_time_delta_us 2,
+// thread_time_absolute_us 17, thread_instruction_count_delta 8, thread_instruction_count_absolute 20; LegacyEvent
+// (field 6): phase 2, duration_us 3. ThreadDescriptor: pid 1, tid 2, thread_name 5, reference_timestamp_us 6,
+// reference_thread_time_us 7, reference_thread_instruction_count 8.
+const THREADS = `select s.ts::VARCHAR as ts, s.dur, s.name, s.depth, t.tid, t.name as thread, p.pid from slice s
+  join thread_track tt on tt.id = s.track_id join thread t using (utid) join process p using (upid) order by s.ts`;
+const COUNTERS = `select t.name, c.ts::VARCHAR as ts, c.value from counter c join track t on t.id = c.track_id
+  order by t.name, c.ts`;
+
+describe('Perfetto legacy ThreadDescriptor and delta-encoded events', () => {
+  it('a ThreadDescriptor packet is the sequence\'s thread, and its references start the deltas', async () => {
+    const path = files.write('thread-descriptor.pftrace', trace([
+      [[SEQ, 1], [FLAGS, CLEARED], [THREAD_DESC, [[1, 10], [2, 11], [5, 'legacy main'], [6, 1000], [7, 50], [8, 500]]]],
+      // The delta wins over the packet's own timestamp.
+      [[SEQ, 1], [TS, 999_999], [EVENT, [[9, BEGIN], [23, 'outer'], [1, 10], [2, 2], [8, 100]]]],
+      [[SEQ, 1], [EVENT, [[9, INSTANT], [23, 'mark'], [1, 5], [2, 1], [8, 10]]]],
+      [[SEQ, 1], [EVENT, [[9, END], [1, 20], [2, 3], [8, 40]]]],
+      // Absolute values are one-offs: the next delta counts from the last delta, not from them.
+      [[SEQ, 1], [EVENT, [[9, INSTANT], [23, 'abs'], [16, 1100], [17, 90], [20, 900]]]],
+      [[SEQ, 1], [EVENT, [[9, INSTANT], [23, 'after abs'], [1, 1]]]],
+      [[SEQ, 1], [TS, 2_000_000], [EVENT, [[9, INSTANT], [23, 'packet ts']]]],
+    ]));
+    // As trace_processor_shell v58 gives them on these bytes (its thread table also lists pid 10's main thread).
+    expect(await rows(path, THREADS)).toEqual([
+      { ts: '1010000', dur: 25_000, name: 'outer', depth: 0, tid: 11, thread: 'legacy main', pid: 10 },
+      { ts: '1015000', dur: 0, name: 'mark', depth: 1, tid: 11, thread: 'legacy main', pid: 10 },
+      { ts: '1036000', dur: 0, name: 'after abs', depth: 0, tid: 11, thread: 'legacy main', pid: 10 },
+      { ts: '1100000', dur: 0, name: 'abs', depth: 0, tid: 11, thread: 'legacy main', pid: 10 },
+      { ts: '2000000', dur: 0, name: 'packet ts', depth: 0, tid: 11, thread: 'legacy main', pid: 10 },
+    ]);
+    expect(await rows(path, COUNTERS)).toEqual([
+      { name: 'thread_instruction_count', ts: '1010000', value: 600 },
+      { name: 'thread_instruction_count', ts: '1015000', value: 610 },
+      { name: 'thread_instruction_count', ts: '1035000', value: 650 },
+      { name: 'thread_instruction_count', ts: '1100000', value: 900 },
+      { name: 'thread_time', ts: '1010000', value: 52_000 },
+      { name: 'thread_time', ts: '1015000', value: 53_000 },
+      { name: 'thread_time', ts: '1035000', value: 56_000 },
+      { name: 'thread_time', ts: '1100000', value: 90_000 },
+    ]);
+  });
+
+  it('a thread TrackDescriptor\'s reference values start the deltas too', async () => {
+    const path = files.write('track-descriptor-references.pftrace', trace([
+      [[SEQ, 1], [FLAGS, CLEARED], [DESC, [[1, 1], [4, [[1, 40], [2, 41], [5, 'td thread'], [6, 3000], [7, 100]]]]]],
+      [[SEQ, 1], [TS, 100], [EVENT, [[9, INSTANT], [11, 1], [23, 'tt delta'], [2, 5]]]],
+      [[SEQ, 1], [EVENT, [[9, INSTANT], [11, 1], [23, 'ts delta'], [1, 5]]]],
+    ]));
+    expect(await rows(path, THREADS)).toEqual([
+      { ts: '100', dur: 0, name: 'tt delta', depth: 0, tid: 41, thread: 'td thread', pid: 40 },
+      { ts: '3005000', dur: 0, name: 'ts delta', depth: 0, tid: 41, thread: 'td thread', pid: 40 },
+    ]);
+    expect(await rows(path, COUNTERS)).toEqual([{ name: 'thread_time', ts: '100', value: 105_000 }]);
+  });
+
+  it('drops a delta-encoded event without valid references: none yet, a descriptor before the state was valid, a clear since', async () => {
+    const path = files.write('deltas-without-descriptor.pftrace', trace([
+      [[SEQ, 2], [FLAGS, CLEARED], [DESC, [[1, 1], [2, 'custom']]]],
+      [[SEQ, 2], [TS, 100], [EVENT, [[9, INSTANT], [11, 1], [23, 'ok']]]],
+      [[SEQ, 2], [TS, 200], [EVENT, [[9, INSTANT], [11, 1], [23, 'ts delta'], [1, 5]]]],
+      [[SEQ, 2], [TS, 300], [EVENT, [[9, INSTANT], [11, 1], [23, 'tt delta'], [2, 5]]]],
+      [[SEQ, 2], [TS, 400], [EVENT, [[9, INSTANT], [11, 1], [23, 'ic delta'], [8, 5]]]],
+      // Before the sequence's first clear the descriptor is ignored whole (its thread is not made either).
+      [[SEQ, 3], [THREAD_DESC, [[1, 20], [2, 21], [5, 'too early'], [6, 1]]]],
+      [[SEQ, 3], [FLAGS, CLEARED], [THREAD_DESC, [[1, 20], [2, 22], [5, 'second'], [6, 1000]]]],
+      [[SEQ, 3], [EVENT, [[9, INSTANT], [23, 'd1'], [1, 1]]]],
+      // A clear ends the references, not the sequence's thread.
+      [[SEQ, 3], [FLAGS, CLEARED], [TS, 5_000_000], [EVENT, [[9, INSTANT], [23, 'after clear']]]],
+      [[SEQ, 3], [EVENT, [[9, INSTANT], [23, 'delta after clear'], [1, 1]]]],
+      [[SEQ, 3], [TS, 6_000_000], [EVENT, [[9, BEGIN], [23, 'b'], [2, 7]]]],
+    ]));
+    expect(await rows(path, `select s.ts::VARCHAR as ts, s.name, t.tid, t.name as thread from slice s
+      left join thread_track tt on tt.id = s.track_id left join thread t using (utid) order by s.ts`)).toEqual([
+      { ts: '100', name: 'ok', tid: null, thread: null },
+      { ts: '1001000', name: 'd1', tid: 22, thread: 'second' },
+      { ts: '5000000', name: 'after clear', tid: 22, thread: 'second' },
+    ]);
+    expect(await rows(path, `select tid, name from thread`)).toEqual([{ tid: 22, name: 'second' }]);
+    expect(await stat(path, 'track_event_skipped_timestamp_delta_without_valid_state')).toBe(2);
+    expect(await stat(path, 'track_event_skipped_thread_time_delta_without_valid_state')).toBe(2);
+    expect(await stat(path, 'track_event_skipped_thread_instruction_delta_without_valid_state')).toBe(1);
+    expect(await stat(path, 'thread_descriptor_skipped_incremental_state_invalid')).toBe(1);
+  });
+});
+
+describe('Perfetto legacy complete (X) events', () => {
+  it('drops an X that ends after the slice it starts in, where the JSON importer moves it aside', async () => {
+    const X = (name: string, ts: number, durUs: number): Field[] =>
+      [[SEQ, 4], [TS, ts], [EVENT, [[23, name], [6, [[2, 'X'.charCodeAt(0)], [3, durUs]]]]]];
+    const path = files.write('overflowing-x.pftrace', trace([
+      [[SEQ, 4], [FLAGS, CLEARED], [THREAD_DESC, [[1, 30], [2, 31], [5, 'x thread']]]],
+      // B2's reproducer: sync overflows memcpy; after nests in memcpy as if sync were not there.
+      X('memcpy', 10_000, 10), X('sync', 15_000, 10), X('after', 16_000, 1),
+      X('later', 30_000, 10),
+      [[SEQ, 4], [TS, 31_000], [EVENT, [[9, BEGIN], [23, 'open']]]],
+      X('in open', 32_000, 2), X('overflows in open', 33_000, 2),
+      [[SEQ, 4], [TS, 36_000], [EVENT, [[9, END]]]],
+      X('after open', 37_000, 1),
+    ]));
+    // As trace_processor_shell v58 gives them on these bytes.
+    expect(await rows(path, `select s.ts, s.dur, s.name, s.depth, p.name as parent from slice s
+      left join slice p on p.id = s.parent_id order by s.ts`)).toEqual([
+      { ts: 10_000, dur: 10_000, name: 'memcpy', depth: 0, parent: null },
+      { ts: 16_000, dur: 1000, name: 'after', depth: 1, parent: 'memcpy' },
+      { ts: 30_000, dur: 10_000, name: 'later', depth: 0, parent: null },
+      { ts: 31_000, dur: 5000, name: 'open', depth: 1, parent: 'later' },
+      { ts: 32_000, dur: 2000, name: 'in open', depth: 2, parent: 'open' },
+      { ts: 37_000, dur: 1000, name: 'after open', depth: 1, parent: 'later' },
+    ]);
+    expect(await stat(path, 'slice_drop_overlapping_complete_event')).toBe(2);
+    expect(await stat(path, 'slice_spill_overlapping_complete_event')).toBeUndefined();
   });
 });
