@@ -217,6 +217,7 @@ class PerfettoImporter {
     let clockId = -1;
     let snapshot: ProtoReader | null = null;
     let threadDesc: ProtoReader | null = null;
+    let processDesc: ProtoReader | null = null;
     while (r.next()) {
       switch (r.field) {
         case 8: r.readVarint(); tsLo = r.lo; tsHi = r.hi; break;
@@ -230,6 +231,7 @@ class PerfettoImporter {
         case 60: descriptor = r.sub(); break;
         case 59: defaults = r.sub(); break;
         case 44: threadDesc = r.sub(); break;
+        case 43: processDesc = r.sub(); break;
         default: r.skip();
       }
     }
@@ -255,6 +257,7 @@ class PerfettoImporter {
       return;
     }
     if (interned) this.interned(seq, interned);
+    if (processDesc) this.processDescriptorPacket(processDesc);
     if (threadDesc) this.threadDescriptorPacket(seq, seqId, threadDesc);
     if (descriptor) this.trackDescriptor(descriptor, seq);
     if (event) this.trackEvent(seq, event, ts);
@@ -285,6 +288,23 @@ class PerfettoImporter {
     if (upid === undefined) { upid = this.sink.addProcess(d.pid); this.pidToUpid.set(d.pid, upid); }
     const utid = this.threadTrackIds.get(`${d.pid}\u0000${d.tid}`)?.utid ?? this.legacyThread(d.pid, d.tid, upid);
     if (d.name) this.sink.setThreadName(utid, d.name);
+  }
+
+  /**
+   * The legacy ProcessDescriptor packet (TracePacket field 43): pid 1, process_name 6. It names the pid's
+   * process, made if new; unlike a process TrackDescriptor it never starts a new process for a pid seen before.
+   */
+  private processDescriptorPacket(r: ProtoReader): void {
+    let pid = 0;
+    let name = '';
+    while (r.next()) {
+      if (r.field === 1) { r.readVarint(); pid = r.signed(); }
+      else if (r.field === 6) name = r.string();
+      else r.skip();
+    }
+    let upid = this.pidToUpid.get(pid);
+    if (upid === undefined) { upid = this.sink.addProcess(pid); this.pidToUpid.set(pid, upid); }
+    if (name) this.sink.setProcessName(upid, name);
   }
 
   /** A thread descriptor on a valid sequence (packet or TrackDescriptor) makes it the sequence's thread. */

@@ -14,8 +14,8 @@ afterAll(() => files.cleanup());
 
 // TracePacket fields
 const TS = 8, SEQ = 10, FLAGS = 13, EVENT = 11, DESC = 60, DEFAULTS = 59, SNAPSHOT = 6, CLOCK_ID = 58;
-/** TracePacket.thread_descriptor, the legacy ThreadDescriptor packet. */
-const THREAD_DESC = 44;
+/** TracePacket.thread_descriptor and process_descriptor, the legacy descriptor packets. */
+const THREAD_DESC = 44, PROCESS_DESC = 43;
 const CLEARED = 1;
 const BOOTTIME = 6, MONOTONIC = 3;
 const BEGIN = 1, END = 2, INSTANT = 3, COUNTER = 4;
@@ -350,6 +350,25 @@ describe('Perfetto legacy ThreadDescriptor and delta-encoded events', () => {
     expect(await stat(path, 'track_event_skipped_thread_time_delta_without_valid_state')).toBe(2);
     expect(await stat(path, 'track_event_skipped_thread_instruction_delta_without_valid_state')).toBe(1);
     expect(await stat(path, 'thread_descriptor_skipped_incremental_state_invalid')).toBe(1);
+  });
+
+  it('a ProcessDescriptor packet names its pid\'s process, made by it or by a thread before', async () => {
+    const path = files.write('process-descriptor.pftrace', trace([
+      [[SEQ, 1], [FLAGS, CLEARED], [PROCESS_DESC, [[1, 10], [6, 'browser']]]],
+      [[SEQ, 1], [THREAD_DESC, [[1, 10], [2, 11], [5, 'main']]]],
+      [[SEQ, 1], [TS, 100], [EVENT, [[9, INSTANT], [23, 'a']]]],
+      [[SEQ, 2], [FLAGS, CLEARED], [THREAD_DESC, [[1, 20], [2, 21], [5, 'io']]]],
+      [[SEQ, 2], [TS, 200], [EVENT, [[9, INSTANT], [23, 'b']]]],
+      [[SEQ, 2], [PROCESS_DESC, [[1, 20], [6, 'renderer']]]],
+    ]));
+    expect(await rows(path, `select p.pid, p.name as process, t.tid, t.name as thread, s.name from slice s
+      join thread_track tt on tt.id = s.track_id join thread t using (utid) join process p using (upid)
+      order by s.ts`)).toEqual([
+      { pid: 10, process: 'browser', tid: 11, thread: 'main', name: 'a' },
+      { pid: 20, process: 'renderer', tid: 21, thread: 'io', name: 'b' },
+    ]);
+    // One process per pid (trace_processor's table also has its pid 0 placeholder row).
+    expect(await rows(path, `select count(*)::INTEGER as n from process`)).toEqual([{ n: 2 }]);
   });
 });
 
