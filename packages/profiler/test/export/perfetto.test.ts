@@ -74,8 +74,9 @@ describe('writePerfettoTrace', () => {
     const gpu = tds.find((t) => t.process?.pid === GPU_PID);
     expect(host?.process.processName).toBe('node franka.ts');
     expect(gpu?.process.processName).toBe('GPU 0 (llvmpipe)');
-    expect(tds.find((t) => t.thread)?.thread).toEqual({ pid: HOST_PID, tid: HOST_PID, threadName: 'main' });
-    expect(tds.find((t) => t.thread?.pid === GPU_PID)?.thread).toEqual({ pid: GPU_PID, tid: 0, threadName: 'queue 0' });
+    // tid is an int64 (as in Perfetto's proto): decoded as a string, like the uuids.
+    expect(tds.find((t) => t.thread)?.thread).toEqual({ pid: HOST_PID, tid: String(HOST_PID), threadName: 'main' });
+    expect(tds.find((t) => t.thread?.pid === GPU_PID)?.thread).toEqual({ pid: GPU_PID, tid: '0', threadName: 'queue 0' });
     expect(tds.find((t) => t.name === 'FPS')?.counter).toEqual({ unit: 2 });
     expect(tds.find((t) => t.name === 'GPU memory')).toMatchObject({ parentUuid: gpu!.uuid, counter: { unit: 3 } });
     expect(tds.find((t) => t.name === 'solver iterations p95')?.counter).toEqual({ unitName: 'iterations' });
@@ -87,7 +88,7 @@ describe('writePerfettoTrace', () => {
     trace.slices.push({ track: 99, name: 'other kernel', category: 'kernel', ts: 10, dur: 5 });
     const { packets } = await written('same-tid.pftrace', trace);
     const tds = packets.filter((p) => p.trackDescriptor).map((p) => p.trackDescriptor);
-    expect(tds.filter((t) => t.thread?.pid === GPU_PID && t.thread.tid === 0)).toHaveLength(1);
+    expect(tds.filter((t) => t.thread?.pid === GPU_PID && t.thread.tid === '0')).toHaveLength(1);
     expect(tds.find((t) => t.name === 'queue 0 again')?.parentUuid).toBe(tds.find((t) => t.process?.pid === GPU_PID)!.uuid);
     expect(decodeEvents(packets).slices.find((s) => s.name === 'other kernel')?.trackName).toBe('queue 0 again');
   });

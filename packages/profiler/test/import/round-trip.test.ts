@@ -62,3 +62,28 @@ describe('round trip through our exporters', () => {
     });
   }
 });
+
+describe('thread ids through pftrace', () => {
+  it('a tid beyond 32 bits comes back (ThreadDescriptor.tid is an int64 in Perfetto\'s proto)', async () => {
+    const t = emptyTrace({
+      baseTimeNs: 1_000n, traceName: 'tids', producer: 'gsprof test', hostname: 'host', pid: 10,
+      deviceProperties: [], syncEachStep: false, run: {},
+    });
+    t.processes.push({ pid: 10, name: 'node', kind: 'cpu' });
+    t.tracks.push({ id: 1, kind: 'thread', name: 'wide', pid: 10, tid: 4_294_967_297 },
+      { id: 2, kind: 'thread', name: 'negative', pid: 10, tid: -5 });
+    t.slices.push({ track: 1, name: 'a', category: 'c', ts: 0, dur: 10 }, { track: 2, name: 'b', category: 'c', ts: 5, dur: 10 });
+    const path = `${files.dir}/tids.pftrace`;
+    await writePerfettoTrace(t, path);
+    const db = await openTrace(path);
+    try {
+      // Before, the writer's proto subset said int32 and the tid came back as 1.
+      expect((await db.query(`select t.tid, t.name, s.name as slice from slice s join thread_track tt on tt.id = s.track_id
+        join thread t using (utid) where s.name <> 'gsprof.metadata' order by s.name`)).rows).toEqual([
+        { tid: 4_294_967_297, name: 'wide', slice: 'a' }, { tid: -5, name: 'negative', slice: 'b' },
+      ]);
+    } finally {
+      await db.close();
+    }
+  });
+});
