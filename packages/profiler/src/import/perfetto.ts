@@ -678,10 +678,13 @@ class PerfettoImporter {
       else if (ph === 'I' || ph === 'i' || ph === 'R') type = 3;
       else if (ph === 'X') type = 5;
       else if (ph === 'b' || ph === 'e' || ph === 'n') {
-        const key = `${legacy.id ?? ''}:${category ?? ''}`;
+        // As trace_processor: only a local_id is scoped to the event's process; a global or unscoped id is one
+        // async track for the whole trace, in no process.
+        const upid = legacy.id?.startsWith('l') ? reg?.upid ?? null : null;
+        const key = `${legacy.id ?? ''}:${category ?? ''}:${upid ?? ''}`;
         let t = this.asyncTracks.get(key);
         if (t === undefined) {
-          t = this.sink.addTrack({ type: 'async', name, upid: reg?.upid ?? null });
+          t = this.sink.addTrack({ type: 'async', name, upid });
           this.asyncTracks.set(key, t);
         }
         trackId = t;

@@ -372,6 +372,28 @@ describe('Perfetto legacy ThreadDescriptor and delta-encoded events', () => {
   });
 });
 
+describe('Perfetto legacy async events', () => {
+  it('a global or unscoped id is a track in no process, a local id one of the event\'s process', async () => {
+    // LegacyEvent: unscoped_id 6, local_id 10, global_id 11; phases 'b' and 'e'.
+    const b = 'b'.charCodeAt(0), e = 'e'.charCodeAt(0);
+    const ev = (ts: number, phase: number, idField: number, name?: string): Field[] =>
+      [[SEQ, 1], [TS, ts], [EVENT, [...(name ? [[23, name] as Field] : []), [22, 'cat'], [6, [[2, phase], [idField, 7]]]]]];
+    const path = files.write('legacy-async.pftrace', trace([
+      [[SEQ, 1], [FLAGS, CLEARED], [THREAD_DESC, [[1, 10], [2, 11], [5, 'main']]]],
+      ev(100, b, 11, 'global'), ev(200, e, 11),
+      ev(300, b, 6, 'unscoped'), ev(400, e, 6),
+      ev(500, b, 10, 'local'), ev(600, e, 10),
+    ]));
+    // As trace_processor_shell v58.2 gives them on these bytes (its global ones have type legacy_async_global_slice).
+    expect(await rows(path, `select s.name, s.dur, p.pid from slice s left join process_track pt on pt.id = s.track_id
+      left join process p using (upid) order by s.ts`)).toEqual([
+      { name: 'global', dur: 100, pid: null },
+      { name: 'unscoped', dur: 100, pid: null },
+      { name: 'local', dur: 100, pid: 10 },
+    ]);
+  });
+});
+
 describe('Perfetto legacy complete (X) events', () => {
   it('drops an X that ends after the slice it starts in, where the JSON importer moves it aside', async () => {
     const X = (name: string, ts: number, durUs: number): Field[] =>
