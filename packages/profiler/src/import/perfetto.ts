@@ -218,6 +218,7 @@ class PerfettoImporter {
     let snapshot: ProtoReader | null = null;
     let threadDesc: ProtoReader | null = null;
     let processDesc: ProtoReader | null = null;
+    let dropped = false;
     while (r.next()) {
       switch (r.field) {
         case 8: r.readVarint(); tsLo = r.lo; tsHi = r.hi; break;
@@ -232,12 +233,14 @@ class PerfettoImporter {
         case 59: defaults = r.sub(); break;
         case 44: threadDesc = r.sub(); break;
         case 43: processDesc = r.sub(); break;
+        case 42: dropped = r.varint() !== 0; break;
         default: r.skip();
       }
     }
     // Perfetto's order: state reset, then this packet's defaults (which already apply to its own timestamp).
     const seq = this.seq(seqId);
     if (cleared || (flags & 1)) this.clearIncrementalState(seq);
+    else if (dropped && seqId !== 0) this.packetLoss(seq);
     if (defaults) this.defaults(seq, defaults);
     if (snapshot) { this.clockSnapshot(snapshot, seqId); return; }
     let ts = this.lastTs;
@@ -271,6 +274,17 @@ class PerfettoImporter {
     seq.defaultClock = 0; seq.extraCounters = []; seq.extraDoubleCounters = [];
     seq.counterValues.clear();
     seq.refs = null;
+  }
+
+  /**
+   * previous_packet_dropped: as trace_processor, the sequence's packets that need incremental state are skipped
+   * until its next clear, and the delta references and incremental counter values are gone; interned data,
+   * defaults and the sequence's thread stay.
+   */
+  private packetLoss(seq: SeqState): void {
+    seq.valid = false;
+    seq.refs = null;
+    seq.counterValues.clear();
   }
 
   /**

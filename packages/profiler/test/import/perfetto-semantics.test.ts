@@ -221,6 +221,39 @@ describe('Perfetto incremental state', () => {
   });
 });
 
+describe('Perfetto packet loss', () => {
+  it('after previous_packet_dropped, packets needing incremental state wait for a clear; deltas and incremental counters restart', async () => {
+    const DROPPED = 42, INTERNED = 12, NEEDS_STATE = 2;
+    const path = files.write('packet-loss.pftrace', trace([
+      [[SEQ, 1], [FLAGS, CLEARED], [THREAD_DESC, [[1, 10], [2, 11], [5, 'main'], [6, 1]]],
+        [INTERNED, [[2, [[1, 1], [2, 'interned']]]]]],
+      [[SEQ, 1], [DESC, [[1, 5], [2, 'bytes'], [8, [[5, true]]]]]],
+      [[SEQ, 1], [TS, 10], [EVENT, [[9, COUNTER], [11, 5], [30, 100]]]],
+      [[SEQ, 1], [EVENT, [[9, INSTANT], [23, 'delta ok'], [1, 1]]]],
+      [[SEQ, 1], [TS, 3000], [FLAGS, NEEDS_STATE], [EVENT, [[9, INSTANT], [10, 1]]]],
+      // The loss: this packet itself is read (it needs no state), on the sequence's thread.
+      [[SEQ, 1], [TS, 4000], [DROPPED, 1], [EVENT, [[9, INSTANT], [23, 'after loss']]]],
+      [[SEQ, 1], [TS, 5000], [FLAGS, NEEDS_STATE], [EVENT, [[9, INSTANT], [10, 1]]]],
+      [[SEQ, 1], [EVENT, [[9, INSTANT], [23, 'delta after loss'], [1, 1]]]],
+      [[SEQ, 1], [TS, 6000], [EVENT, [[9, COUNTER], [11, 5], [30, 1]]]],
+      [[SEQ, 1], [TS, 7000], [FLAGS, CLEARED]],
+      [[SEQ, 1], [TS, 8000], [FLAGS, NEEDS_STATE], [EVENT, [[9, INSTANT], [23, 'after clear']]]],
+    ]));
+    // As trace_processor_shell v58.2 gives them on these bytes.
+    expect(await rows(path, THREADS)).toEqual([
+      { ts: '2000', dur: 0, name: 'delta ok', depth: 0, tid: 11, thread: 'main', pid: 10 },
+      { ts: '3000', dur: 0, name: 'interned', depth: 0, tid: 11, thread: 'main', pid: 10 },
+      { ts: '4000', dur: 0, name: 'after loss', depth: 0, tid: 11, thread: 'main', pid: 10 },
+      { ts: '8000', dur: 0, name: 'after clear', depth: 0, tid: 11, thread: 'main', pid: 10 },
+    ]);
+    expect(await rows(path, COUNTERS)).toEqual([
+      { name: 'bytes', ts: '10', value: 100 }, { name: 'bytes', ts: '6000', value: 1 },
+    ]);
+    expect(await stat(path, 'tokenizer_skipped_packets')).toBe(1);
+    expect(await stat(path, 'track_event_skipped_timestamp_delta_without_valid_state')).toBe(1);
+  });
+});
+
 describe('Perfetto debug annotations', () => {
   it('merges the annotations of a slice\'s begin and end that share a key: the end\'s value wins, arrays append', async () => {
     const path = files.write('merged-annotations.pftrace', trace([
