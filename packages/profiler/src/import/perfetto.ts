@@ -263,7 +263,7 @@ class PerfettoImporter {
     if (processDesc) this.processDescriptorPacket(processDesc);
     if (threadDesc) this.threadDescriptorPacket(seq, seqId, threadDesc);
     if (descriptor) this.trackDescriptor(descriptor, seq);
-    if (event) this.trackEvent(seq, event, ts);
+    if (event) this.trackEvent(seq, event, ts, tsLo >= 0);
   }
 
   private clearIncrementalState(seq: SeqState): void {
@@ -576,7 +576,7 @@ class PerfettoImporter {
     return this.defaultTrack;
   }
 
-  private trackEvent(seq: SeqState, r: ProtoReader, packetTs: number): void {
+  private trackEvent(seq: SeqState, r: ProtoReader, packetTs: number, hasPacketTs: boolean): void {
     let ts = packetTs;
     let type = 0;
     let trackUuid: Key | null = null;
@@ -631,6 +631,8 @@ class PerfettoImporter {
     }
     category = cats.length > 0 ? cats.join(',') : null;
 
+    // An event with no time of its own is dropped (trace_processor's track_event_missing_timestamp).
+    if (tsDeltaUs === null && !tsAbsUs && !hasPacketTs) { this.sink.stat('track_event_missing_timestamp'); return; }
     // Delta-encoded fields count from the sequence's ThreadDescriptor references; without them (none yet, or a
     // clear since) trace_processor drops the whole event, and so does gsprof.
     if (tsDeltaUs !== null || threadTimeDeltaUs !== null || instructionDelta !== null) {

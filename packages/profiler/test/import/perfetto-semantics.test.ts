@@ -254,6 +254,21 @@ describe('Perfetto packet loss', () => {
   });
 });
 
+describe('Perfetto events without a time', () => {
+  it('drops a TrackEvent with no packet timestamp and no legacy one, as trace_processor', async () => {
+    const path = files.write('no-timestamp.pftrace', trace([
+      [[SEQ, 1], [FLAGS, CLEARED], [DESC, [[1, 1], [4, [[1, 10], [2, 11], [5, 'main']]]]]],
+      [[SEQ, 1], [TS, 100], [EVENT, [[9, INSTANT], [11, 1], [23, 'with ts']]]],
+      // Before, these took the previous packet's time (100), and the begin made a slice of 200.
+      [[SEQ, 1], [EVENT, [[9, INSTANT], [11, 1], [23, 'no ts']]]],
+      [[SEQ, 1], [EVENT, [[9, BEGIN], [11, 1], [23, 'begin no ts']]]],
+      [[SEQ, 1], [TS, 300], [EVENT, [[9, END], [11, 1]]]],
+    ]));
+    expect(await rows(path, SLICES)).toEqual([{ ts: '100', dur: 0, name: 'with ts', depth: 0 }]);
+    expect(await stat(path, 'track_event_missing_timestamp')).toBe(2);
+  });
+});
+
 describe('Perfetto debug annotations', () => {
   it('merges the annotations of a slice\'s begin and end that share a key: the end\'s value wins, arrays append', async () => {
     const path = files.write('merged-annotations.pftrace', trace([
