@@ -689,6 +689,11 @@ class PerfettoImporter {
 
     if (type === 0 && legacy) {
       const ph = String.fromCharCode(legacy.phase);
+      // A legacy slice phase, or a thread-scoped instant, belongs to a thread: on a process or global track
+      // trace_processor rejects the event (track_event_parser_errors).
+      const threadScoped = ph === 'B' || ph === 'E' || ph === 'X'
+        || ((ph === 'I' || ph === 'i') && (legacy.scope === 0 || legacy.scope === 3));
+      if (threadScoped && (reg?.utid ?? null) === null) { this.sink.stat('track_event_parser_errors'); return; }
       if (ph === 'B') type = 1;
       else if (ph === 'E') type = 2;
       else if (ph === 'I' || ph === 'i' || ph === 'R') type = 3;

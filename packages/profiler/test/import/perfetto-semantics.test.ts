@@ -442,6 +442,32 @@ describe('Perfetto legacy async events', () => {
   });
 });
 
+describe('Perfetto legacy phases off a thread', () => {
+  it('rejects a legacy B, E, X or thread-scoped instant on a process or global track, as trace_processor', async () => {
+    const L = (ts: number, track: number, name: string, phase: string, extra: Field[] = []): Field[] =>
+      [[SEQ, 1], [TS, ts], [EVENT, [[11, track], [23, name], [6, [[2, phase.charCodeAt(0)], ...extra]]]]];
+    const path = files.write('legacy-off-thread.pftrace', trace([
+      [[SEQ, 1], [FLAGS, CLEARED], [DESC, [[1, 1], [4, [[1, 10], [2, 11], [5, 'main']]]]]],
+      [[SEQ, 1], [DESC, [[1, 2], [3, [[1, 10], [6, 'proc']]]]]],
+      [[SEQ, 1], [DESC, [[1, 3], [2, 'custom']]]],
+      L(100, 1, 'x on thread', 'X', [[3, 1]]),
+      L(200, 2, 'x on process', 'X', [[3, 1]]),
+      L(300, 3, 'b on global', 'B'), L(400, 3, '', 'E'),
+      L(500, 2, 'i on process', 'I'),
+      // LegacyEvent.instant_event_scope 2: the process's, which needs no thread.
+      L(550, 2, 'i process scope', 'I', [[14, 2]]),
+      L(700, 3, 'R on global', 'R'),
+    ]));
+    // As trace_processor_shell v58.2 gives them on these bytes.
+    expect(await rows(path, SLICES)).toEqual([
+      { ts: '100', dur: 1000, name: 'x on thread', depth: 0 },
+      { ts: '550', dur: 0, name: 'i process scope', depth: 0 },
+      { ts: '700', dur: 0, name: 'R on global', depth: 0 },
+    ]);
+    expect(await stat(path, 'track_event_parser_errors')).toBe(4);
+  });
+});
+
 describe('Perfetto legacy complete (X) events', () => {
   it('drops an X that ends after the slice it starts in, where the JSON importer moves it aside', async () => {
     const X = (name: string, ts: number, durUs: number): Field[] =>

@@ -115,7 +115,8 @@ describe('Perfetto legacy flows', () => {
     const legacyX = (name: string, ts: number, dir: number): Field[] => [[10, 1], [8, ts],
       [11, [[11, 1], [23, name], [6, [[2, 88], [3, 1], [8, 77], [13, dir]]]]]];
     const path = files.write('legacy.pftrace', trace([
-      [[10, 1], [8, 0], [13, 3], [60, [[1, 1], [2, 't']]]],
+      // A thread's track: trace_processor rejects a legacy X on a track of no thread.
+      [[10, 1], [8, 0], [13, 3], [60, [[1, 1], [4, [[1, 5], [2, 6], [5, 't']]]]]],
       legacyX('out', 10_000, 2),
       legacyX('in', 20_000, 1),
     ]));
