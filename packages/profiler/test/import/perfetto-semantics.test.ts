@@ -358,6 +358,20 @@ describe('Perfetto legacy ThreadDescriptor and delta-encoded events', () => {
     ]);
   });
 
+  it('legacy timestamps are in the MONOTONIC clock, converted to the trace clock through a snapshot', async () => {
+    const path = files.write('legacy-monotonic.pftrace', trace([
+      [[SEQ, 1], [SNAPSHOT, [clock(BOOTTIME, 10_000_000), clock(MONOTONIC, 1_000_000)]]],
+      [[SEQ, 1], [FLAGS, CLEARED], [THREAD_DESC, [[1, 10], [2, 11], [5, 'main'], [6, 1000]]]],
+      [[SEQ, 1], [EVENT, [[9, INSTANT], [23, 'delta'], [1, 5]]]],
+      [[SEQ, 1], [EVENT, [[9, INSTANT], [23, 'absolute'], [16, 1010]]]],
+      [[SEQ, 1], [TS, 10_020_000], [EVENT, [[9, INSTANT], [23, 'packet (boottime)']]]],
+    ]));
+    // As trace_processor_shell v58.2 gives them on these bytes.
+    expect(await rows(path, `select s.ts::VARCHAR as ts, s.name from slice s order by s.ts`)).toEqual([
+      { ts: '10005000', name: 'delta' }, { ts: '10010000', name: 'absolute' }, { ts: '10020000', name: 'packet (boottime)' },
+    ]);
+  });
+
   it('a thread TrackDescriptor\'s reference values start the deltas too', async () => {
     const path = files.write('track-descriptor-references.pftrace', trace([
       [[SEQ, 1], [FLAGS, CLEARED], [DESC, [[1, 1], [4, [[1, 40], [2, 41], [5, 'td thread'], [6, 3000], [7, 100]]]]]],
