@@ -9,14 +9,16 @@
  * come out in the CPU's order with its positions, frames and parameters (collision/params.ts). A pair whose
  * contacts do not all fit in MAXCON is dropped whole and sets errFlags bit 2 (value 4); later pairs still may fit.
  *
- * Narrow phases mirrored: plane against sphere, capsule, cylinder and box; sphere-sphere, sphere-capsule,
- * capsule-capsule, sphere-cylinder, sphere-box, capsule-box, box-box (box_box.ts). The CPU's general convex
- * pairs (GJK/EPA: ellipsoids, capsule-cylinder, cylinder-cylinder, cylinder-box) are not here: the GPU backend
- * refuses them at build (gpuHasNarrow). Geom types: 0 plane, 2 sphere, 3 capsule, 5 cylinder, 6 box.
+ * Narrow phases mirrored: plane against sphere, capsule, cylinder, box and mesh (mesh.ts); sphere-sphere,
+ * sphere-capsule, capsule-capsule, sphere-cylinder, sphere-box, capsule-box, box-box (box_box.ts). The CPU's
+ * general convex pairs (GJK/EPA: ellipsoids, capsule-cylinder, cylinder-cylinder, cylinder-box, mesh against
+ * anything but a plane) are not here: the GPU backend refuses them at build (gpuHasNarrow, refuseMeshCollision).
+ * Geom types: 0 plane, 2 sphere, 3 capsule, 5 cylinder, 6 box, 7 mesh.
  */
 import type { KernelDef } from '../runtime.js';
 import { WGSL_MATH } from '../wgsl-math.js';
 import { BOX_BOX_WGSL } from './box_box.js';
+import { MESH_HULL_WGSL, PLANE_MESH_WGSL } from './mesh.js';
 
 const COLLISION_HELPERS = /* wgsl */ `
 const MINVAL_C: f32 = 1e-15;
@@ -355,7 +357,7 @@ fn capsule_box(cp: vec3<f32>, cm: mat3x3<f32>, r: f32, hl: f32, bp: vec3<f32>, b
 
 // keep in step with gpuHasNarrow below
 fn has_narrow(t1: i32, t2: i32) -> bool {
-  if (t1 == 0) { return t2 == 2 || t2 == 3 || t2 == 5 || t2 == 6; }
+  if (t1 == 0) { return t2 == 2 || t2 == 3 || t2 == 5 || t2 == 6 || t2 == 7; }
   if (t1 == 2) { return t2 == 2 || t2 == 3 || t2 == 5 || t2 == 6; }
   if (t1 == 3) { return t2 == 3 || t2 == 6; }
   if (t1 == 6) { return t2 == 6; }
@@ -380,6 +382,7 @@ fn narrow(g1: i32, g2: i32, e: u32, margin: f32) -> i32 {
     if (t2 == 3) { return plane_capsule(p1, n, p2, m2, s2.x, s2.y, margin); }
     if (t2 == 5) { return plane_cylinder(p1, n, p2, m2, s2.x, s2.y, margin); }
     if (t2 == 6) { return plane_box(p1, n, p2, m2, s2, margin); }
+    if (t2 == 7) { return plane_mesh(p1, n, g2, p2, m2, margin); }
     return 0;
   }
   if (t1 == 2) {
@@ -539,6 +542,7 @@ fn collide_pair(ga: i32, gb: i32, e: u32, ncon0: i32, ipair: i32) -> i32 {
 
 /** The pairs (type1 <= type2) the WGSL narrow phase has, as its has_narrow; the GPU backend refuses the rest at build. */
 export function gpuHasNarrow(t1: number, t2: number): boolean {
+  if (t1 === 0 && t2 === 7) return true; // plane-mesh
   if (t1 === 0 || t1 === 2) return t2 === 2 || t2 === 3 || t2 === 5 || t2 === 6;
   if (t1 === 3) return t2 === 3 || t2 === 6;
   if (t1 === 6) return t2 === 6;
@@ -547,7 +551,7 @@ export function gpuHasNarrow(t1: number, t2: number): boolean {
 
 export const collisionKernel: KernelDef = {
   name: 'collision',
-  helpers: WGSL_MATH + COLLISION_HELPERS + BOX_BOX_WGSL,
+  helpers: WGSL_MATH + COLLISION_HELPERS + BOX_BOX_WGSL + MESH_HULL_WGSL + PLANE_MESH_WGSL,
   body: /* wgsl */ `
   var ncon = 0;
   if (OPT_COLLISION != 0) {
