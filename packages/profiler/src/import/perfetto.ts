@@ -64,7 +64,7 @@ interface TrackReg {
  * instant 1 = global, 2 = process, 3 = thread.
  */
 interface LegacyInfo {
-  phase: number; durUs: number; id: string | null; bindId: Key | null; flowDirection: number;
+  phase: number; durUs: number; id: string | null; bindId: Key | null; flowDirection: number; nameIid: number;
   scope: number; pidOverride: number | null; tidOverride: number | null;
 }
 
@@ -582,6 +582,7 @@ class PerfettoImporter {
     let trackUuid: Key | null = null;
     let hasTrackField = false;
     let name: string | null = null;
+    let nameIid = 0;
     let category: string | null = null;
     const cats: string[] = [];
     const annotations: ProtoReader[] = [];
@@ -612,7 +613,7 @@ class PerfettoImporter {
         case 9: type = r.varint(); break;
         case 11: r.readVarint(); trackUuid = r.key(); hasTrackField = true; break;
         case 23: name = r.string(); break;
-        case 10: name = seq.names.get(r.varint()) ?? null; break;
+        case 10: nameIid = r.varint(); break;
         case 22: cats.push(r.string()); break;
         case 3: r.repeated(false, () => { const c = seq.cats.get(r.number()); if (c !== undefined) cats.push(c); }); break;
         case 4: if (r.wire === 2) annotations.push(r.sub()); else r.skip(); break;
@@ -625,11 +626,18 @@ class PerfettoImporter {
         case 12: r.repeated(false, () => extraValues.push(r.signed())); break;
         case 46: this.doubles(r, extraDoubleValues); break;
         case 52: r.readVarint(); correlation = r.number(); break;
-        case 6: legacy = this.legacyEvent(r.sub(), seq, (n) => { name ??= n; }); break;
+        case 6: legacy = this.legacyEvent(r.sub()); break;
         default: r.skip();
       }
     }
     category = cats.length > 0 ? cats.join(',') : null;
+    // As trace_processor: an interned name (the event's, else its legacy event's) wins over a plain one, and
+    // one that does not resolve leaves the event unnamed.
+    const iid = nameIid || legacy?.nameIid || 0;
+    if (iid !== 0) {
+      name = seq.names.get(iid) ?? null;
+      if (name === null) this.sink.stat('interned_data_tokenizer_errors');
+    }
 
     // An event with no time of its own is dropped (trace_processor's track_event_missing_timestamp).
     if (tsDeltaUs === null && !tsAbsUs && !hasPacketTs) { this.sink.stat('track_event_missing_timestamp'); return; }
@@ -803,18 +811,19 @@ class PerfettoImporter {
     while (r.pos < end) out.push(r.double());
   }
 
-  private legacyEvent(r: ProtoReader, seq: SeqState, setName: (n: string) => void): LegacyInfo {
+  private legacyEvent(r: ProtoReader): LegacyInfo {
     let phase = 0;
     let durUs = 0;
     let id: string | null = null;
     let bindId: Key | null = null;
     let flowDirection = 0;
     let scope = 0;
+    let nameIid = 0;
     let pidOverride: number | null = null;
     let tidOverride: number | null = null;
     while (r.next()) {
       switch (r.field) {
-        case 1: { const n = seq.names.get(r.varint()); if (n !== undefined) setName(n); break; }
+        case 1: nameIid = r.varint(); break;
         case 2: phase = r.varint(); break;
         case 3: r.readVarint(); durUs = r.signed(); break;
         case 6: r.readVarint(); id = `u${r.key()}`; break;
@@ -828,7 +837,7 @@ class PerfettoImporter {
         default: r.skip();
       }
     }
-    return { phase, durUs, id, bindId, flowDirection, scope, pidOverride, tidOverride };
+    return { phase, durUs, id, bindId, flowDirection, nameIid, scope, pidOverride, tidOverride };
   }
 
   private flows(flows: Key[], terminating: Key[], ts: number, trackId: number, sliceId: number): void {

@@ -269,6 +269,28 @@ describe('Perfetto events without a time', () => {
   });
 });
 
+describe('Perfetto event names', () => {
+  it('an interned name (the event\'s, else its legacy event\'s) wins over a plain one; one that does not resolve leaves no name', async () => {
+    const INTERNED = 12;
+    const ev = (ts: number, fields: Field[]): Field[] => [[SEQ, 1], [TS, ts], [EVENT, [[9, INSTANT], [11, 1], ...fields]]];
+    const path = files.write('event-names.pftrace', trace([
+      [[SEQ, 1], [FLAGS, CLEARED], [DESC, [[1, 1], [4, [[1, 10], [2, 11], [5, 'main']]]]],
+        [INTERNED, [[2, [[1, 1], [2, 'interned one']]], [2, [[1, 2], [2, 'interned two']]]]]],
+      ev(100, [[23, 'plain']]),
+      ev(200, [[23, 'plain'], [10, 1]]),
+      ev(300, [[10, 9], [23, 'plain']]),
+      ev(400, [[23, 'plain'], [6, [[1, 2]]]]),
+      ev(500, [[10, 1], [6, [[1, 2]]]]),
+    ]));
+    // As trace_processor_shell v58.2 gives them on these bytes.
+    expect(await rows(path, `select s.ts, s.name from slice s order by s.ts`)).toEqual([
+      { ts: 100, name: 'plain' }, { ts: 200, name: 'interned one' }, { ts: 300, name: null },
+      { ts: 400, name: 'interned two' }, { ts: 500, name: 'interned one' },
+    ]);
+    expect(await stat(path, 'interned_data_tokenizer_errors')).toBe(1);
+  });
+});
+
 describe('Perfetto debug annotations', () => {
   it('merges the annotations of a slice\'s begin and end that share a key: the end\'s value wins, arrays append', async () => {
     const path = files.write('merged-annotations.pftrace', trace([
