@@ -15,7 +15,6 @@ import { isSoftwareAdapter, openGpu, type OpenedGpu } from '../gpu/adapter.js';
 import { GPU_KERNELS } from '../gpu/kernels/index.js';
 import { bytesPerEnv } from '../gpu/layout.js';
 import { GpuSim } from '../gpu/runtime.js';
-import { isSpatial } from '../physics/tendon.js';
 import { logger } from '@gsprof/log';
 import type {
   Backend, BackendBuildOptions, BackendInitOptions, DeviceDescription, DofField, EnvContacts, EnvErrors, SimInstance, StateField,
@@ -72,20 +71,17 @@ export function refuseCpuOnlyPairs(model: Model): void {
 }
 
 /**
- * Refuses mesh geoms that can touch a geom other than a plane, and hfield geoms that can touch any: their
- * collision (MuJoCo's convex routine, its height field prisms) runs on the CPU backend only, and the WGSL narrow
- * phase would skip the pair (the mesh would fall through a box, a ball through the terrain). Plane-mesh has a
- * WGSL narrow phase (gpu/kernels/mesh.ts).
+ * Refuses mesh and hfield geoms that can touch another geom: their collision (plane-mesh, MuJoCo's convex routine,
+ * its height field prisms) runs on the CPU backend only, and the WGSL narrow phase would skip the pair (the mesh
+ * would fall through the floor, a ball through the terrain).
  */
 export function refuseMeshCollision(model: Model): void {
   if (!model.opt.enableCollision) return;
   const plan = collisionPlan(model);
   for (let p = 0; p < plan.npair; p++) {
-    const pair = [plan.geom1[p]!, plan.geom2[p]!];
-    for (const [k, g] of pair.entries()) {
-      const other = pair[1 - k]!;
-      if (model.geomType[g] === GeomType.Mesh && model.geomType[other] !== GeomType.Plane) {
-        throw new Error(`the GPU backend collides meshes with planes only: ${geomLabel(model, g)} can touch ${geomLabel(model, other)}; mesh against other geoms runs on the CPU backend (backend cpu), or keep the pair from colliding (contype/conaffinity, <exclude>)`);
+    for (const g of [plan.geom1[p]!, plan.geom2[p]!]) {
+      if (model.geomType[g] === GeomType.Mesh) {
+        throw new Error(`the GPU backend has no mesh collision: ${geomLabel(model, g)} can touch other geoms; meshes run on the CPU backend (backend cpu), or keep the geom from colliding (contype/conaffinity 0)`);
       }
       if (model.geomType[g] === GeomType.HField) {
         throw new Error(`the GPU backend has no height field collision: ${geomLabel(model, g)} can touch other geoms; height fields run on the CPU backend (backend cpu)`);
@@ -99,14 +95,6 @@ export function refuseEllipticCone(model: Model): void {
   if (model.opt.cone === ConeType.Elliptic) {
     throw new Error('the GPU backend has pyramidal friction cones only: elliptic cones (<option cone="elliptic">, rigidOptions.cone \'elliptic\') run on the CPU backend; use backend cpu, or cone pyramidal');
   }
-}
-
-/** Refuses spatial tendons: the WGSL kernels compute fixed tendons (joint coefficients) only. */
-export function refuseSpatialTendons(model: Model): void {
-  const t = Array.from({ length: model.ntendon }, (_, k) => k).find((k) => isSpatial(model, k));
-  if (t === undefined) return;
-  const name = model.tendonName[t] ? `"${model.tendonName[t]}"` : `${t}`;
-  throw new Error(`the GPU backend has fixed tendons only: spatial tendon ${name} runs on the CPU backend; use backend cpu`);
 }
 
 /** Device copies of gs.tensor(..., { device: gs.device }) values, per tensor object. */
@@ -148,7 +136,6 @@ export class GpuBackend implements Backend {
 
   async build(model: Model, nEnvs: number, precision: Precision, options: BackendBuildOptions): Promise<SimInstance> {
     refuseEllipticCone(model);
-    refuseSpatialTendons(model);
     refuseLowFriction(model);
     refuseMeshCollision(model);
     refuseCpuOnlyPairs(model);

@@ -5,6 +5,7 @@
  * Kernels address a field through its base constant: element k of env e of field F is `df[(D_F + k) * N + e]`.
  */
 import type { Model } from '../model/model.js';
+import { hasSpatialTendons } from '../physics/tendon.js';
 
 export interface FieldSpec {
   /** Data field name (as in data.ts). */
@@ -24,6 +25,7 @@ export function dataFields(m: Model, cap: Capacities): FieldSpec[] {
   const { nq, nv, nu, nbody, njnt, ngeom, nsite } = m;
   const C = cap.maxContacts;
   const E = cap.maxEfc;
+  const spatial = hasSpatialTendons(m);
   const r = (name: string, size: number): FieldSpec => ({ name, size, kind: 'f32' });
   const i = (name: string, size: number): FieldSpec => ({ name, size, kind: 'i32' });
   return [
@@ -51,6 +53,8 @@ export function dataFields(m: Model, cap: Capacities): FieldSpec[] {
     r('conJac', 6 * nv), r('solGradOld', nv), r('solMgradOld', nv), i('solOldState', E), i('solTouched', nv),
     // Constraint islands (solve): union-find parent and label per tree, island of each dof and of each row.
     i('solIslRoot', nv), i('solIslLabel', nv), i('solDofIsland', nv), i('solRowIsland', E),
+    // Spatial tendons' length and Jacobian (kernels/tendon.ts, set in com); empty without spatial tendons.
+    r('tenLength', spatial ? m.ntendon : 0), r('tenJ', spatial ? m.ntendon * nv : 0),
   ];
 }
 
@@ -100,10 +104,11 @@ export const MODEL_REAL_FIELDS = [
   'eqSolref', 'eqSolimp', 'eqData', 'qpos0', 'qposSpring', 'jntActfrcrange',
   'tendonRange', 'tendonMargin', 'tendonStiffness', 'tendonDamping', 'tendonFrictionloss', 'tendonLengthspring',
   'tendonSolrefLim', 'tendonSolimpLim', 'tendonSolrefFri', 'tendonSolimpFri', 'tendonInvweight0', 'wrapPrm',
-  'pairFriction', 'pairSolref', 'pairSolimp', 'pairMargin', 'pairGap', 'meshVert',
+  'pairFriction', 'pairSolref', 'pairSolimp', 'pairMargin', 'pairGap',
 ] as const;
 
 export const MODEL_INT_FIELDS = [
+  'wrapType', // spatial tendons: a path's sites, pulleys and wrapped geoms
   'bodyParentid', 'bodyRootid', 'bodyWeldid', 'bodyJntnum', 'bodyJntadr', 'bodyDofnum', 'bodyDofadr',
   'bodyGeomnum', 'bodyGeomadr', 'jntType', 'jntQposadr', 'jntDofadr', 'jntBodyid', 'jntLimited',
   'dofBodyid', 'dofJntid', 'dofParentid', 'geomType', 'geomContype', 'geomConaffinity', 'geomCondim',
@@ -111,7 +116,6 @@ export const MODEL_INT_FIELDS = [
   'actuatorBiastype', 'actuatorTrnid', 'actuatorCtrllimited', 'actuatorForcelimited',
   'eqType', 'eqObj1id', 'eqObj2id', 'eqActive0', 'excludeSignature', 'jntActfrclimited',
   'tendonAdr', 'tendonNum', 'tendonLimited', 'wrapObjid', 'pairGeom1', 'pairGeom2', 'pairSignature', 'pairDim',
-  'geomDataid', 'meshVertadr', 'meshVertnum', 'meshGraphadr', 'meshGraph',
 ] as const;
 
 export interface PackedModel {
@@ -124,13 +128,12 @@ export interface PackedModel {
 export function packModel(m: Model): PackedModel {
   const base = new Map<string, number>();
   // jntActfrclimited / jntActfrcrange are optional in Model: absent means no joint is limited; so are the
-  // explicit pairs' fields: absent means none; and the mesh fields (vertices, hull graphs): absent without meshes
+  // explicit pairs' fields: absent means none
   const none = new Float64Array(0);
   const rec = {
     jntActfrclimited: new Uint8Array(m.njnt), jntActfrcrange: new Float64Array(2 * m.njnt),
     pairFriction: none, pairSolref: none, pairSolimp: none, pairMargin: none, pairGap: none,
     pairGeom1: none, pairGeom2: none, pairSignature: none, pairDim: none,
-    meshVert: none, geomDataid: none, meshVertadr: none, meshVertnum: none, meshGraphadr: none, meshGraph: none,
     ...(m as unknown as Record<string, ArrayLike<number>>),
   } as Record<string, ArrayLike<number>>;
   let nr = 0;

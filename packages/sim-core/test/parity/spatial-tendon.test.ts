@@ -3,10 +3,10 @@
  * (invweight0 from the sites' Jacobians at qpos0, a spring length of -1 -1 as the length at qpos_spring), and
  * the f64 CPU pipeline follows MuJoCo with a tendon motor pulling a two-link arm, through the flexor's limit
  * and friction loss, a spring-damper tendon and a tendon through a pulley, and with tendons wrapping a cylinder
- * and spheres (MuJoCo's mju_wrap, side sites included). The GPU backend refuses them in one line.
+ * and spheres (MuJoCo's mju_wrap, side sites included). The GPU backend's are held to the f32 CPU in
+ * test/gpu/spatial-tendon.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { refuseSpatialTendons } from '../../src/backend/gpu.js';
 import { stepCpu } from '../../src/cpu/step.js';
 import { makeData } from '../../src/data/make-data.js';
 import { loadMJCF, mergeModels } from '../../src/loaders/index.js';
@@ -201,13 +201,5 @@ describe('spatial tendons against MuJoCo', () => {
     expect(() => loadMJCF(unknown)).toThrow(/unknown site "nope"/);
     const fine = write(`<mujoco>${body}<tendon><spatial><site site="a"/><site site="b"/><pulley divisor="2"/><site site="b"/><site site="c"/></spatial></tendon></mujoco>`);
     expect(loadMJCF(fine).model.ntendon).toBe(1);
-  });
-
-  it('the GPU backend refuses spatial tendons at build, naming the tendon and the CPU backend', () => {
-    const model = loadMJCF(write(SPATIAL_ARM_XML)).model;
-    expect(() => refuseSpatialTendons(model)).toThrow(
-      'the GPU backend has fixed tendons only: spatial tendon "flexor" runs on the CPU backend; use backend cpu');
-    const fixed = loadMJCF(write('<mujoco><worldbody><body><joint name="j"/><geom size="1"/></body></worldbody><tendon><fixed><joint joint="j" coef="1"/></fixed></tendon></mujoco>')).model;
-    expect(() => refuseSpatialTendons(fixed)).not.toThrow();
   });
 });

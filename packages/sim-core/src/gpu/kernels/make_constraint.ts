@@ -11,6 +11,7 @@
  */
 import type { KernelDef } from '../runtime.js';
 import { WGSL_MATH } from '../wgsl-math.js';
+import { TENDON_USE_WGSL } from './tendon.js';
 
 export const IMPEDANCE_WGSL = /* wgsl */ `
 const MINVAL_I: f32 = 1e-15;
@@ -230,8 +231,13 @@ fn friction_rows(e: u32) {
   }
 }
 
-// Fixed tendon t's length; with r >= 0, also its Jacobian times scale into row r (zeroed before).
+// Tendon t's length; with r >= 0, also its Jacobian times scale into row r (zeroed before). A spatial
+// tendon's come from com (tenLength, tenJ).
 fn tendon_row(r: i32, t: i32, scale: f32, e: u32) -> f32 {
+  if (ten_is_spatial(t)) {
+    if (r >= 0) { ten_add(D_EFC_J + u32(r * NV), t, scale, 1.0, e); }
+    return dget(D_TEN_LENGTH, t, e);
+  }
   let adr = mn(M_TENDON_ADR, t);
   var len = 0.0;
   for (var w = adr; w < adr + mn(M_TENDON_NUM, t); w++) {
@@ -403,7 +409,7 @@ fn contact_rows(e: u32) {
 
 export const makeConstraintKernel: KernelDef = {
   name: 'make_constraint',
-  helpers: WGSL_MATH + IMPEDANCE_WGSL + MAKE_CONSTRAINT_HELPERS,
+  helpers: WGSL_MATH + IMPEDANCE_WGSL + TENDON_USE_WGSL + MAKE_CONSTRAINT_HELPERS,
   body: /* wgsl */ `
   mc_nefc = 0;
   mc_full = false;

@@ -6,6 +6,7 @@
  */
 import type { KernelDef } from '../runtime.js';
 import { WGSL_MATH } from '../wgsl-math.js';
+import { SPATIAL_TENDON_WGSL, TENDON_USE_WGSL } from './tendon.js';
 
 const LDL = /* wgsl */ `
 // In-place L'DL factorisation of the nv x nv matrix at 'base' (MuJoCo's tree-sparse order: rows follow
@@ -110,7 +111,7 @@ const kinematics: KernelDef = {
 
 const com: KernelDef = {
   name: 'com',
-  helpers: SMOOTH_HELPERS,
+  helpers: SMOOTH_HELPERS + SPATIAL_TENDON_WGSL,
   body: /* wgsl */ `
   for (var b = 0; b < NBODY; b++) { st3(D_SUBTREE_COM, b, e, mr(M_BODY_MASS, b) * ld3(D_XIPOS, b, e)); }
   for (var b = NBODY - 1; b > 0; b--) {
@@ -170,7 +171,8 @@ const com: KernelDef = {
         st6(D_CDOF, da, e, array<f32, 6>(axis.x, axis.y, axis.z, lin.x, lin.y, lin.z));
       }
     }
-  }`,
+  }
+  spatial_tendons(e);`,
 };
 
 const crb: KernelDef = {
@@ -207,7 +209,7 @@ const factorM: KernelDef = {
 
 const passive: KernelDef = {
   name: 'passive',
-  helpers: SMOOTH_HELPERS,
+  helpers: SMOOTH_HELPERS + TENDON_USE_WGSL,
   body: /* wgsl */ `
   for (var d = 0; d < NV; d++) { dset(D_QFRC_PASSIVE, d, e, -mr(M_DOF_DAMPING, d) * dget(D_QVEL, d, e)); }
   for (var j = 0; j < NJNT; j++) {
@@ -245,15 +247,18 @@ const passive: KernelDef = {
       dset(D_QFRC_PASSIVE, dr + c, e, dget(D_QFRC_PASSIVE, dr + c, e) - k * axis[c] * angle);
     }
   }
-  // Fixed tendons: J' * (spring outside the dead band - damping * tendon velocity), as passive.ts.
+  // Tendons: J' * (spring outside the dead band - damping * tendon velocity), as passive.ts; a spatial one's
+  // length and J from com (its wraps are no joints, so the joint loops are empty for it).
   for (var t = 0; t < NTENDON; t++) {
     let k = mr(M_TENDON_STIFFNESS, t);
     let b = mr(M_TENDON_DAMPING, t);
     if (k == 0.0 && b == 0.0) { continue; }
+    let spatial = ten_is_spatial(t);
     let adr = mn(M_TENDON_ADR, t);
-    let end = adr + mn(M_TENDON_NUM, t);
+    let end = select(adr + mn(M_TENDON_NUM, t), adr, spatial);
     var len = 0.0;
     var vel = 0.0;
+    if (spatial) { len = dget(D_TEN_LENGTH, t, e); vel = ten_velocity(t, e); }
     for (var w = adr; w < end; w++) {
       let j = mn(M_WRAP_OBJID, w);
       let c = mr(M_WRAP_PRM, w);
@@ -265,6 +270,7 @@ const passive: KernelDef = {
     var spring = 0.0;
     if (len > hi) { spring = k * (hi - len); } else if (len < lo) { spring = k * (lo - len); }
     let f = spring - b * vel;
+    if (spatial) { ten_add(D_QFRC_PASSIVE, t, 1.0, f, e); }
     for (var w = adr; w < end; w++) {
       let d = mn(M_JNT_DOFADR, mn(M_WRAP_OBJID, w));
       dset(D_QFRC_PASSIVE, d, e, dget(D_QFRC_PASSIVE, d, e) + mr(M_WRAP_PRM, w) * f);
@@ -274,7 +280,7 @@ const passive: KernelDef = {
 
 const actuation: KernelDef = {
   name: 'actuation',
-  helpers: SMOOTH_HELPERS,
+  helpers: SMOOTH_HELPERS + TENDON_USE_WGSL,
   body: /* wgsl */ `
   for (var d = 0; d < NV; d++) { dset(D_QFRC_ACTUATOR, d, e, 0.0); dset(D_Q_DERIV, d, e, -mr(M_DOF_DAMPING, d)); }
   // As MuJoCo (and the CPU stage): one NaN, Inf or |ctrl| > 1e10 after clamping zeroes every ctrl of the env.
@@ -286,15 +292,18 @@ const actuation: KernelDef = {
     if (abs(c) > 1e10) { badCtrl = true; }
   }
   for (var u = 0; u < NU; u++) {
-    // An actuator on a fixed tendon (trntype 3), as the CPU stage: gear * the tendon's length and velocity, its
-    // force through gear * coef on each of the tendon's joints; no dof controller silences it, no qDeriv term.
+    // An actuator on a tendon (trntype 3), as the CPU stage: gear * the tendon's length and velocity, its
+    // force through gear * coef on each of the tendon's joints (spatial: gear * J on every dof); no dof
+    // controller silences it, no qDeriv term.
     if (mn(M_ACTUATOR_TRNTYPE, u) == 3) {
       let t = mn(M_ACTUATOR_TRNID, 2 * u);
+      let spatial = ten_is_spatial(t);
       let adr = mn(M_TENDON_ADR, t);
-      let end = adr + mn(M_TENDON_NUM, t);
+      let end = select(adr + mn(M_TENDON_NUM, t), adr, spatial);
       let tgear = mr(M_ACTUATOR_GEAR, 6 * u);
       var tlen = 0.0;
       var tvel = 0.0;
+      if (spatial) { tlen = dget(D_TEN_LENGTH, t, e); tvel = ten_velocity(t, e); }
       for (var w = adr; w < end; w++) {
         let jw = mn(M_WRAP_OBJID, w);
         tlen += mr(M_WRAP_PRM, w) * dget(D_QPOS, mn(M_JNT_QPOSADR, jw), e);
@@ -315,6 +324,7 @@ const actuation: KernelDef = {
       }
       if (mn(M_ACTUATOR_FORCELIMITED, u) != 0) { tf = clamp(tf, mr(M_ACTUATOR_FORCERANGE, 2 * u), mr(M_ACTUATOR_FORCERANGE, 2 * u + 1)); }
       dset(D_ACTUATOR_FORCE, u, e, tf);
+      if (spatial) { ten_add(D_QFRC_ACTUATOR, t, tgear, tf, e); }
       for (var w = adr; w < end; w++) {
         let dw = mn(M_JNT_DOFADR, mn(M_WRAP_OBJID, w));
         dset(D_QFRC_ACTUATOR, dw, e, dget(D_QFRC_ACTUATOR, dw, e) + tgear * mr(M_WRAP_PRM, w) * tf);
