@@ -71,17 +71,20 @@ export function refuseCpuOnlyPairs(model: Model): void {
 }
 
 /**
- * Refuses mesh and hfield geoms that can touch another geom: their collision (plane-mesh, MuJoCo's convex routine,
- * its height field prisms) runs on the CPU backend only, and the WGSL narrow phase would skip the pair (the mesh
- * would fall through the floor, a ball through the terrain).
+ * Refuses mesh geoms that can touch a geom other than a plane, and hfield geoms that can touch any: their
+ * collision (MuJoCo's convex routine, its height field prisms) runs on the CPU backend only, and the WGSL narrow
+ * phase would skip the pair (the mesh would fall through a box, a ball through the terrain). Plane-mesh has a
+ * WGSL narrow phase (gpu/kernels/mesh.ts).
  */
 export function refuseMeshCollision(model: Model): void {
   if (!model.opt.enableCollision) return;
   const plan = collisionPlan(model);
   for (let p = 0; p < plan.npair; p++) {
-    for (const g of [plan.geom1[p]!, plan.geom2[p]!]) {
-      if (model.geomType[g] === GeomType.Mesh) {
-        throw new Error(`the GPU backend has no mesh collision: ${geomLabel(model, g)} can touch other geoms; meshes run on the CPU backend (backend cpu), or keep the geom from colliding (contype/conaffinity 0)`);
+    const pair = [plan.geom1[p]!, plan.geom2[p]!];
+    for (const [k, g] of pair.entries()) {
+      const other = pair[1 - k]!;
+      if (model.geomType[g] === GeomType.Mesh && model.geomType[other] !== GeomType.Plane) {
+        throw new Error(`the GPU backend collides meshes with planes only: ${geomLabel(model, g)} can touch ${geomLabel(model, other)}; mesh against other geoms runs on the CPU backend (backend cpu), or keep the pair from colliding (contype/conaffinity, <exclude>)`);
       }
       if (model.geomType[g] === GeomType.HField) {
         throw new Error(`the GPU backend has no height field collision: ${geomLabel(model, g)} can touch other geoms; height fields run on the CPU backend (backend cpu)`);

@@ -104,7 +104,7 @@ export const MODEL_REAL_FIELDS = [
   'eqSolref', 'eqSolimp', 'eqData', 'qpos0', 'qposSpring', 'jntActfrcrange',
   'tendonRange', 'tendonMargin', 'tendonStiffness', 'tendonDamping', 'tendonFrictionloss', 'tendonLengthspring',
   'tendonSolrefLim', 'tendonSolimpLim', 'tendonSolrefFri', 'tendonSolimpFri', 'tendonInvweight0', 'wrapPrm',
-  'pairFriction', 'pairSolref', 'pairSolimp', 'pairMargin', 'pairGap',
+  'pairFriction', 'pairSolref', 'pairSolimp', 'pairMargin', 'pairGap', 'meshVert',
 ] as const;
 
 export const MODEL_INT_FIELDS = [
@@ -116,6 +116,7 @@ export const MODEL_INT_FIELDS = [
   'actuatorBiastype', 'actuatorTrnid', 'actuatorCtrllimited', 'actuatorForcelimited',
   'eqType', 'eqObj1id', 'eqObj2id', 'eqActive0', 'excludeSignature', 'jntActfrclimited',
   'tendonAdr', 'tendonNum', 'tendonLimited', 'wrapObjid', 'pairGeom1', 'pairGeom2', 'pairSignature', 'pairDim',
+  'geomDataid', 'meshVertadr', 'meshVertnum', 'meshGraphadr', 'meshGraph',
 ] as const;
 
 export interface PackedModel {
@@ -128,12 +129,13 @@ export interface PackedModel {
 export function packModel(m: Model): PackedModel {
   const base = new Map<string, number>();
   // jntActfrclimited / jntActfrcrange are optional in Model: absent means no joint is limited; so are the
-  // explicit pairs' fields: absent means none
+  // explicit pairs' fields: absent means none; and the mesh fields (vertices, hull graphs): absent without meshes
   const none = new Float64Array(0);
   const rec = {
     jntActfrclimited: new Uint8Array(m.njnt), jntActfrcrange: new Float64Array(2 * m.njnt),
     pairFriction: none, pairSolref: none, pairSolimp: none, pairMargin: none, pairGap: none,
     pairGeom1: none, pairGeom2: none, pairSignature: none, pairDim: none,
+    meshVert: none, geomDataid: none, meshVertadr: none, meshVertnum: none, meshGraphadr: none, meshGraph: none,
     ...(m as unknown as Record<string, ArrayLike<number>>),
   } as Record<string, ArrayLike<number>>;
   let nr = 0;
