@@ -14,7 +14,7 @@ export const ENV_TIMERS_EVENT = 'env_timers';
 
 export const num = (v: unknown): number => (typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : NaN);
 
-export interface ArgRow { key: string; int_value: number | string | null; string_value: string | null; real_value: number | null; value_type: string; path: string | null }
+export interface ArgRow { key: string; int_value: number | string | bigint | null; string_value: string | null; real_value: number | null; value_type: string; path: string | null }
 
 /** The args rows with their paths, and the empty arrays and objects arg_shape keeps, in read order (`pos`). */
 export const ARG_ROWS_SQL = `
@@ -23,12 +23,17 @@ export const ARG_ROWS_SQL = `
   UNION ALL
   SELECT arg_set_id, '', NULL, json, NULL, 'json', path, arg_id FROM arg_shape WHERE json IS NOT NULL`;
 
-/** A row's value as its type says: a bool is not 1; an empty array or object (from arg_shape) is JSON. */
+/**
+ * A row's value as its type says: a bool is not 1; an empty array or object (from arg_shape) is JSON; an int
+ * beyond 2^53 (which the database hands over as its decimal string) is a bigint, so it stays exact.
+ */
 export function argValue(r: ArgRow): ArgValue {
   if (r.value_type === 'bool') return num(r.int_value) !== 0;
   if (r.value_type === 'null') return null;
   if (r.value_type === 'json' && r.string_value !== null) return JSON.parse(r.string_value) as ArgValue;
-  return r.string_value ?? (r.int_value !== null ? num(r.int_value) : r.real_value);
+  if (r.string_value !== null) return r.string_value;
+  if (r.int_value === null) return r.real_value;
+  return typeof r.int_value === 'number' ? r.int_value : BigInt(r.int_value);
 }
 
 /** The per-env timers an 'env_timers' event carries, or null when its args are not such a sample. */

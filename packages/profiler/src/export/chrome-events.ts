@@ -3,7 +3,7 @@
 // threads, and one method per event kind. Events are encoded into ~256 KiB byte batches (json-batch.ts) written
 // through a FileSink with backpressure; a .gz path is gzipped on the fly, and only a complete file is renamed
 // into place.
-import type { Args, EnvTimerSample, TraceMetadata, TraceProcess, TraceTrack } from '../model/trace.js';
+import type { ArgValue, Args, EnvTimerSample, TraceMetadata, TraceProcess, TraceTrack } from '../model/trace.js';
 import { ENV_TIMERS_CATEGORY, ENV_TIMERS_EVENT, envTimerArgs, laneName, metadataJson } from './common.js';
 import { FileSink } from './file-sink.js';
 import { formatMicros, JsonBatch, quote } from './json-batch.js';
@@ -29,12 +29,30 @@ const PIECE = {
   false: Buffer.from('false'),
 };
 
+/** JSON text of a nested arg value; a bigint (an int64 beyond 2^53) as its exact integer literal. */
+function argJson(v: ArgValue): string {
+  if (typeof v === 'bigint') return v.toString();
+  if (v === null || typeof v !== 'object') return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(argJson).join(',')}]`;
+  return `{${Object.keys(v).map((k) => `${quote(k)}:${argJson(v[k]!)}`).join(',')}}`;
+}
+
+/** JSON.stringify unless the value holds a bigint somewhere (rare), which JSON.stringify refuses. */
+function nestedJson(v: ArgValue): string {
+  try {
+    return JSON.stringify(v);
+  } catch (err) {
+    if (err instanceof TypeError) return argJson(v);
+    throw err;
+  }
+}
+
 /** The members of an args object; arrays, objects and null as JSON (other values are skipped). */
 function writeArgMembers(out: JsonBatch, args: Args): void {
   let first = true;
   for (const key in args) {
     const v = args[key];
-    if (typeof v !== 'number' && typeof v !== 'string' && typeof v !== 'boolean' && typeof v !== 'object') continue;
+    if (typeof v !== 'number' && typeof v !== 'string' && typeof v !== 'boolean' && typeof v !== 'object' && typeof v !== 'bigint') continue;
     if (!first) out.bytes(PIECE.comma);
     first = false;
     out.string(key);
@@ -42,7 +60,8 @@ function writeArgMembers(out: JsonBatch, args: Args): void {
     if (typeof v === 'number') out.number(v);
     else if (typeof v === 'string') out.string(v);
     else if (typeof v === 'boolean') out.bytes(v ? PIECE.true : PIECE.false);
-    else out.text(JSON.stringify(v));
+    else if (typeof v === 'bigint') out.text(v.toString());
+    else out.text(nestedJson(v));
   }
 }
 

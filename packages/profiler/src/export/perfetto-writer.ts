@@ -93,9 +93,15 @@ function emptyOrNull(v: ArgValue): string | undefined {
   return '{}';
 }
 
+/** An int64 as protobufjs takes it (two's complement halves), exact beyond 2^53. */
+function longOf(v: bigint): { low: number; high: number; unsigned: boolean } {
+  return { low: Number(BigInt.asIntN(32, v)), high: Number(BigInt.asIntN(32, v >> 32n)), unsigned: false };
+}
+
 /** structuredValue's fields as a protobufjs object. */
 function structuredObject(v: ArgValue): Record<string, unknown> {
   if (typeof v === 'boolean') return { boolValue: v };
+  if (typeof v === 'bigint') return { intValue: longOf(v) };
   if (typeof v === 'number') return Number.isSafeInteger(v) ? { intValue: v } : { doubleValue: v };
   if (typeof v === 'string') return { stringValue: v };
   const json = emptyOrNull(v);
@@ -433,6 +439,7 @@ export class PerfettoStreamWriter {
         if (typeof v === 'string') annotations.push({ nameIid: iid, stringValue: v });
         else if (typeof v === 'boolean') annotations.push({ nameIid: iid, boolValue: v });
         else if (typeof v === 'number') annotations.push(Number.isSafeInteger(v) ? { nameIid: iid, intValue: v } : { nameIid: iid, doubleValue: v });
+        else if (typeof v === 'bigint') annotations.push({ nameIid: iid, intValue: longOf(v) });
         else if (typeof v === 'object') annotations.push({ nameIid: iid, ...structuredObject(v) });
       }
       event.debugAnnotations = annotations;
@@ -547,7 +554,7 @@ export class PerfettoStreamWriter {
     let j = 0;
     for (const key in args) {
       const v = args[key];
-      if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean' && typeof v !== 'object') continue;
+      if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean' && typeof v !== 'object' && typeof v !== 'bigint') continue;
       let keyIid: number;
       if (this.argKeyAt[j] === key) keyIid = this.argIidAt[j]!;
       else {
@@ -556,7 +563,7 @@ export class PerfettoStreamWriter {
         this.argIidAt[j] = keyIid;
       }
       j++;
-      if (typeof v === 'object') {
+      if (typeof v === 'object' || typeof v === 'bigint') {
         b.varint(0x22);
         const annotation = b.open();
         b.varint(0x08);
@@ -600,6 +607,7 @@ export class PerfettoStreamWriter {
     const b = this.packets;
     const json = emptyOrNull(v);
     if (typeof v === 'boolean') { b.varint(0x10); b.varint(v ? 1 : 0); }
+    else if (typeof v === 'bigint') { b.varint(0x20); b.varint64(Number(BigInt.asUintN(32, v)), Number(BigInt.asUintN(32, v >> 32n))); }
     else if (typeof v === 'number') {
       if (Number.isSafeInteger(v)) { b.varint(0x20); b.int64(v); } else { b.varint(0x29); b.double(v); }
     } else if (typeof v === 'string') { b.varint(0x32); b.string(v); }

@@ -6,8 +6,11 @@
  * Importers do not build this model: they fill the SQL tables (Perfetto's names) directly.
  */
 
-/** Scalars, and the arrays and objects of Kineto's args (`"Input Dims": [[2, 3], []]`). */
-export type ArgValue = string | number | boolean | null | ArgValue[] | { [key: string]: ArgValue };
+/**
+ * Scalars, and the arrays and objects of Kineto's args (`"Input Dims": [[2, 3], []]`). A bigint is an int64
+ * beyond 2^53 (a pftrace's debug annotation), kept exact.
+ */
+export type ArgValue = string | number | bigint | boolean | null | ArgValue[] | { [key: string]: ArgValue };
 export type Args = Record<string, ArgValue>;
 
 export type TrackKind = 'thread' | 'gpu_queue' | 'counter';

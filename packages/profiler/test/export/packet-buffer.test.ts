@@ -24,7 +24,9 @@ describe('hand-written TrackEvent encoder', () => {
       track: TRACK.host, name: 'odd args', category: 'cpu_op', ts: 3_000_000, dur: 5,
       args: { neg: -1, big: 2 ** 52 + 1, minSafe: Number.MIN_SAFE_INTEGER, half: 0.5, nan: NaN, inf: -Infinity,
         long: 'x'.repeat(300), utf: 'naïve ✓ 𝄞', empty: '', no: false,
-        dims: [[2, 3], [], [-1, 0.5]], nested: { on: true, none: null, opts: {}, name: 'x'.repeat(200), deep: [{ k: [1] }] } },
+        dims: [[2, 3], [], [-1, 0.5]], nested: { on: true, none: null, opts: {}, name: 'x'.repeat(200), deep: [{ k: [1] }] },
+        // int64s beyond 2^53 (a converted pftrace's), at the top level and nested
+        max64: 2n ** 63n - 1n, min64: -(2n ** 63n), past53: 2n ** 53n + 1n, bigs: { v: [-(2n ** 53n) - 3n] } },
     });
     trace.counters.push({ track: TRACK.fps, ts: 3_000_000, value: -0.125 });
     const direct = join(dir, 'direct.pftrace'), reference = join(dir, 'protobufjs.pftrace');
@@ -35,6 +37,8 @@ describe('hand-written TrackEvent encoder', () => {
     expect(a.equals(b)).toBe(true);
     const { packets } = readPackets(a);
     expect(validatePackets(packets)).toEqual([]);
+    const text = JSON.stringify(packets);
+    for (const v of [2n ** 63n - 1n, -(2n ** 63n), 2n ** 53n + 1n, -(2n ** 53n) - 3n]) expect(text).toContain(`"intValue":"${v}"`);
   });
 
   it('matches protobufjs across chunk boundaries of a larger trace', async () => {
