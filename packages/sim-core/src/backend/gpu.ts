@@ -10,6 +10,8 @@ import { type DofCtrlMode, TIMER_SLOTS, type Data, type Precision } from '../dat
 import { makeData, resetData } from '../data/make-data.js';
 import { collisionPlan, geomLabel } from '../collision/plan.js';
 import { gpuHasNarrow } from '../gpu/kernels/collision.js';
+import { GPU_CCD_MAX_ITERATIONS, gpuConvexPair } from '../gpu/kernels/convex.js';
+import { CCD_ITERATIONS } from '../collision/convex.js';
 import { ConeType, EqType, GeomType, type Model } from '../model/model.js';
 import { isSoftwareAdapter, openGpu, type OpenedGpu } from '../gpu/adapter.js';
 import { GPU_KERNELS } from '../gpu/kernels/index.js';
@@ -53,21 +55,29 @@ function refuseLowFriction(model: Model): void {
 }
 
 /**
- * Refuses geom pairs whose narrow phase exists only on the CPU (MuJoCo's general convex routine: ellipsoids,
- * capsule-cylinder, cylinder-cylinder, cylinder-box): the kernel would skip them and the geoms pass through.
+ * Refuses geom pairs whose narrow phase exists only on the CPU (the kernel would skip them and the geoms pass
+ * through), and a ccd_iterations beyond the WGSL convex routine's polytope storage when a convex pair can touch.
  */
 export function refuseCpuOnlyPairs(model: Model): void {
   if (!model.opt.enableCollision) return;
   const plan = collisionPlan(model);
   const pairs: string[] = [];
+  let convex = false;
   for (let p = 0; p < plan.npair; p++) {
     const g1 = plan.geom1[p]!, g2 = plan.geom2[p]!;
     if (!gpuHasNarrow(model.geomType[g1]!, model.geomType[g2]!)) pairs.push(`${geomLabel(model, g1)} - ${geomLabel(model, g2)}`);
+    convex ||= gpuConvexPair(model.geomType[g1]!, model.geomType[g2]!);
   }
-  if (pairs.length === 0) return;
-  throw new Error(`the GPU backend has no collision code for ${pairs.slice(0, 5).join(', ')}` +
-    `${pairs.length > 5 ? `, ... (${pairs.length} pairs)` : ''}: these pairs (ellipsoids, capsule-cylinder, ` +
-    'cylinder-cylinder, cylinder-box) run on the CPU backend; use backend cpu, or keep them from colliding.');
+  if (pairs.length > 0) {
+    throw new Error(`the GPU backend has no collision code for ${pairs.slice(0, 5).join(', ')}` +
+      `${pairs.length > 5 ? `, ... (${pairs.length} pairs)` : ''}: these pairs run on the CPU backend; use backend cpu, ` +
+      'or keep them from colliding.');
+  }
+  const iterations = model.opt.ccdIterations ?? CCD_ITERATIONS;
+  if (convex && iterations > GPU_CCD_MAX_ITERATIONS) {
+    throw new Error(`the GPU backend's convex collision (GJK/EPA) runs at most ${GPU_CCD_MAX_ITERATIONS} ccd_iterations ` +
+      `and this model asks for ${iterations}; lower <option ccd_iterations>, or use backend cpu.`);
+  }
 }
 
 /**

@@ -6,6 +6,7 @@
  * `var<private>`s loaded from a layout buffer at the top of each kernel, so one compiled kernel serves any
  * scene and any nEnvs. Kernel bodies are identical in both modes.
  */
+import { CCD_ITERATIONS, CCD_TOLERANCE } from '../collision/convex.js';
 import type { Model } from '../model/model.js';
 import { MODEL_INT_FIELDS, MODEL_REAL_FIELDS, type PackedLayout, type PackedModel } from './layout.js';
 
@@ -37,6 +38,8 @@ export function preludeScalars(m: Model, nEnvs: number, layout: PackedLayout, pm
     { name: 'OPT_LS_ITERATIONS', type: 'i32', value: m.opt.lsIterations },
     { name: 'OPT_LS_TOLERANCE', type: 'f32', value: m.opt.lsTolerance },
     { name: 'OPT_IMPRATIO', type: 'f32', value: m.opt.impratio },
+    { name: 'OPT_CCD_TOLERANCE', type: 'f32', value: m.opt.ccdTolerance ?? CCD_TOLERANCE },
+    { name: 'OPT_CCD_ITERATIONS', type: 'i32', value: m.opt.ccdIterations ?? CCD_ITERATIONS },
     { name: 'OPT_EULERDAMP', type: 'i32', value: m.opt.disableEulerdamp ? 0 : 1 },
     { name: 'OPT_COLLISION', type: 'i32', value: m.opt.enableCollision ? 1 : 0 },
     { name: 'OPT_JOINT_LIMIT', type: 'i32', value: m.opt.enableJointLimit ? 1 : 0 },

@@ -15,15 +15,8 @@
 import { describe, expect, test } from 'vitest';
 import { disposeMujoco, loadMujocoXml } from '../helpers/mujoco.js';
 import { narrowAlongMujoco } from './narrow.js';
+import { RAILS, scene, TABLE } from './convex-models.js';
 import { run, twin } from './trajectory.js';
-
-/** A floor and two cylinder rails along y, 0.24 apart, their tops at z 0.08. */
-const RAILS = `<geom type="plane" size="0 0 0.05"/>
-  <geom type="cylinder" size="0.04 0.4" pos="0.12 0 0.04" euler="90 0 0"/>
-  <geom type="cylinder" size="0.04 0.4" pos="-0.12 0 0.04" euler="90 0 0"/>`;
-const TABLE = '<geom type="box" size="0.5 0.5 0.05" pos="0 0 -0.05"/>';
-const scene = (world: string, body: string): string =>
-  `<mujoco><option timestep="0.002"/><worldbody>${world}${body}</worldbody></mujoco>`;
 
 interface Case {
   pair: string;

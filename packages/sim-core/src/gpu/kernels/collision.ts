@@ -10,14 +10,16 @@
  * contacts do not all fit in MAXCON is dropped whole and sets errFlags bit 2 (value 4); later pairs still may fit.
  *
  * Narrow phases mirrored: plane against sphere, capsule, cylinder, box and mesh (mesh.ts); sphere-sphere,
- * sphere-capsule, capsule-capsule, sphere-cylinder, sphere-box, capsule-box, box-box (box_box.ts). The CPU's
- * general convex pairs (GJK/EPA: ellipsoids, capsule-cylinder, cylinder-cylinder, cylinder-box, mesh against
- * anything but a plane) are not here: the GPU backend refuses them at build (gpuHasNarrow, refuseMeshCollision).
- * Geom types: 0 plane, 2 sphere, 3 capsule, 5 cylinder, 6 box, 7 mesh.
+ * sphere-capsule, capsule-capsule, sphere-cylinder, sphere-box, capsule-box, box-box (box_box.ts).
+ * The CPU's general convex pairs of primitives (ellipsoids, capsule-cylinder, cylinder-cylinder,
+ * cylinder-box) run through convex.ts (f32 GJK/EPA); mesh against anything but a plane
+ * is refused at build (gpuHasNarrow, refuseMeshCollision).
+ * Geom types: 0 plane, 2 sphere, 3 capsule, 4 ellipsoid, 5 cylinder, 6 box, 7 mesh.
  */
 import type { KernelDef } from '../runtime.js';
 import { WGSL_MATH } from '../wgsl-math.js';
 import { BOX_BOX_WGSL } from './box_box.js';
+import { CONVEX_WGSL, gpuConvexPair } from './convex.js';
 import { MESH_HULL_WGSL, PLANE_MESH_WGSL } from './mesh.js';
 
 const COLLISION_HELPERS = /* wgsl */ `
@@ -357,6 +359,7 @@ fn capsule_box(cp: vec3<f32>, cm: mat3x3<f32>, r: f32, hl: f32, bp: vec3<f32>, b
 
 // keep in step with gpuHasNarrow below
 fn has_narrow(t1: i32, t2: i32) -> bool {
+  if (convex_pair(t1, t2)) { return true; }
   if (t1 == 0) { return t2 == 2 || t2 == 3 || t2 == 5 || t2 == 6 || t2 == 7; }
   if (t1 == 2) { return t2 == 2 || t2 == 3 || t2 == 5 || t2 == 6; }
   if (t1 == 3) { return t2 == 3 || t2 == 6; }
@@ -376,6 +379,7 @@ fn narrow(g1: i32, g2: i32, e: u32, margin: f32) -> i32 {
   let m2 = ldmat(D_GEOM_XMAT, g2, e);
   let s1 = geom_size(g1);
   let s2 = geom_size(g2);
+  if (convex_pair(t1, t2)) { return convex_narrow(g1, g2, t1, t2, p1, m1, s1, p2, m2, s2, margin); }
   if (t1 == 0) {
     let n = m1[2];
     if (t2 == 2) { return plane_sphere_at(0, p1, n, p2, s2.x, margin); }
@@ -542,6 +546,7 @@ fn collide_pair(ga: i32, gb: i32, e: u32, ncon0: i32, ipair: i32) -> i32 {
 
 /** The pairs (type1 <= type2) the WGSL narrow phase has, as its has_narrow; the GPU backend refuses the rest at build. */
 export function gpuHasNarrow(t1: number, t2: number): boolean {
+  if (gpuConvexPair(t1, t2)) return true;
   if (t1 === 0 && t2 === 7) return true; // plane-mesh
   if (t1 === 0 || t1 === 2) return t2 === 2 || t2 === 3 || t2 === 5 || t2 === 6;
   if (t1 === 3) return t2 === 3 || t2 === 6;
@@ -551,7 +556,7 @@ export function gpuHasNarrow(t1: number, t2: number): boolean {
 
 export const collisionKernel: KernelDef = {
   name: 'collision',
-  helpers: WGSL_MATH + COLLISION_HELPERS + BOX_BOX_WGSL + MESH_HULL_WGSL + PLANE_MESH_WGSL,
+  helpers: WGSL_MATH + COLLISION_HELPERS + BOX_BOX_WGSL + CONVEX_WGSL + MESH_HULL_WGSL + PLANE_MESH_WGSL,
   body: /* wgsl */ `
   var ncon = 0;
   if (OPT_COLLISION != 0) {
