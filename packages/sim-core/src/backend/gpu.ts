@@ -12,7 +12,7 @@ import { collisionPlan, geomLabel } from '../collision/plan.js';
 import { gpuHasNarrow } from '../gpu/kernels/collision.js';
 import { GPU_CCD_MAX_ITERATIONS, gpuConvexPair } from '../gpu/kernels/convex.js';
 import { CCD_ITERATIONS } from '../collision/convex.js';
-import { ConeType, EqType, GeomType, type Model } from '../model/model.js';
+import { EqType, GeomType, type Model } from '../model/model.js';
 import { isSoftwareAdapter, openGpu, type OpenedGpu } from '../gpu/adapter.js';
 import { GPU_KERNELS } from '../gpu/kernels/index.js';
 import { bytesPerEnv } from '../gpu/layout.js';
@@ -103,13 +103,6 @@ export function refuseMeshCollision(model: Model): void {
   }
 }
 
-/** Refuses elliptic friction cones: the WGSL kernels build and solve pyramids only. */
-export function refuseEllipticCone(model: Model): void {
-  if (model.opt.cone === ConeType.Elliptic) {
-    throw new Error('the GPU backend has pyramidal friction cones only: elliptic cones (<option cone="elliptic">, rigidOptions.cone \'elliptic\') run on the CPU backend; use backend cpu, or cone pyramidal');
-  }
-}
-
 /** Device copies of gs.tensor(..., { device: gs.device }) values, per tensor object. */
 const deviceTensors = new WeakMap<object, GPUBuffer>();
 
@@ -148,7 +141,6 @@ export class GpuBackend implements Backend {
   }
 
   async build(model: Model, nEnvs: number, precision: Precision, options: BackendBuildOptions): Promise<SimInstance> {
-    refuseEllipticCone(model);
     refuseLowFriction(model);
     refuseMeshCollision(model);
     refuseCpuOnlyPairs(model);

@@ -38,6 +38,7 @@ export function preludeScalars(m: Model, nEnvs: number, layout: PackedLayout, pm
     { name: 'OPT_LS_ITERATIONS', type: 'i32', value: m.opt.lsIterations },
     { name: 'OPT_LS_TOLERANCE', type: 'f32', value: m.opt.lsTolerance },
     { name: 'OPT_IMPRATIO', type: 'f32', value: m.opt.impratio },
+    { name: 'OPT_CONE', type: 'i32', value: m.opt.cone },
     { name: 'OPT_CCD_TOLERANCE', type: 'f32', value: m.opt.ccdTolerance ?? CCD_TOLERANCE },
     { name: 'OPT_CCD_ITERATIONS', type: 'i32', value: m.opt.ccdIterations ?? CCD_ITERATIONS },
     { name: 'OPT_EULERDAMP', type: 'i32', value: m.opt.disableEulerdamp ? 0 : 1 },

@@ -18,6 +18,7 @@ import { lcg } from '../../../../test/support/random.js';
 import { hasShared, sharedPath } from '../../../../test/support/shared.js';
 import { loadMujoco, loadMujocoXml, modelFromMujoco } from '../helpers/mujoco.js';
 import { gpuOrSkip, hasGpu } from './gpu-env.js';
+import { upload } from './upload.js';
 import { PAIR_DEFAULTS_QVEL, PAIR_DEFAULTS_XML, PAIR_ONLY_XML, PAIR_OVERRIDE_QVEL, PAIR_OVERRIDE_XML } from '../parity/pair-models.js';
 import { ACTFRC_CTRL, ACTFRC_XML, BALL_CHAIN_XML, BOX_TOWER_XML, CONNECT_XML, TENDON_ACTUATOR_CTRL, TENDON_ACTUATOR_XML, TENDON_XML, WELD_XML } from '../parity/models.js';
 
@@ -64,16 +65,6 @@ const PILE = `<mujoco><option timestep="0.002"/><worldbody>
   <exclude body1="stepbody" body2="box"/><exclude body1="stepbody" body2="can"/><exclude body1="box" body2="can"/>
   <exclude body1="pill" body2="can"/><exclude body1="rod" body2="can"/>
 </contact></mujoco>`;
-
-/** Copies every Data field the GPU keeps into the GPU buffers (the initial state and the controls). */
-function upload(sim: GpuSim, d: Data): void {
-  const rec = d as unknown as Record<string, ArrayLike<number> | undefined>;
-  for (const f of sim.layout.fields) {
-    const src = rec[f.name];
-    if (!src || typeof src === 'number' || src.length !== f.size * sim.nEnvs) continue;
-    sim.writeField(f.name, f.kind === 'f32' ? Float32Array.from(src) : Int32Array.from(src));
-  }
-}
 
 /** Largest state differences, and the largest contact and row counts each side saw at the checkpoints. */
 interface Drift { pos: number; vel: number; maxNcon: number; maxNefc: number; gpuMaxNcon: number; gpuMaxNefc: number }

@@ -1,13 +1,13 @@
 /**
  * WGSL twin of stage `make_constraint` (src/stages/make_constraint.ts): one invocation per env builds its
  * rows in MuJoCo's order: joint equalities, dof friction loss, joint limits, contacts (frictionless: 1 row,
- * pyramidal: 2*(condim-1) rows). Per row: efcJ (dense MAXEFC x NV per env), efcPos, efcMargin,
+ * pyramidal: 2*(condim-1) rows, elliptic when OPT_CONE == 1: condim rows, the normal then the frame's
+ * frictional directions). Per row: efcJ (dense MAXEFC x NV per env), efcPos, efcMargin,
  * efcFrictionloss, efcType, efcId and the soft-constraint terms efcR, efcD, efcAref (solver/impedance.ts),
  * diagApprox from dof/body invweight0. A constraint whose rows do not all fit in MAXEFC is dropped whole and
  * sets errFlags bit 2 (value 4); no later constraint is added.
  * The contact's point Jacobian difference is kept in the Data scratch field conJac.
- * Not mirrored: equality types other than joint, connect and weld; elliptic cones (CPU only: backend/gpu.ts
- * refuses them at build).
+ * Not mirrored: equality types other than joint, connect and weld.
  */
 import type { KernelDef } from '../runtime.js';
 import { WGSL_MATH } from '../wgsl-math.js';
@@ -349,6 +349,21 @@ fn frame_jac(frame: mat3x3<f32>, fr: i32, rot: bool, j: i32, e: u32) -> f32 {
   return dot(frame[fr], jv);
 }
 
+// An elliptic contact's rows (as finishElliptic in stages/make_constraint.ts): the normal keeps the distance,
+// margin and stiffness; frictional row 1 has R0 / impratio and row j such that R_j friction_j^2 is row 1's.
+fn elliptic_rows(start: i32, dim: i32, c: i32, frame: mat3x3<f32>, dist: f32, margin: f32, R0: f32, K: f32, B: f32, imp: f32, e: u32) {
+  let R1 = R0 / max(MINVAL_I, OPT_IMPRATIO);
+  let f0 = dget(D_CONTACT_FRICTION, 5 * c, e);
+  for (var k = 0; k < dim; k++) {
+    let r = start + k;
+    for (var j = 0; j < NV; j++) { dset(D_EFC_J, r * NV + j, e, frame_jac(frame, select(k - 3, k, k < 3), k >= 3, j, e)); }
+    if (k == 0) { finish_row(r, e, 7, c, dist, margin, 0.0, R0, K, B, imp); continue; }
+    var R = R1;
+    if (k > 1) { let fk = dget(D_CONTACT_FRICTION, 5 * c + k - 1, e); R = R1 * f0 * f0 / (fk * fk); }
+    finish_row(r, e, 7, c, 0.0, 0.0, 0.0, R, 0.0, B, imp);
+  }
+}
+
 fn contact_rows(e: u32) {
   let ncon = iget(D_NCON, 0, e);
   for (var c = 0; c < ncon; c++) {
@@ -362,7 +377,8 @@ fn contact_rows(e: u32) {
     let b2 = mn(M_GEOM_BODYID, g2);
     if (moving_body(b1) == 0 && moving_body(b2) == 0) { continue; }
     let dim = iget(D_CONTACT_DIM, c, e);
-    let start = alloc_rows(select(2 * (dim - 1), 1, dim == 1), e);
+    let elliptic = dim > 1 && OPT_CONE == 1;
+    let start = alloc_rows(select(2 * (dim - 1), dim, dim == 1 || elliptic), e);
     if (start < 0) { return; }
     let p = ld3(D_CONTACT_POS, c, e);
     for (var k = 0; k < 6 * NV; k++) { dset(D_CON_JAC, k, e, 0.0); }
@@ -382,6 +398,10 @@ fn contact_rows(e: u32) {
       let r = start;
       for (var j = 0; j < NV; j++) { dset(D_EFC_J, r * NV + j, e, frame_jac(frame, 0, false, j, e)); }
       finish_row(r, e, 5, c, dist, includemargin, 0.0, regularizer(imp, tran), K, B, imp);
+      continue;
+    }
+    if (elliptic) {
+      elliptic_rows(start, dim, c, frame, dist, includemargin, regularizer(imp, tran), K, B, imp, e);
       continue;
     }
     // pyramidal: one R for all edges, matching the elliptic cone's friction impedance (impratio)

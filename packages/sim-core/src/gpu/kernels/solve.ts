@@ -12,7 +12,11 @@
  * Writes qacc, qfrcConstraint, efcForce, efcState and the timers: timerIterations, timerActive (rows not
  * satisfied), timerContacts (ncon), timerLsIterations. The CPU's slot 0 (ns per env) has no GPU twin: WGSL
  * has no shader clock. Rows are dense (the CPU skips zero columns; the sums are the same).
- * Row types: 0 equality, 1 dof friction, 2 tendon friction; states: 0 satisfied, 1 quadratic, 2/3 linear.
+ * Row types: 0 equality, 1 dof friction, 2 tendon friction, 7 elliptic contact; states: 0 satisfied,
+ * 1 quadratic, 2/3 linear, 4 cone surface. An elliptic contact's rows are one cone (solver/cone.ts): its zone
+ * sets every row's state, Newton's Hessian gets its cone-surface block (the whole Hessian is refactored while
+ * any contact is on the surface, where the CPU updates its factor by rank one), and the line search follows
+ * the cone's cost along the search.
  */
 import type { KernelDef } from '../runtime.js';
 
@@ -25,6 +29,10 @@ var<private> sv_nactive: i32;
 var<private> sv_qg: vec3<f32>;      // the Gauss term's quadratic along the search: cost, slope, curvature/2
 var<private> ls_evals: i32;
 var<private> sv_isl: i32;           // the island being solved; -1: the whole problem
+var<private> sv_ncone: i32;         // elliptic contacts on the cone surface after the last update
+var<private> sv_cone_cost: f32;     // the cost of the last cone_update's contact
+var<private> cn_u: array<f32, 6>;   // the cone's scaled jar (U), then its direction's (V), of the last cone_load
+var<private> cn_v: array<f32, 6>;
 
 fn dof_in(j: i32, e: u32) -> bool { return sv_isl < 0 || iget(D_SOL_DOF_ISLAND, j, e) == sv_isl; }
 fn row_in(r: i32, e: u32) -> bool { return sv_isl < 0 || iget(D_SOL_ROW_ISLAND, r, e) == sv_isl; }
@@ -52,10 +60,20 @@ fn mul_j(dst: u32, src: u32, minus_aref: bool, e: u32) {
 fn constraint_cost(jar: u32, e: u32) -> f32 {
   var cost = 0.0;
   var nactive = 0;
+  var ncone = 0;
   for (var i = 0; i < sv_nefc; i++) {
     if (!row_in(i, e)) { continue; }
-    let x = dget(jar, i, e);
     let t = iget(D_EFC_TYPE, i, e);
+    if (t == 7) {
+      let dim = cone_dim(i, e);
+      let st = cone_update(i, dim, jar, e);
+      cost += sv_cone_cost;
+      if (st != 0) { nactive += dim; }
+      if (st == 4) { ncone++; }
+      i += dim - 1;
+      continue;
+    }
+    let x = dget(jar, i, e);
     let D = dget(D_EFC_D, i, e);
     var force = 0.0;
     var state = 1;
@@ -80,7 +98,133 @@ fn constraint_cost(jar: u32, e: u32) -> f32 {
     if (state != 0) { nactive++; }
   }
   sv_nactive = nactive;
+  sv_ncone = ncone;
   return cost;
+}
+
+// The number of rows of the elliptic contact whose first row is i (its run of rows with one efcId).
+fn cone_dim(i: i32, e: u32) -> i32 {
+  let c = iget(D_EFC_ID, i, e);
+  var dim = 1;
+  while (i + dim < sv_nefc && iget(D_EFC_TYPE, i + dim, e) == 7 && iget(D_EFC_ID, i + dim, e) == c) { dim++; }
+  return dim;
+}
+
+// Row j's cone coefficient: the regularised mu for the normal (friction[0] sqrt(R_1 / R_0), MuJoCo's
+// mjContact.mu), friction[j-1] for frictional row j.
+fn cone_coef(i: i32, j: i32, e: u32) -> f32 {
+  let c = iget(D_EFC_ID, i, e);
+  if (j > 0) { return dget(D_CONTACT_FRICTION, 5 * c + j - 1, e); }
+  return dget(D_CONTACT_FRICTION, 5 * c, e) * sqrt(dget(D_EFC_R, i + 1, e) / dget(D_EFC_R, i, e));
+}
+
+// cn_u = the cone's rows of field a scaled by their coefficients (and cn_v from field b when b != a);
+// returns the regularised mu.
+fn cone_load(i: i32, dim: i32, a: u32, b: u32, e: u32) -> f32 {
+  let mu = cone_coef(i, 0, e);
+  cn_u[0] = dget(a, i, e) * mu;
+  cn_v[0] = dget(b, i, e) * mu;
+  for (var j = 1; j < dim; j++) {
+    let f = cone_coef(i, j, e);
+    cn_u[j] = dget(a, i + j, e) * f;
+    cn_v[j] = dget(b, i + j, e) * f;
+  }
+  return mu;
+}
+
+// Forces and state of the cone at row i from jar (ellipticUpdate in solver/cone.ts); its cost in sv_cone_cost.
+// Returns the state: 0 top (no force), 1 bottom (every row quadratic), 4 on the surface.
+fn cone_update(i: i32, dim: i32, jar: u32, e: u32) -> i32 {
+  let mu = cone_load(i, dim, jar, jar, e);
+  let N = cn_u[0];
+  var tt = 0.0;
+  for (var j = 1; j < dim; j++) { tt += cn_u[j] * cn_u[j]; }
+  let T = sqrt(tt);
+  var st = 4;
+  var cost = 0.0;
+  if (N >= mu * T || (T <= 0.0 && N >= 0.0)) {
+    st = 0;
+    for (var j = 0; j < dim; j++) { dset(D_EFC_FORCE, i + j, e, 0.0); }
+  } else if (mu * N + T <= 0.0 || (T <= 0.0 && N < 0.0)) {
+    st = 1;
+    for (var j = 0; j < dim; j++) {
+      let x = dget(jar, i + j, e);
+      let D = dget(D_EFC_D, i + j, e);
+      dset(D_EFC_FORCE, i + j, e, -D * x);
+      cost += 0.5 * D * x * x;
+    }
+  } else {
+    let Dm = dget(D_EFC_D, i, e) / (mu * mu * (1.0 + mu * mu));
+    let NmT = N - mu * T;
+    cost = 0.5 * Dm * NmT * NmT;
+    // force = -d cost / d jar, through dU / d jar = diag(mu, friction)
+    let f0 = -Dm * NmT * mu;
+    dset(D_EFC_FORCE, i, e, f0);
+    for (var j = 1; j < dim; j++) { dset(D_EFC_FORCE, i + j, e, (-f0 / T) * cn_u[j] * cone_coef(i, j, e)); }
+  }
+  for (var j = 0; j < dim; j++) { iset(D_EFC_STATE, i + j, e, st); }
+  sv_cone_cost = cost;
+  return st;
+}
+
+// solH += J_c' H_c J_c for the cone at row i on its surface (coneBlock in solver/cone.ts): H_c is the cost's
+// Hessian in U space, mapped back through diag(mu, friction).
+fn add_cone_hessian(i: i32, dim: i32, e: u32) {
+  let mu = cone_load(i, dim, D_SOL_JAREF, D_SOL_JAREF, e);
+  let N = cn_u[0];
+  var tt = 0.0;
+  for (var j = 1; j < dim; j++) { tt += cn_u[j] * cn_u[j]; }
+  let T = sqrt(tt);
+  let Dm = dget(D_EFC_D, i, e) / (mu * mu * (1.0 + mu * mu));
+  var h: array<f32, 36>;
+  var s: array<f32, 6>;
+  for (var k = 0; k < dim; k++) { s[k] = select(cone_coef(i, k, e), mu, k == 0); }
+  h[0] = 1.0;
+  for (var j = 1; j < dim; j++) { h[j] = (-mu / T) * cn_u[j]; h[j * dim] = h[j]; }
+  let c3 = mu * N / (T * T * T);
+  let cd = mu * mu - mu * N / T;
+  for (var k = 1; k < dim; k++) {
+    for (var j = 1; j < dim; j++) { h[k * dim + j] = c3 * cn_u[j] * cn_u[k] + select(0.0, cd, j == k); }
+  }
+  for (var k = 0; k < dim; k++) { for (var j = 0; j < dim; j++) { h[k * dim + j] *= Dm * s[k] * s[j]; } }
+  for (var a = 0; a < NV; a++) {
+    // w = (J_c column a)' H_c
+    var w: array<f32, 6>;
+    var touches = false;
+    for (var l = 0; l < dim; l++) {
+      var acc = 0.0;
+      for (var k = 0; k < dim; k++) { acc += dget(D_EFC_J, (i + k) * NV + a, e) * h[k * dim + l]; }
+      w[l] = acc;
+      if (dget(D_EFC_J, (i + l) * NV + a, e) != 0.0) { touches = true; }
+    }
+    if (!touches) { continue; }
+    for (var b = 0; b <= a; b++) {
+      var acc = 0.0;
+      for (var l = 0; l < dim; l++) { acc += w[l] * dget(D_EFC_J, (i + l) * NV + b, e); }
+      dset(D_SOL_H, a * NV + b, e, dget(D_SOL_H, a * NV + b, e) + acc);
+    }
+  }
+}
+
+// The cone at row i along the search at alpha (CGeval): (cost, slope, curvature) on the surface in .xyz, w = 1
+// when it is in the bottom zone (its rows' quadratics apply), 0 otherwise.
+fn cone_eval(i: i32, dim: i32, alpha: f32, e: u32) -> vec4<f32> {
+  let mu = cone_load(i, dim, D_SOL_JAREF, D_SOL_JV, e);
+  var uu = 0.0; var uv = 0.0; var vv = 0.0;
+  for (var j = 1; j < dim; j++) { uu += cn_u[j] * cn_u[j]; uv += cn_u[j] * cn_v[j]; vv += cn_v[j] * cn_v[j]; }
+  let N = cn_u[0] + alpha * cn_v[0];
+  let Tsqr = uu + alpha * (2.0 * uv + alpha * vv);
+  if (Tsqr <= 0.0) { return vec4<f32>(0.0, 0.0, 0.0, select(0.0, 1.0, N < 0.0)); }
+  let T = sqrt(Tsqr);
+  if (N >= mu * T) { return vec4<f32>(0.0); }
+  if (mu * N + T <= 0.0) { return vec4<f32>(0.0, 0.0, 0.0, 1.0); }
+  let Dm = dget(D_EFC_D, i, e) / (mu * mu * (1.0 + mu * mu));
+  let N1 = cn_v[0];
+  let T1 = (uv + alpha * vv) / T;
+  let T2 = vv / T - (uv + alpha * vv) * T1 / (T * T);
+  let g = N - mu * T;
+  let g1 = N1 - mu * T1;
+  return vec4<f32>(0.5 * Dm * g * g, Dm * g * g1, Dm * (g1 * g1 + g * (-mu * T2)), 0.0);
 }
 
 // 1/2 (M qacc - qfrc_smooth)'(qacc - qacc_smooth), with solMa = M qacc
@@ -143,6 +287,12 @@ fn factor(newton: bool, e: u32) {
         }
       }
     }
+    for (var r = 0; r < sv_nefc; r++) {
+      if (!row_in(r, e) || iget(D_EFC_TYPE, r, e) != 7) { continue; }
+      let dim = cone_dim(r, e);
+      if (iget(D_EFC_STATE, r, e) == 4) { add_cone_hessian(r, dim, e); }
+      r += dim - 1;
+    }
   }
   chol_factor(e);
 }
@@ -174,9 +324,25 @@ fn precondition(e: u32) {
 // Cost, slope and curvature (x, y, z, w = alpha, cost, d0, d1) along the search at alpha.
 fn ls_eval(alpha: f32, e: u32) -> vec4<f32> {
   var q0 = sv_qg.x; var q1 = sv_qg.y; var q2 = sv_qg.z;
+  var cone = vec3<f32>(0.0);
   for (var i = 0; i < sv_nefc; i++) {
     if (!row_in(i, e)) { continue; }
     let t = iget(D_EFC_TYPE, i, e);
+    if (t == 7) {
+      let dim = cone_dim(i, e);
+      let ce = cone_eval(i, dim, alpha, e);
+      cone += ce.xyz;
+      if (ce.w != 0.0) {
+        for (var j = i; j < i + dim; j++) {
+          let st = dget(D_SOL_JAREF, j, e);
+          let dr = dget(D_SOL_JV, j, e);
+          let Dj = dget(D_EFC_D, j, e);
+          q0 += 0.5 * st * Dj * st; q1 += dr * Dj * st; q2 += 0.5 * dr * Dj * dr;
+        }
+      }
+      i += dim - 1;
+      continue;
+    }
     let start = dget(D_SOL_JAREF, i, e);
     let dir = dget(D_SOL_JV, i, e);
     let D = dget(D_EFC_D, i, e);
@@ -197,8 +363,9 @@ fn ls_eval(alpha: f32, e: u32) -> vec4<f32> {
     if (x < 0.0) { q0 += a0; q1 += a1; q2 += a2; }
   }
   ls_evals++;
-  let d1 = 2.0 * q2;
-  return vec4<f32>(alpha, alpha * alpha * q2 + alpha * q1 + q0, 2.0 * alpha * q2 + q1, select(MINVAL_S, d1, d1 > 0.0));
+  // the cone terms are zero without elliptic contacts, and x + 0 is x: the pyramidal sums are unchanged
+  let d1 = cone.z + 2.0 * q2;
+  return vec4<f32>(alpha, cone.x + (alpha * alpha * q2 + alpha * q1 + q0), cone.y + (2.0 * alpha * q2 + q1), select(MINVAL_S, d1, d1 > 0.0));
 }
 
 // True when candidate c has a smaller slope of the same sign as bracket end b (b then moves to c).
@@ -384,6 +551,16 @@ fn discover_islands(e: u32) -> i32 {
     // a row that touches no dof joins island 0, as on the CPU (solver/islands.ts)
     iset(D_SOL_ROW_ISLAND, r, e, select(0, iget(D_SOL_DOF_ISLAND, max(c0, 0), e), c0 >= 0));
   }
+  // an elliptic contact is one cone: a frictional row with no dof (a body on a slide joint) stays with the rest
+  for (var r = 0; r < sv_nefc; r++) {
+    if (iget(D_EFC_TYPE, r, e) != 7) { continue; }
+    let dim = cone_dim(r, e);
+    var k = r;
+    while (k < r + dim - 1 && first_col(k, e) < 0) { k++; }
+    let isl = iget(D_SOL_ROW_ISLAND, k, e);
+    for (var j = r; j < r + dim; j++) { iset(D_SOL_ROW_ISLAND, j, e, isl); }
+    r += dim - 1;
+  }
   return count;
 }
 
@@ -396,6 +573,7 @@ fn solve_primal(newton: bool, e: u32) -> vec2<i32> {
   var ls_total = 0;
   var first = true;
   var old_cost = 0.0;
+  var cone_blocks = false;  // the factor holds cone-surface blocks
   loop {
     update_constraint(e);
     compute_gradient(e);
@@ -414,7 +592,10 @@ fn solve_primal(newton: bool, e: u32) -> vec2<i32> {
         }
       }
     }
-    if (refactor) { factor(newton, e); }
+    // cone blocks depend on the point: refactor while any contact is on the surface, and once after
+    let cones = newton && sv_ncone > 0;
+    if (refactor || cones || cone_blocks) { factor(newton, e); }
+    cone_blocks = cones;
     precondition(e);
     var beta = 0.0;
     if (!first && !newton) {
