@@ -8,7 +8,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, gsprof, tempDir } from './support/cli.js';
+import { convertChain, ensureBuilt, gsprof, tempDir } from './support/cli.js';
 
 const KINETO = {
   schemaVersion: 1,
@@ -83,15 +83,9 @@ describe('convert keeps what Kineto writes', () => {
 
   beforeAll(async () => {
     const dir = tempDir();
-    const env = { GSPROF_NO_CACHE: '1' };
     writeFileSync(join(dir, 'k.json'), JSON.stringify(RICH));
     for (const chain of [['k.json', 'direct.json'], ['k.json', 'a.pftrace', 'b.json', 'c.pftrace', 'twice.json']]) {
-      for (let i = 1; i < chain.length; i++) {
-        const r = await gsprof(['convert', join(dir, chain[i - 1]!), join(dir, chain[i]!)], { env });
-        expect(r.code, r.stderr).toBe(0);
-      }
-      const out = chain[chain.length - 1]!;
-      routes.set(out, (JSON.parse(readFileSync(join(dir, out), 'utf8')) as { traceEvents: Event[] }).traceEvents);
+      routes.set(chain[chain.length - 1]!, await convertChain<Event>(dir, chain));
     }
   });
 

@@ -3,7 +3,7 @@
  * dist/ is current. Output is captured with NO_COLOR so assertions read plain text.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from './shared.js';
@@ -86,6 +86,18 @@ export function startGsprof(args: string[]): RunningGsprof {
 /** Dawn's lavapipe prints two harmless "Warning: max...Layout artificially reduced" lines; drop them. */
 export function withoutDawnNoise(text: string): string {
   return text.split('\n').filter((l) => !/^Warning: maxDynamic\w+ artificially reduced/.test(l)).join('\n');
+}
+
+/**
+ * `gsprof convert` from each file of `chain` (in `dir`, the first already written) to the next, failing on an
+ * error; the last file's traceEvents (it must be JSON).
+ */
+export async function convertChain<E>(dir: string, chain: string[]): Promise<E[]> {
+  for (let i = 1; i < chain.length; i++) {
+    const r = await gsprof(['convert', join(dir, chain[i - 1]!), join(dir, chain[i]!)], { env: { GSPROF_NO_CACHE: '1' } });
+    if (r.code !== 0) throw new Error(`convert ${chain[i - 1]} -> ${chain[i]} failed:\n${r.stderr}`);
+  }
+  return (JSON.parse(readFileSync(join(dir, chain[chain.length - 1]!), 'utf8')) as { traceEvents: E[] }).traceEvents;
 }
 
 export function tempDir(prefix = 'gsprof-e2e-'): string {

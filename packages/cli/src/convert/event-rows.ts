@@ -14,12 +14,12 @@ const SKIP = -1, SLICE = 0, INSTANT = 1, COUNTER = 2, TIMERS = 3;
 const EVENT_ROW = 0, ARG_ROW = 1, FLOW_OUT_ROW = 2, FLOW_IN_ROW = 3;
 
 /**
- * What a slice row is written as: a slice (what has a duration, and GPU ops), an instant, a timer sample, or
- * nothing (gsprof's metadata event, which the writers write from the header).
+ * What a slice row is written as: a slice (what has a duration, a slice of dur 0 read as one, and GPU ops), an
+ * instant, a timer sample, or nothing (gsprof's metadata event, which the writers write from the header).
  */
 const SLICE_KIND_SQL = `CASE WHEN name IS NOT DISTINCT FROM '${METADATA_EVENT}' THEN ${SKIP}
   WHEN name IS NOT DISTINCT FROM '${ENV_TIMERS_EVENT}' AND arg_set_id IS NOT NULL THEN ${TIMERS}
-  WHEN dur > 0 OR category IN ${GPU_CATEGORY_SQL} THEN ${SLICE} ELSE ${INSTANT} END`;
+  WHEN dur > 0 OR category IN ${GPU_CATEGORY_SQL} OR id IN (SELECT slice_id FROM zero_dur_slice) THEN ${SLICE} ELSE ${INSTANT} END`;
 
 /** Each slice's sort key (ts, kind, d = the duration, at least 0) and arg set. */
 const SLICE_KEYS_SQL = `SELECT id, ts, ${SLICE_KIND_SQL} AS kind, greatest(dur, 0) AS d, arg_set_id FROM slice`;

@@ -60,6 +60,7 @@ export async function tablesToModel(db: TraceDb, source: string): Promise<TraceM
   const instants: InstantEvent[] = [];
   const envTimers: EnvTimerSample[] = [];
   const sliceIndex = new Map<number, number>();
+  const zeroDur = new Set((await db.rows<{ slice_id: number }>('SELECT slice_id FROM zero_dur_slice')).map((r) => num(r.slice_id)));
   for (const r of sliceRows) {
     const name = r.name ?? '';
     const a = r.arg_set_id !== null ? args.get(num(r.arg_set_id)) : undefined;
@@ -71,7 +72,7 @@ export async function tablesToModel(db: TraceDb, source: string): Promise<TraceM
     }
     const category = r.category ?? '';
     const dur = num(r.dur);
-    if (dur <= 0 && !GPU_CATEGORIES.has(category)) {
+    if (dur <= 0 && !GPU_CATEGORIES.has(category) && !zeroDur.has(num(r.id))) {
       instants.push({ track: num(r.track_id), name, category, ts, ...(a ? { args: { ...a } } : {}) });
       continue;
     }

@@ -168,6 +168,7 @@ class ChromeImporter {
         this.sink.nestStart(track, id, ts, ts + dur, true);
         this.v2Flow(e, id, ts, track);
         this.sink.slice(id, ts, dur, track, category, name, argSet, this.sink.depth, this.sink.parent);
+        if (dur === 0) this.sink.zeroDurSlice(id);
         return;
       }
       case 'B': case 'E': case 'b': case 'e': case 'S': case 'F': {
@@ -425,6 +426,7 @@ class ChromeImporter {
         }
         this.sink.nestStart(track, b.id, b.ts, s.dur < 0 ? Infinity : b.ts + s.dur);
         this.sink.slice(b.id, b.ts, s.dur, track, b.category, b.name, argSet, this.sink.depth, this.sink.parent);
+        if (s.dur === 0) this.sink.zeroDurSlice(b.id);
       }
     }
     this.edges.clear();

@@ -763,7 +763,10 @@ class PerfettoImporter {
       this.sink.nestStart(trackId, id, ts, type === 3 ? ts : type === 5 ? ts + legacyDur : Infinity);
       const { depth, parent } = this.sink;
       if (type === 3) this.sink.slice(id, ts, 0, trackId, category, name, argSet, depth, parent);
-      else if (type === 5) this.sink.slice(id, ts, legacyDur, trackId, category, name, argSet, depth, parent);
+      else if (type === 5) {
+        this.sink.slice(id, ts, legacyDur, trackId, category, name, argSet, depth, parent);
+        if (legacyDur === 0) this.sink.zeroDurSlice(id);
+      }
       else {
         let st = this.stacks.get(trackId);
         if (!st) { st = []; this.stacks.set(trackId, st); }
@@ -787,6 +790,7 @@ class PerfettoImporter {
       this.flows(flows, terminating, ts, trackId, open.id);
       this.sink.nestEnd(trackId, open.id, Math.max(ts, open.ts));
       this.sink.slice(open.id, open.ts, Math.max(0, ts - open.ts), trackId, open.category, open.name, argSet, open.depth, open.parent);
+      if (ts <= open.ts) this.sink.zeroDurSlice(open.id);
       return;
     }
     this.sink.stat('track_event_without_type');

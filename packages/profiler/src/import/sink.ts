@@ -128,6 +128,8 @@ export class TraceSink {
    * no args row). Staged, since the row order of a DuckDB table is not kept (preserve_insertion_order off).
    */
   private nextArg = 0;
+  /** Slices of dur 0 that are not instants (the zero_dur_slice table). */
+  private readonly zeroDurSlices: number[] = [];
 
   private constructor(
     private readonly connection: DuckDBConnection | null,
@@ -220,6 +222,9 @@ export class TraceSink {
     this.sliceOut.row(r);
   }
 
+  /** The slice `id`, of dur 0, was written as a slice (a JSON X, a pftrace BEGIN/END), not as an instant. */
+  zeroDurSlice(id: number): void { this.zeroDurSlices.push(id); }
+
   counter(ts: number, trackId: number, value: number): void {
     this.counterOut.row([this.nextCounter++, ts, trackId, value]);
   }
@@ -293,6 +298,9 @@ export class TraceSink {
       ends[k] = end;
       // A slice still open above it that outlives it means improper nesting: let SQL sort it out.
       for (let j = k + 1; j < ids.length; j++) if (ends[j]! > end) this.markUnordered(trackId, st);
+      // In a pftrace an END closes its slice for what follows in the file, a zero-length one too (place keeps
+      // a zero-length slice open for what starts at its ts): as trace_processor, an instant after it is a sibling.
+      if (this.sameTsInFileOrder && k === ids.length - 1 && st.starts[k] === end) { ids.pop(); st.starts.pop(); ends.pop(); }
       return;
     }
   }
@@ -504,6 +512,9 @@ export class TraceSink {
       if (t.unit === null) ap.appendNull(); else ap.appendVarchar(t.unit);
       ap.endRow();
     }
+    ap.closeSync();
+    ap = await c.createAppender('zero_dur_slice');
+    for (const id of this.zeroDurSlices) { ap.appendBigInt(BigInt(id)); ap.endRow(); }
     ap.closeSync();
     ap = await c.createAppender('_flow_name');
     for (const [key, { category, name }] of this.flowNames) {

@@ -16,7 +16,14 @@ CREATE TABLE process (upid INTEGER, pid BIGINT, name VARCHAR);
 CREATE TABLE thread (utid INTEGER, tid BIGINT, name VARCHAR, upid INTEGER);
 CREATE TABLE track (id INTEGER, name VARCHAR, type VARCHAR, parent_id INTEGER, utid INTEGER, upid INTEGER, unit VARCHAR);
 CREATE TABLE metadata (name VARCHAR, str_value VARCHAR, int_value BIGINT);
+CREATE TABLE zero_dur_slice (slice_id BIGINT);
 `;
+
+/**
+ * zero_dur_slice (gsprof's own) lists the slices of dur 0 that were written as slices (a JSON X, a pftrace
+ * BEGIN/END or legacy X at one time; a JSON B/E pair at one ts), not as instants: the slice table cannot tell them apart (as in
+ * trace_processor), and convert writes each back as what it was. Such slices are rare, so the table is small.
+ */
 
 /**
  * Flow event kinds: a chain starts, passes through, or ends at the bound slice; FLOW_IN (JSON v2 flow_in

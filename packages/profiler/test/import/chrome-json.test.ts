@@ -38,6 +38,22 @@ describe('Chrome JSON import', () => {
     ]);
   });
 
+  it('lists a zero-duration X or B/E in zero_dur_slice, and not an instant at its ts', async () => {
+    const ev = [
+      { ph: 'X', name: 'empty', pid: 1, tid: 1, ts: 10, dur: 0 },
+      { ph: 'i', s: 't', name: 'mark', pid: 1, tid: 1, ts: 10 },
+      { ph: 'I', name: 'old mark', pid: 1, tid: 1, ts: 12 },
+      { ph: 'B', name: 'empty pair', pid: 1, tid: 1, ts: 15 },
+      { ph: 'E', pid: 1, tid: 1, ts: 15 },
+      { ph: 'X', name: 'long', pid: 1, tid: 1, ts: 20, dur: 5 },
+    ];
+    expect(await rows('zero-dur.json', JSON.stringify(ev), `select s.name, z.slice_id is not null as zero
+      from slice s left join zero_dur_slice z on z.slice_id = s.id order by s.ts, s.id`)).toEqual([
+      { name: 'empty', zero: true }, { name: 'mark', zero: false }, { name: 'old mark', zero: false }, { name: 'empty pair', zero: true },
+      { name: 'long', zero: false },
+    ]);
+  });
+
   it('keeps ns exactness for absolute epoch µs with fractions beyond double precision', async () => {
     const text = '{"traceEvents":[{"ph":"X","name":"k","pid":1,"tid":1,"ts":1682725898236567.123,"dur":0.001}]}';
     const r = await rows('abs.json', text, 'select ts::VARCHAR as ts, dur from slice');

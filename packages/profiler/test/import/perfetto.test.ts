@@ -46,6 +46,32 @@ describe('Perfetto protobuf import', () => {
     }
   });
 
+  it('a BEGIN/END at one ts is a zero_dur_slice that closes at its END; an instant after it is its sibling', async () => {
+    // What convert writes for a JSON X of dur 0 (issue 12): trace_processor puts the instant at depth 1 too.
+    const ev = (ts: bigint, fields: Field[]): Field[] => [[SEQ, 1], [TS, ts], [EVENT, [[11, 11], ...fields]]];
+    const path = files.write('zero-dur.pftrace', trace([
+      [[SEQ, 1], [TS, BASE], [DESC, [[1, 10], [3, [[1, 42], [6, 'app']]]]]],
+      [[SEQ, 1], [TS, BASE], [DESC, threadDescriptor(11, 42, 7, 'main')]],
+      ev(BASE + 100n, [[9, 1], [23, 'outer']]),
+      ev(BASE + 110n, [[9, 1], [23, 'empty']]),
+      ev(BASE + 110n, [[9, 2]]),
+      ev(BASE + 110n, [[9, 3], [23, 'mark']]),
+      ev(BASE + 200n, [[9, 2]]),
+    ]));
+    const db = await openTrace(path);
+    try {
+      const { rows } = await db.query(`select s.name, s.dur, s.depth, z.slice_id is not null as zero
+        from slice s left join zero_dur_slice z on z.slice_id = s.id order by s.ts, s.id`);
+      expect(rows).toEqual([
+        { name: 'outer', dur: 100, depth: 0, zero: false },
+        { name: 'empty', dur: 0, depth: 1, zero: true },
+        { name: 'mark', dur: 0, depth: 1, zero: false },
+      ]);
+    } finally {
+      await db.close();
+    }
+  });
+
   it('counter tracks: units, incremental values reset with the sequence state, double values', async () => {
     const path = files.write('counters.pftrace', trace([
       [[SEQ, 1], [TS, 0], [FLAGS, CLEARED_AND_NEEDS], [DESC, [[1, 5], [2, 'iters'], [8, [[3, 2], [5, true]]]]]],
