@@ -14,7 +14,7 @@ import { GPU_CCD_MAX_ITERATIONS, gpuConvexPair } from '../gpu/kernels/convex.js'
 import { CCD_ITERATIONS } from '../collision/convex.js';
 import { EqType, GeomType, type Model } from '../model/model.js';
 import { isSoftwareAdapter, openGpu, type OpenedGpu } from '../gpu/adapter.js';
-import { GPU_KERNELS } from '../gpu/kernels/index.js';
+import { gpuKernelsFor } from '../gpu/kernels/index.js';
 import { bytesPerEnv } from '../gpu/layout.js';
 import { GpuSim } from '../gpu/runtime.js';
 import { logger } from '@gsprof/log';
@@ -155,7 +155,7 @@ export class GpuBackend implements Backend {
       tracer: options.tracer,
       blowUpThreshold: options.blowUpThreshold,
     });
-    await sim.compile([...GPU_KERNELS]);
+    await sim.compile(gpuKernelsFor(model));
     const instance = new GpuSimInstance(model, initial, nEnvs > 0, sim, () => this.lost);
     instance.uploadAll();
     return instance;

@@ -19,8 +19,8 @@
 import type { KernelDef } from '../runtime.js';
 import { WGSL_MATH } from '../wgsl-math.js';
 import { BOX_BOX_WGSL } from './box_box.js';
-import { CONVEX_WGSL, gpuConvexPair } from './convex.js';
-import { MESH_HULL_WGSL, PLANE_MESH_WGSL } from './mesh.js';
+import { CONVEX_STUB_WGSL, CONVEX_WGSL, gpuConvexPair } from './convex.js';
+import { MESH_HULL_WGSL, PLANE_MESH_STUB_WGSL, PLANE_MESH_WGSL } from './mesh.js';
 
 const COLLISION_HELPERS = /* wgsl */ `
 const MINVAL_C: f32 = 1e-15;
@@ -554,10 +554,20 @@ export function gpuHasNarrow(t1: number, t2: number): boolean {
   return false;
 }
 
-export const collisionKernel: KernelDef = {
-  name: 'collision',
-  helpers: WGSL_MATH + COLLISION_HELPERS + BOX_BOX_WGSL + CONVEX_WGSL + MESH_HULL_WGSL + PLANE_MESH_WGSL,
-  body: /* wgsl */ `
+/**
+ * The collision kernel with the general convex routine and plane-mesh or without them (empty stand-ins): see
+ * gpuKernelsFor, which leaves out what a model's pairs cannot reach.
+ */
+export function collisionKernelWith(features: { convex: boolean; planeMesh: boolean }): KernelDef {
+  return {
+    name: 'collision',
+    helpers: WGSL_MATH + COLLISION_HELPERS + BOX_BOX_WGSL + (features.convex ? CONVEX_WGSL : CONVEX_STUB_WGSL) + MESH_HULL_WGSL
+      + (features.planeMesh ? PLANE_MESH_WGSL : PLANE_MESH_STUB_WGSL),
+    body: COLLISION_BODY,
+  };
+}
+
+const COLLISION_BODY = /* wgsl */ `
   var ncon = 0;
   if (OPT_COLLISION != 0) {
     // explicit pairs (sorted by body signature) merge in before the body pair of the same or a higher signature
@@ -596,5 +606,7 @@ export const collisionKernel: KernelDef = {
       next++;
     }
   }
-  iset(D_NCON, 0, e, ncon);`,
-};
+  iset(D_NCON, 0, e, ncon);`;
+
+/** Every narrow phase (the default of tests that build their own pipeline for any model). */
+export const collisionKernel: KernelDef = collisionKernelWith({ convex: true, planeMesh: true });

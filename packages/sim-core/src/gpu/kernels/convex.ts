@@ -45,6 +45,16 @@ export function gpuConvexPair(t1: number, t2: number): boolean {
   return t1 === GeomType.Cylinder && t2 === GeomType.Box;
 }
 
+/**
+ * In place of CONVEX_WGSL for a model with no convex pair: the two entry points, empty. Lavapipe compiles the
+ * routine into the collision kernel whether a pair uses it or not (about a minute), so models without one skip it.
+ */
+export const CONVEX_STUB_WGSL = /* wgsl */ `
+fn convex_pair(t1: i32, t2: i32) -> bool { return false; }
+fn convex_narrow(g1: i32, g2: i32, t1: i32, t2: i32, p1: vec3<f32>, m1: mat3x3<f32>, s1: vec3<f32>,
+  p2: vec3<f32>, m2: mat3x3<f32>, s2: vec3<f32>, margin: f32) -> i32 { return 0; }
+`;
+
 export const CONVEX_WGSL = /* wgsl */ `
 const CV_MINVAL: f32 = 1e-15;
 const CV_MINVAL2: f32 = 1e-30;

@@ -109,6 +109,11 @@ fn mesh_support(side: i32, g: i32, pos: vec3<f32>, mat: mat3x3<f32>, dir: vec3<f
 }
 `;
 
+/** In place of PLANE_MESH_WGSL for a model with no mesh that can touch a plane. */
+export const PLANE_MESH_STUB_WGSL = /* wgsl */ `
+fn plane_mesh(pp: vec3<f32>, n: vec3<f32>, g: i32, p2: vec3<f32>, m2: mat3x3<f32>, margin: f32) -> i32 { return 0; }
+`;
+
 /** Plane-mesh contacts; needs MESH_HULL_WGSL and the collision helpers' set_contact. */
 export const PLANE_MESH_WGSL = /* wgsl */ `
 // mjc_PlaneConvex's limits: at most 3 contacts, extra ones at least 0.3 geom_rbound from the first

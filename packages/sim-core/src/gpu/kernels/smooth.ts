@@ -6,7 +6,7 @@
  */
 import type { KernelDef } from '../runtime.js';
 import { WGSL_MATH } from '../wgsl-math.js';
-import { SPATIAL_TENDON_WGSL, TENDON_USE_WGSL } from './tendon.js';
+import { SPATIAL_TENDON_STUB_WGSL, SPATIAL_TENDON_WGSL, TENDON_USE_WGSL } from './tendon.js';
 
 const LDL = /* wgsl */ `
 // In-place L'DL factorisation of the nv x nv matrix at 'base' (MuJoCo's tree-sparse order: rows follow
@@ -109,10 +109,12 @@ const kinematics: KernelDef = {
   }`,
 };
 
-const com: KernelDef = {
-  name: 'com',
-  helpers: SMOOTH_HELPERS + SPATIAL_TENDON_WGSL,
-  body: /* wgsl */ `
+/** `com`, with the spatial tendons' paths and wraps or (`spatial` false) without them. */
+export function comKernel(spatial: boolean): KernelDef {
+  return {
+    name: 'com',
+    helpers: SMOOTH_HELPERS + (spatial ? SPATIAL_TENDON_WGSL : SPATIAL_TENDON_STUB_WGSL),
+    body: /* wgsl */ `
   for (var b = 0; b < NBODY; b++) { st3(D_SUBTREE_COM, b, e, mr(M_BODY_MASS, b) * ld3(D_XIPOS, b, e)); }
   for (var b = NBODY - 1; b > 0; b--) {
     let p = mn(M_BODY_PARENTID, b);
@@ -174,6 +176,9 @@ const com: KernelDef = {
   }
   spatial_tendons(e);`,
 };
+}
+
+const com = comKernel(true);
 
 const crb: KernelDef = {
   name: 'crb',

@@ -292,5 +292,10 @@ fn spatial_tendons(e: u32) {
 }
 `;
 
+/** In place of SPATIAL_TENDON_WGSL for a model with no spatial tendon (the wraps would only add compile time). */
+export const SPATIAL_TENDON_STUB_WGSL = /* wgsl */ `
+fn spatial_tendons(e: u32) {}
+`;
+
 /** The path and wrap computation, for the `com` kernel (it needs TENDON_USE_WGSL too). */
 export const SPATIAL_TENDON_WGSL = TENDON_USE_WGSL + WRAP_WGSL;
