@@ -145,13 +145,13 @@ async function throwAndFollow(
   const { model, d } = await scene(xml, qvels.length);
   for (const [e, qvel] of qvels.entries()) for (const [k, v] of qvel.entries()) d.qvel[k * d.nEnvs + e] = v;
   const run = await runBoth(model, d, 200);
-  expect(run.countMismatch).toBe(0);
-  expect(run.coneSteps).toBeGreaterThan(10); // sliding: on the cone surface
-  expect(run.quadSteps).toBeGreaterThan(10); // at rest: inside the cone
-  expect(run.pos).toBeLessThan(tol.pos);
-  expect(run.vel).toBeLessThan(tol.vel);
-  expect(run.iterCpu).toBeGreaterThan(0);
-  expect(run.iterGpu).toBeLessThan(ITER_RATIO * run.iterCpu);
+  expect(run.countMismatch, label).toBe(0);
+  expect(run.coneSteps, label).toBeGreaterThan(10); // sliding: on the cone surface
+  expect(run.quadSteps, label).toBeGreaterThan(10); // at rest: inside the cone
+  expect(run.pos, label).toBeLessThan(tol.pos);
+  expect(run.vel, label).toBeLessThan(tol.vel);
+  expect(run.iterCpu, label).toBeGreaterThan(0);
+  expect(run.iterGpu, label).toBeLessThan(ITER_RATIO * run.iterCpu);
   return { run, d };
 }
 
