@@ -30,6 +30,7 @@ import { setConst } from '../../src/physics/setconst.js';
 import { loadMujocoXml, modelFromMujoco } from '../helpers/mujoco.js';
 import { RAILS, scene, TABLE } from '../parity/convex-models.js';
 import { gpuOrSkip, hasGpu } from './gpu-env.js';
+import { upload } from './upload.js';
 
 const BY_NAME = new Map<string, KernelDef>(
   [...Object.values(SMOOTH_KERNELS), collisionKernel, makeConstraintKernel, solveKernel].map((k) => [k.name, k]),
@@ -130,12 +131,7 @@ async function runBoth(model: Model, d: Data): Promise<Errors> {
   const err: Errors = { pos: 0, vel: 0, contactPos: 0, normal: 0, most: 0 };
   try {
     await sim.compile(PIPELINE);
-    const rec = d as unknown as Record<string, ArrayLike<number> | undefined>;
-    for (const f of sim.layout.fields) {
-      const src = rec[f.name];
-      if (!src || typeof src === 'number' || src.length !== f.size * n) continue;
-      sim.writeField(f.name, f.kind === 'f32' ? Float32Array.from(src) : Int32Array.from(src));
-    }
+    upload(sim, d);
     for (let s = 1; s <= STEPS; s++) {
       stepCpu(model, d, 0, n);
       sim.step(1);
