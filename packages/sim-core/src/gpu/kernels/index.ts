@@ -1,7 +1,7 @@
 /** Every WGSL kernel of one scene step, in the CPU pipeline's order (src/cpu/step.ts) and with its names. */
 import { collisionPlan } from '../../collision/plan.js';
 import { GeomType, type Model } from '../../model/model.js';
-import { isSpatial } from '../../physics/tendon.js';
+import { hasSpatialTendons } from '../../physics/tendon.js';
 import type { KernelDef } from '../runtime.js';
 import { collisionKernel, collisionKernelWith } from './collision.js';
 import { gpuConvexPair } from './convex.js';
@@ -32,10 +32,9 @@ export function gpuKernelsFor(model: Model): KernelDef[] {
       if (t1 === GeomType.Plane && t2 === GeomType.Mesh) planeMesh = true;
     }
   }
-  const spatial = Array.from({ length: model.ntendon }, (_, t) => t).some((t) => isSpatial(model, t));
   return GPU_KERNELS.map((k) => {
     if (k.name === 'collision') return collisionKernelWith({ convex, planeMesh });
-    if (k.name === 'com') return comKernel(spatial);
+    if (k.name === 'com') return comKernel(hasSpatialTendons(model));
     return k;
   });
 }
