@@ -81,6 +81,8 @@ CREATE MACRO extract_arg(set_id, arg_key) AS (
 /**
  * Flow edges from the bound flow events, per flow key in time (then file) order: every event that is not a
  * start receives an arrow from the latest start/step before it, unless an end closed the chain in between.
+ * Ids follow (slice_out, slice_in), then the flow's key and place: two flows between one pair of slices (a v1
+ * and a v2 flow, say) keep their ids from one import to the next.
  * category and name (gsprof's own columns): a JSON flow's cat and name (in its key), else those _flow_name gives
  * its key, else those _flow_name gives every flow of a pftrace (the row without a key); see recordFlowNames.
  */
@@ -93,7 +95,7 @@ CREATE TABLE flow AS
              ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS segment FROM o),
   src AS (SELECT flow_key, segment, pos, slice_id FROM seg WHERE kind IN (${FLOW_START}, ${FLOW_STEP})),
   dst AS (SELECT flow_key, segment, pos, slice_id FROM seg WHERE kind <> ${FLOW_START})
-  SELECT CAST(row_number() OVER (ORDER BY s.slice_id, d.slice_id) - 1 AS BIGINT) AS id,
+  SELECT CAST(row_number() OVER (ORDER BY s.slice_id, d.slice_id, s.flow_key, d.pos) - 1 AS BIGINT) AS id,
          CAST(s.slice_id AS BIGINT) AS slice_out, CAST(d.slice_id AS BIGINT) AS slice_in, CAST(NULL AS BIGINT) AS arg_set_id,
          CASE WHEN starts_with(s.flow_key, 'j' || chr(0)) THEN nullif(split_part(s.flow_key, chr(0), 2), '') ELSE coalesce(n.category, dflt.category) END AS category,
          CASE WHEN starts_with(s.flow_key, 'j' || chr(0)) THEN nullif(split_part(s.flow_key, chr(0), 3), '') ELSE coalesce(n.name, dflt.name) END AS name
