@@ -1,29 +1,24 @@
 /** Detects the format of a trace file and streams it into the trace tables of a DuckDB connection. */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { importChrome, isBug } from './chrome.js';
+import { isBug } from './chrome.js';
+import { ColumnBatch } from './column-batch.js';
 import { TraceFormatError } from './errors.js';
-import { importPerfetto } from './perfetto.js';
-import { SCAN_THREAD_MIN_BYTES } from './json-scan.js';
-import { TraceSink } from './sink.js';
+import { IMPORT_THREAD_MIN_BYTES, importJsonOnThread } from './import-thread.js';
+import { readTrace, type ImportOptions } from './read-trace.js';
+import { STAGED_TABLES, TraceSink, type StagedTable } from './sink.js';
 import { openTraceSource, type TraceFormat } from './source.js';
+import { STAGING_DDL } from '../sql/schema.js';
 
-export interface ImportOptions {
-  /**
-   * Any flaw in the file is an error (exit 2 from the CLI). Off by default: like Perfetto, what can be loaded is,
-   * and each problem is counted in metadata `stats.<name>` (see IMPORT_PROBLEM_STATS).
-   */
-  strict?: boolean;
-  /** Perfetto: load up to the last whole packet of a truncated file; default: !strict. */
-  allowTruncated?: boolean;
-  /** JSON: split the text into events on a worker thread; default: for files of SCAN_THREAD_MIN_BYTES or more. */
-  scanThread?: boolean;
-}
+export type { ImportOptions } from './read-trace.js';
 
-/** Stats that count input the lenient import skipped or cut (Perfetto's names where it has them). */
+/** Stats that count input the lenient import skipped or cut (Perfetto's names where they exist). */
 export const IMPORT_PROBLEM_STATS = ['json_parser_failure', 'json_repaired_events', 'json_tokenizer_failure', 'truncated_bytes', 'gzip_truncated'] as const;
 
 export async function importTraceInto(path: string, conn: DuckDBConnection, opts: ImportOptions = {}): Promise<TraceFormat> {
-  return runImport(path, await TraceSink.create(conn), opts);
+  await conn.run(STAGING_DDL);
+  const batches = {} as Record<StagedTable, ColumnBatch>;
+  for (const t of STAGED_TABLES) batches[t] = new ColumnBatch(await conn.createAppender(t));
+  return runImport(path, new TraceSink(conn, batches), opts, batches);
 }
 
 /**
@@ -31,25 +26,24 @@ export async function importTraceInto(path: string, conn: DuckDBConnection, opts
  * Throws the same TraceFormatError an import would.
  */
 export async function validateTrace(path: string, opts: ImportOptions = {}): Promise<TraceFormat> {
-  return runImport(path, TraceSink.detached(), opts);
+  return runImport(path, TraceSink.detached(), opts, null);
 }
 
-async function runImport(path: string, sink: TraceSink, opts: ImportOptions): Promise<TraceFormat> {
-  const strict = opts.strict ?? false;
-  const source = await openTraceSource(path, strict);
+async function runImport(path: string, sink: TraceSink, opts: ImportOptions,
+  batches: Record<StagedTable, ColumnBatch> | null): Promise<TraceFormat> {
+  const source = await openTraceSource(path, opts.strict ?? false);
   try {
-    if (source.format === 'json') {
-      await importChrome(path, source.chunks, sink, strict, opts.scanThread ?? source.size >= SCAN_THREAD_MIN_BYTES);
-    }
-    else await importPerfetto(path, source.chunks, sink, { allowTruncated: opts.allowTruncated ?? !strict });
-    if (source.gzipError !== null) sink.stat('gzip_truncated');
-    sink.metadata('trace_format', source.format === 'json' ? 'chrome_json' : 'perfetto_proto');
-    if (source.gzipped) sink.metadata('gzipped', null, 1);
+    if (source.format === 'json' && batches !== null && (opts.importThread ?? source.size >= IMPORT_THREAD_MIN_BYTES)) {
+      await source.close();
+      await importJsonOnThread(path, sink, batches, opts);
+    } else await readTrace(path, source, sink, opts);
     await sink.finalize();
   } catch (err) {
     if (err instanceof TraceFormatError || isBug(err)) throw err;
     const msg = err instanceof Error ? err.message.split('\n')[0]! : String(err);
     throw new TraceFormatError(path, 'import', msg);
+  } finally {
+    await source.close();
   }
   return source.format;
 }

@@ -6,9 +6,8 @@
  * Both ways hand the handler the same calls in the same order, and call `afterChunk` where the buffer the events
  * point into is about to change, so the caller can parse what it has kept.
  */
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
 import { ChromeJsonScanner, JsonScanError, type JsonScanHandler } from './json-scanner.js';
+import { spawnImportWorker } from './worker-spawn.js';
 import { SCAN_FIELDS, type ScanBatch, type ScanRequest, type ScanWorkerData } from './json-scan-protocol.js';
 
 /** Files from this size up are split on a worker thread; below it the thread's start-up (~30 ms) is not repaid. */
@@ -46,17 +45,6 @@ async function scanHere(chunks: AsyncIterable<Buffer>, handler: JsonScanHandler,
   return { hasEventArray: scanner.hasEventArray, error: null, inputDone: true };
 }
 
-const fromSource = import.meta.url.endsWith('.ts');
-
-function spawnScanWorker(data: ScanWorkerData): Worker {
-  const entry = new URL(`./json-scan-worker${fromSource ? '.ts' : '.js'}`, import.meta.url);
-  if (!fromSource) return new Worker(entry, { workerData: data, name: 'json-scan' });
-  // Under vitest or tsx: register tsx's loader in the worker first (Node 20 does not hook a worker's entry).
-  const tsxApi = createRequire(import.meta.url).resolve('tsx/esm/api');
-  const bootstrap = `require(${JSON.stringify(tsxApi)}).register();\nimport(${JSON.stringify(entry.href)});`;
-  return new Worker(bootstrap, { eval: true, workerData: data, name: 'json-scan', execArgv: [] });
-}
-
 /** The worker's answers in order; `next` waits for the next one, or rejects once the worker failed. */
 class BatchQueue {
   private readonly ready: ScanBatch[] = [];
@@ -81,7 +69,7 @@ class BatchQueue {
 }
 
 async function scanOnWorker(chunks: AsyncIterable<Buffer>, handler: JsonScanHandler, afterChunk: () => void): Promise<ScanOutcome> {
-  const worker = spawnScanWorker({ nullEvents: handler.nullEvent !== undefined });
+  const worker = spawnImportWorker('json-scan-worker', { nullEvents: handler.nullEvent !== undefined } satisfies ScanWorkerData, 'json-scan');
   const queue = new BatchQueue();
   let finished = false;
   worker.on('message', (b: ScanBatch) => queue.put(b));

@@ -5,9 +5,9 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { childArgPath, pathOfArgKey, type ArgPath } from './arg-path.js';
-import { ColumnBatch, nullRowSink, type Cell, type RowSink } from './column-batch.js';
+import { nullRowSink, type Cell, type RowSink } from './column-buffer.js';
 import {
-  BIND_DIRECT, BIND_ENCLOSING, BIND_NEXT, FLOW_DDL, LAUNCH_DDL, STAGING_DDL, publicViewsDdl,
+  BIND_DIRECT, BIND_ENCLOSING, BIND_NEXT, FLOW_DDL, LAUNCH_DDL, publicViewsDdl,
 } from '../sql/schema.js';
 
 export type ArgScalar = string | number | boolean | bigint | null;
@@ -86,6 +86,27 @@ function newNestState(): NestState {
 interface ProcessInfo { upid: number; pid: number; name: string | null }
 interface ThreadInfo { utid: number; tid: number; name: string | null; upid: number | null }
 
+/** The staging tables that importers' rows stream into, in STAGING_DDL. */
+export const STAGED_TABLES = ['_slice_raw', '_counter_raw', '_args_raw', '_flow_event', '_string', 'arg_shape'] as const;
+export type StagedTable = (typeof STAGED_TABLES)[number];
+export type StagedRows = Record<StagedTable, RowSink>;
+
+/** A sink's tables and counts that are not staged rows (see `exportState`): plain data another thread can take. */
+export interface SinkState {
+  origin: bigint | null;
+  baseOffsetNs: bigint;
+  sameTsInFileOrder: boolean;
+  processes: ProcessInfo[];
+  threads: ThreadInfo[];
+  tracks: TrackInfo[];
+  meta: Map<string, { str: string | null; int: bigint | null }>;
+  flowNames: Map<string | null, { category: string; name: string }>;
+  stats: Map<string, number>;
+  unordered: Set<number>;
+  spills: { trackId: number; renested: boolean }[];
+  zeroDurSlices: number[];
+}
+
 export class TraceSink {
   /** Absolute ns of relative time 0 (set from the first timestamp an importer sees). */
   origin: bigint | null = null;
@@ -131,19 +152,56 @@ export class TraceSink {
   /** Slices of dur 0 that are not instants (the zero_dur_slice table). */
   private readonly zeroDurSlices: number[] = [];
 
-  private constructor(
-    private readonly connection: DuckDBConnection | null,
-    private readonly sliceOut: RowSink,
-    private readonly counterOut: RowSink,
-    private readonly argsOut: RowSink,
-    private readonly flowOut: RowSink,
-    private readonly stringOut: RowSink,
-    private readonly argShapeOut: RowSink,
-  ) {}
+  private readonly sliceOut: RowSink;
+  private readonly counterOut: RowSink;
+  private readonly argsOut: RowSink;
+  private readonly flowOut: RowSink;
+  private readonly stringOut: RowSink;
+  private readonly argShapeOut: RowSink;
+
+  /** `connection` holds the staging tables (STAGING_DDL) that `rows` fill; without one, `finalize` only closes `rows`. */
+  constructor(private readonly connection: DuckDBConnection | null, rows: StagedRows) {
+    this.sliceOut = rows._slice_raw;
+    this.counterOut = rows._counter_raw;
+    this.argsOut = rows._args_raw;
+    this.flowOut = rows._flow_event;
+    this.stringOut = rows._string;
+    this.argShapeOut = rows.arg_shape;
+  }
 
   /** A sink that discards rows: runs an importer's parsing and checks only (see validateTrace). */
   static detached(): TraceSink {
-    return new TraceSink(null, nullRowSink, nullRowSink, nullRowSink, nullRowSink, nullRowSink, nullRowSink);
+    return new TraceSink(null, Object.fromEntries(STAGED_TABLES.map((t) => [t, nullRowSink])) as StagedRows);
+  }
+
+  /**
+   * What `finalize` needs besides the staged rows, from a sink without a database whose rows went to the database
+   * another way (the JSON import worker's sink; see import-thread.ts). Valid once that sink's `finalize` ran.
+   */
+  exportState(): SinkState {
+    return {
+      origin: this.origin, baseOffsetNs: this.baseOffsetNs, sameTsInFileOrder: this.sameTsInFileOrder,
+      processes: this.processes, threads: this.threads, tracks: this.tracks, meta: this.meta,
+      flowNames: this.flowNames, stats: this.stats, unordered: this.unordered, spills: this.spills,
+      zeroDurSlices: this.zeroDurSlices,
+    };
+  }
+
+  /** Takes over another sink's `exportState`, for a sink whose staging tables got that sink's rows. */
+  adopt(s: SinkState): void {
+    this.origin = s.origin;
+    this.baseOffsetNs = s.baseOffsetNs;
+    this.sameTsInFileOrder = s.sameTsInFileOrder;
+    // Loops, not push(...a): a spread of a long array overflows the call stack.
+    for (const p of s.processes) this.processes.push(p);
+    for (const t of s.threads) this.threads.push(t);
+    for (const t of s.tracks) this.tracks.push(t);
+    for (const [k, v] of s.meta) this.meta.set(k, v);
+    for (const [k, v] of s.flowNames) this.flowNames.set(k, v);
+    for (const [k, v] of s.stats) this.stats.set(k, v);
+    for (const t of s.unordered) this.unordered.add(t);
+    for (const x of s.spills) this.spills.push(x);
+    for (const id of s.zeroDurSlices) this.zeroDurSlices.push(id);
   }
 
   private intern(s: string | null): number | null {
@@ -161,13 +219,6 @@ export class TraceSink {
   private get conn(): DuckDBConnection {
     if (!this.connection) throw new Error('detached trace sink has no database');
     return this.connection;
-  }
-
-  static async create(conn: DuckDBConnection): Promise<TraceSink> {
-    await conn.run(STAGING_DDL);
-    const batch = async (table: string) => new ColumnBatch(await conn.createAppender(table));
-    return new TraceSink(conn, await batch('_slice_raw'), await batch('_counter_raw'), await batch('_args_raw'),
-      await batch('_flow_event'), await batch('_string'), await batch('arg_shape'));
   }
 
   // ---- processes, threads, tracks -------------------------------------------------------------------------

@@ -16,7 +16,9 @@ export interface TraceSource {
   size: number;
   chunks: AsyncIterable<Buffer>;
   /** Set when the gzip stream ended in error and `strict` was off: the data before it was delivered. */
-  gzipError: string | null;
+  readonly gzipError: string | null;
+  /** Closes the file, for a source whose chunks are not read to the end. */
+  close(): Promise<void>;
 }
 
 const CHUNK = 1 << 20;
@@ -137,5 +139,8 @@ export async function openTraceSource(path: string, strict = false): Promise<Tra
       }
     },
   };
-  return { format, gzipped, size, chunks, get gzipError() { return gz.error; } };
+  return {
+    format, gzipped, size, chunks, get gzipError() { return gz.error; },
+    async close() { await it.return?.(undefined); },
+  };
 }

@@ -1,6 +1,7 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
-import { ColumnBatch, type Cell } from '../../src/import/column-batch.js';
+import { ColumnBatch } from '../../src/import/column-batch.js';
+import { ColumnBuffer, detachChunk, type Cell, type ColumnChunk } from '../../src/import/column-buffer.js';
 
 describe('ColumnBatch', () => {
   it('stores every cell and every null of each column type, across full and partial chunks', async () => {
@@ -41,6 +42,36 @@ describe('ColumnBatch', () => {
     batch.row([5, 1]);
     batch.close();
     expect((await conn.runAndReadAll('SELECT i, k FROM t')).getRows()).toEqual([[5, 1]]);
+    conn.closeSync();
+    instance.closeSync();
+  });
+
+  it('appends chunks detached for another thread to the same rows as rows given to it directly', async () => {
+    const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
+    const conn = await instance.connect();
+    await conn.run('CREATE TABLE direct (i INTEGER, d DOUBLE, s VARCHAR); CREATE TABLE posted (i INTEGER, d DOUBLE, s VARCHAR)');
+    const direct = new ColumnBatch(await conn.createAppender('direct'));
+    const posted = new ColumnBatch(await conn.createAppender('posted'));
+    // What the import worker does: each chunk is detached (numbers copied, strings packed into one text) and
+    // posted; here it is structured-cloned as postMessage would, then appended.
+    const chunks: ColumnChunk[] = [];
+    const buffer = new ColumnBuffer(posted.specs, (c) => { chunks.push(structuredClone(detachChunk(c).chunk)); });
+    const strings = ['', 'a\u0000b', 'µs ✓ 🚀', null, 'x'.repeat(300)];
+    for (let r = 0; r < 4500; r++) {
+      const row: Cell[] = [r % 9 === 0 ? null : r, r % 4 === 0 ? null : r / 3, strings[r % strings.length]! === null ? null : `${strings[r % strings.length]}${r}`];
+      direct.row(row);
+      buffer.row(row);
+    }
+    buffer.close();
+    expect(chunks.map((c) => c.rows)).toEqual([2048, 2048, 404]);
+    expect(chunks[0]!.columns[2]!.strings).toBeDefined();
+    for (const c of chunks) posted.append(c);
+    direct.close();
+    posted.close();
+    const read = async (t: string) => (await conn.runAndReadAll(`SELECT i, d, s FROM ${t} ORDER BY rowid`)).getRows();
+    const want = await read('direct');
+    expect(want.length).toBe(4500);
+    expect(await read('posted')).toEqual(want);
     conn.closeSync();
     instance.closeSync();
   });
