@@ -524,15 +524,17 @@ export class TraceSink {
     if (!this.connection) return;
     await this.nestAndBind();
     await this.writeSmallTables();
-    await this.conn.run(publicViewsDdl((this.origin ?? 0n) + this.baseOffsetNs));
+    await this.conn.run(publicViewsDdl((this.origin ?? 0n) + this.baseOffsetNs, this.unordered.size > 0));
+    // Views, not tables: FLOW_DDL reads each once, and copying the flow events twice cost more than the rest.
     await this.conn.run(`
-      CREATE TABLE _flow_bound AS
-        SELECT b.flow_key, b.seq, b.kind, b.ts, b.slice_id FROM _flow_bind b
+      CREATE VIEW _flow_bound AS
+        SELECT b.flow_key, b.seq, b.kind, b.ts, b.slice_id FROM _flow_bind b WHERE b.slice_id IS NOT NULL
         UNION ALL SELECT flow_key, seq, kind, ts, slice_id FROM _flow_event WHERE bind = ${BIND_DIRECT} AND slice_id IS NOT NULL;
       ${FLOW_DDL}
       ${LAUNCH_DDL}
-      DROP TABLE _slice_raw; DROP TABLE _counter_raw; DROP TABLE _args_raw; DROP TABLE _string; DROP TABLE _nest; DROP TABLE _flow_bind; DROP TABLE _flow_bound;
-      DROP TABLE _flow_event; DROP TABLE _flow_name;`);
+      DROP VIEW _flow_bound; DROP ${this.unordered.size > 0 ? 'TABLE' : 'VIEW'} _flow_bind;
+      DROP TABLE _slice_raw; DROP TABLE _counter_raw; DROP TABLE _args_raw; DROP TABLE _string; DROP TABLE _nest;
+      DROP TABLE _flow_event; DROP TABLE _flow_name; DROP TABLE _unordered;`);
   }
 
   private async writeSmallTables(): Promise<void> {
@@ -640,7 +642,7 @@ export class TraceSink {
     await c.run(`CREATE TEMP TABLE _unordered (track_id INTEGER)`);
     if (this.unordered.size === 0) {
       await c.run(`CREATE TABLE _nest (id INTEGER, depth INTEGER, parent_id INTEGER);
-        CREATE TABLE _flow_bind AS ${streamedFlows.slice(1, -1)};`);
+        CREATE VIEW _flow_bind AS SELECT flow_key, seq, kind, ts, streamed AS slice_id FROM _flow_event WHERE bind <> ${BIND_DIRECT};`);
     } else {
       await c.run(`INSERT INTO _unordered VALUES ${[...this.unordered].map((t) => `(${t})`).join(', ')};
       CREATE TEMP TABLE _sl AS SELECT *, ${this.sameTsInFileOrder ? '0' : '-dur'} AS sk FROM _slice_raw
@@ -693,6 +695,6 @@ export class TraceSink {
     const [r] = (await c.runAndReadAll(`SELECT count(*) FILTER (WHERE slice_id IS NULL) AS n FROM _flow_bind`)).getRowObjectsJS();
     const unbound = Number((r as { n: bigint }).n);
     if (unbound > 0) this.stat('flow_unbound', unbound);
-    await c.run(`DELETE FROM _flow_bind WHERE slice_id IS NULL; DROP TABLE _unordered;`);
+
   }
 }

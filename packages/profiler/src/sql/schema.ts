@@ -47,16 +47,17 @@ export const GPU_OP_CATEGORY_SQL = `(${GPU_OP_CATEGORIES.map((c) => `'${c}'`).jo
 /** CPU-side calls that launch GPU work: CUDA/HIP runtime and driver calls, and our queue.submit. */
 export const LAUNCH_CATEGORY_SQL = `('cuda_runtime','cuda_driver')`;
 
-export function publicViewsDdl(offsetNs: bigint): string {
+/** `renested`: some slices' depth and parent were computed again in SQL, into `_nest` (see TraceSink.nestAndBind). */
+export function publicViewsDdl(offsetNs: bigint, renested: boolean): string {
   const off = offsetNs.toString();
+  const depth = renested ? 'CASE WHEN n.id IS NULL THEN r.depth ELSE n.depth END' : 'r.depth';
+  const parent = renested ? 'CASE WHEN n.id IS NULL THEN r.parent_id ELSE n.parent_id END' : 'r.parent_id';
   return `
 CREATE TABLE slice AS
   SELECT CAST(r.id AS BIGINT) AS id, CAST(r.ts AS BIGINT) + ${off} AS ts, CAST(r.dur AS BIGINT) AS dur, r.track_id,
-         c.str AS category, nm.str AS name,
-         CASE WHEN n.id IS NULL THEN r.depth ELSE n.depth END AS depth,
-         CAST(CASE WHEN n.id IS NULL THEN r.parent_id ELSE n.parent_id END AS BIGINT) AS parent_id,
+         c.str AS category, nm.str AS name, ${depth} AS depth, CAST(${parent} AS BIGINT) AS parent_id,
          CAST(r.arg_set_id AS BIGINT) AS arg_set_id
-  FROM _slice_raw r LEFT JOIN _nest n ON n.id = r.id
+  FROM _slice_raw r ${renested ? 'LEFT JOIN _nest n ON n.id = r.id' : ''}
   LEFT JOIN _string c ON c.id = r.category_id LEFT JOIN _string nm ON nm.id = r.name_id;
 CREATE TABLE args AS
   SELECT CAST(a.id AS BIGINT) AS id, CAST(a.arg_set_id AS BIGINT) AS arg_set_id, regexp_replace(k.str, '\\[\\d+\\]', '', 'g') AS flat_key, k.str AS key,
