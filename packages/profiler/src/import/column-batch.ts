@@ -46,10 +46,21 @@ export class ColumnBatch implements RowSink {
           duckdb.vector_ensure_validity_writable(vector);
           duckdb.copy_data_to_vector_validity(vector, 0, col.valid.buffer as ArrayBuffer, col.valid.byteOffset, Math.ceil(n / 64) * 8);
         }
-      } else if (col.strings) {
-        out.setColumnValues(c, unpackStrings(col.strings));
+      } else if (this.types[c]!.typeId === DuckDBTypeId.VARCHAR) {
+        // Straight into the vector, with the validity bitmap in one copy: the generic setColumnValues does a
+        // BigInt bit operation per null, and most args rows have a null string.
+        const vector = duckdb.data_chunk_get_vector(out.chunk, c);
+        const values = col.strings ? unpackStrings(col.strings) : col.values!;
+        for (let r = 0; r < n; r++) {
+          const v = values[r];
+          if (v !== null && v !== undefined) duckdb.vector_assign_string_element(vector, r, String(v));
+        }
+        if (col.valid) {
+          duckdb.vector_ensure_validity_writable(vector);
+          duckdb.copy_data_to_vector_validity(vector, 0, col.valid.buffer as ArrayBuffer, col.valid.byteOffset, Math.ceil(n / 64) * 8);
+        }
       } else {
-        out.setColumnValues(c, col.values!.length === n ? col.values! : col.values!.slice(0, n));
+        out.setColumnValues(c, col.strings ? unpackStrings(col.strings) : col.values!.length === n ? col.values! : col.values!.slice(0, n));
       }
     }
     this.appender.appendDataChunk(out);

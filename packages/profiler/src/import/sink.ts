@@ -86,6 +86,9 @@ function newNestState(): NestState {
 interface ProcessInfo { upid: number; pid: number; name: string | null }
 interface ThreadInfo { utid: number; tid: number; name: string | null; upid: number | null }
 
+/** A flattened arg key, its id in _string once a row used it (-1 before), its path (see `arg`) and its children. */
+interface ArgKey { key: string; id: number; path: ArgPath | null; children: Map<string | number, ArgKey> | null }
+
 /** The staging tables that importers' rows stream into, in STAGING_DDL. */
 export const STAGED_TABLES = ['_slice_raw', '_counter_raw', '_args_raw', '_flow_event', '_string', 'arg_shape'] as const;
 export type StagedTable = (typeof STAGED_TABLES)[number];
@@ -124,6 +127,9 @@ export class TraceSink {
   private nextArgSet = 0;
   private nextFlowSeq = 0;
 
+  /** Arg keys by prefix (`args`, `debug`), each with its children (see `argKeyChild`). */
+  private readonly argKeys = new Map<string, ArgKey>();
+  private argKeyCount = 0;
   /** Interned strings (names, categories, arg keys) -> id in _string; cleared when large to bound memory. */
   private readonly strings = new Map<string, number>();
   private nextString = 0;
@@ -385,8 +391,12 @@ export class TraceSink {
    */
   arg(argSetId: number, key: string, value: ArgScalar, path: ArgPath | null = null): void {
     if (this.captured) { this.captured.push({ key, value, path }); return; }
+    this.stageArg(argSetId, this.intern(key)!, value, path);
+  }
+
+  private stageArg(argSetId: number, keyId: number, value: ArgScalar, path: ArgPath | null): void {
     const r = this.argRow;
-    r[0] = argSetId; r[1] = this.intern(key); r[2] = null; r[3] = null; r[4] = null;
+    r[0] = argSetId; r[1] = keyId; r[2] = null; r[3] = null; r[4] = null;
     if (value === null) r[5] = ARG_NULL;
     else if (typeof value === 'string') { r[3] = value; r[5] = ARG_STRING; }
     else if (typeof value === 'boolean') { r[2] = value ? 1 : 0; r[5] = ARG_BOOL; }
@@ -404,25 +414,61 @@ export class TraceSink {
    * where its key does not read back as it.
    */
   argTree(argSetId: number, prefix: string, value: unknown, depth = 0, path: ArgPath | null = null): void {
+    this.argTreeAt(argSetId, this.argKeyRoot(prefix, path), value, depth);
+  }
+
+  private argTreeAt(argSetId: number, node: ArgKey, value: unknown, depth: number): void {
     if (value === null || typeof value !== 'object') {
       if (value === undefined) return;
-      this.arg(argSetId, prefix, value as ArgScalar, path);
+      this.argAt(argSetId, node, value as ArgScalar);
       return;
     }
     const keys = Array.isArray(value) ? null : Object.keys(value);
-    if (depth > 32) { this.arg(argSetId, prefix, JSON.stringify(value), path); return; }
+    if (depth > 32) { this.argAt(argSetId, node, JSON.stringify(value)); return; }
     if ((keys ?? (value as unknown[])).length === 0) {
-      if (this.captured) { this.captured.push({ key: prefix, value: keys === null ? '[]' : '{}', path, empty: true }); return; }
-      this.argShapeOut.row([argSetId, this.nextArg++, JSON.stringify(path ?? pathOfArgKey(prefix)), keys === null ? '[]' : '{}']);
+      const empty = keys === null ? '[]' : '{}';
+      if (this.captured) { this.captured.push({ key: node.key, value: empty, path: node.path, empty: true }); return; }
+      this.argShapeOut.row([argSetId, this.nextArg++, JSON.stringify(node.path ?? pathOfArgKey(node.key)), empty]);
       return;
     }
     if (keys === null) {
-      (value as unknown[]).forEach((v, i) => { this.argTree(argSetId, `${prefix}[${i}]`, v, depth + 1, path && [...path, i]); });
+      const a = value as unknown[];
+      for (let i = 0; i < a.length; i++) this.argTreeAt(argSetId, this.argKeyChild(node, i), a[i], depth + 1);
       return;
     }
-    for (const k of keys) {
-      this.argTree(argSetId, `${prefix}.${k}`, (value as Record<string, unknown>)[k], depth + 1, childArgPath(prefix, path, k));
+    for (const k of keys) this.argTreeAt(argSetId, this.argKeyChild(node, k), (value as Record<string, unknown>)[k], depth + 1);
+  }
+
+  private argAt(argSetId: number, node: ArgKey, value: ArgScalar): void {
+    if (this.captured) { this.captured.push({ key: node.key, value, path: node.path }); return; }
+    if (node.id < 0) node.id = this.intern(node.key)!;
+    this.stageArg(argSetId, node.id, value, node.path);
+  }
+
+  private argKeyRoot(prefix: string, path: ArgPath | null): ArgKey {
+    if (path !== null) return { key: prefix, id: -1, path, children: null };
+    let root = this.argKeys.get(prefix);
+    if (root === undefined) {
+      root = { key: prefix, id: -1, path: null, children: null };
+      this.argKeys.set(prefix, root);
     }
+    return root;
+  }
+
+  /** The key `parent.name` or `parent[index]`, made once: building and hashing each key string anew for every arg was a fifth of a Kineto import. */
+  private argKeyChild(parent: ArgKey, name: string | number): ArgKey {
+    let children = parent.children;
+    if (children === null) { children = new Map(); parent.children = children; }
+    let k = children.get(name);
+    if (k === undefined) {
+      // Bounded as the interned strings are: a new tree starts once this one is large (parents in use stay valid).
+      if (++this.argKeyCount > 1 << 20) { this.argKeys.clear(); this.argKeyCount = 0; }
+      const key = typeof name === 'number' ? `${parent.key}[${name}]` : `${parent.key}.${name}`;
+      const path = typeof name === 'number' ? parent.path && [...parent.path, name] : childArgPath(parent.key, parent.path, name);
+      k = { key, id: -1, path, children: null };
+      children.set(name, k);
+    }
+    return k;
   }
 
   /**
@@ -533,7 +579,7 @@ export class TraceSink {
       ${FLOW_DDL}
       ${LAUNCH_DDL}
       DROP VIEW _flow_bound; DROP ${this.unordered.size > 0 ? 'TABLE' : 'VIEW'} _flow_bind;
-      DROP TABLE _slice_raw; DROP TABLE _counter_raw; DROP TABLE _args_raw; DROP TABLE _string; DROP TABLE _nest;
+      DROP TABLE _slice_raw; DROP TABLE _counter_raw; DROP TABLE _string; DROP TABLE _nest;
       DROP TABLE _flow_event; DROP TABLE _flow_name; DROP TABLE _unordered;`);
   }
 
