@@ -8,15 +8,23 @@
  *   npm run bench:analysis -- --gb               # 100 MB and 1 GB Chrome JSON, on-disk DuckDB with a 256 MB limit:
  *                                                # peak RSS stays the same while the file grows 10x
  *   npm run bench:analysis -- --dir /some/tmp    # where generated traces go (default: os tmpdir); kept for reuse
+ *   npm run bench:analysis -- --kineto SAMPLE.json.gz --kineto-mib 200
+ *                                                # also a Kineto trace: SAMPLE's events (with their args) repeated,
+ *                                                # later in time, up to that size; the synthetic traces have no args
+ *   npm run bench:analysis -- --trace-processor PATH
+ *                                                # also time Perfetto's trace_processor_shell and `gsprof query` on
+ *                                                # each file (same group-by, import cache off, alternating, 3 runs
+ *                                                # each) and report the ratio of the medians
  *
  * The generators stream to disk, so generating a 10M-event trace needs no more memory than a 1M one.
  */
 import { spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { gunzipSync } from 'node:zlib';
 import { kernelSummary, openTrace } from '@gsprof/profiler';
 
 const KERNELS = ['kinematics', 'com', 'crb', 'factor_m', 'passive', 'actuation', 'rne', 'smooth_acc', 'collision', 'solve'];
@@ -149,6 +157,67 @@ async function writePerfetto(path: string, events: number): Promise<number> {
   return n;
 }
 
+/**
+ * A Kineto trace of about `mib` MiB: the sample's non-metadata events again and again, each copy later by the
+ * sample's span, with its ids (flow ids, correlation, External id...) moved past the copy before's.
+ */
+async function writeKineto(path: string, sample: string, mib: number): Promise<number> {
+  const raw = readFileSync(sample);
+  const src = JSON.parse((raw[0] === 0x1f && raw[1] === 0x8b ? gunzipSync(raw) : raw).toString()) as { traceEvents: Record<string, unknown>[] };
+  const meta = src.traceEvents.filter((e) => e.ph === 'M');
+  const body = src.traceEvents.filter((e) => e.ph !== 'M');
+  let t0 = Infinity, t1 = -Infinity;
+  for (const e of body) {
+    if (typeof e.ts === 'number') { t0 = Math.min(t0, e.ts); t1 = Math.max(t1, e.ts + (typeof e.dur === 'number' ? e.dur : 0)); }
+  }
+  const span = Math.ceil(t1 - t0) + 10;
+  const ID_ARGS = ['correlation', 'External id', 'Record function id', 'Sequence number', 'Ev Idx'];
+  const out = new Out(path);
+  const top = Object.entries(src).filter(([k]) => k !== 'traceEvents').map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`);
+  await out.write(`{${top.map((t) => `${t},`).join('')}"traceEvents":[\n${meta.map((e) => JSON.stringify(e)).join(',\n')}`);
+  let n = 0, bytes = 0;
+  for (let copy = 0; bytes < mib * 2 ** 20; copy++) {
+    for (const e of body) {
+      const c: Record<string, unknown> = { ...e };
+      if (typeof c.ts === 'number') c.ts = Number((c.ts + copy * span).toFixed(3));
+      if (typeof c.id === 'number') c.id += copy * 10_000_000;
+      if (c.args && typeof c.args === 'object') {
+        const a: Record<string, unknown> = { ...(c.args as Record<string, unknown>) };
+        for (const k of ID_ARGS) if (typeof a[k] === 'number') a[k] = (a[k] as number) + copy * 10_000_000;
+        c.args = a;
+      }
+      const text = `,\n${JSON.stringify(c)}`;
+      bytes += text.length;
+      await out.write(text);
+      n++;
+    }
+  }
+  await out.write('\n]}\n');
+  await out.close();
+  return n;
+}
+
+/** Median wall seconds of trace_processor_shell and of `gsprof query`, the same group-by, alternating. */
+function versusTraceProcessor(tp: string, path: string, dir: string): { tpS: number; gsS: number } {
+  const sql = 'select name, count(*), sum(dur) from slice group by name';
+  const q = join(dir, 'tp-query.sql');
+  writeFileSync(q, `${sql};\n`);
+  const cli = fileURLToPath(new URL('../packages/cli/bin/run.js', import.meta.url));
+  const wall = (cmd: string, args: string[], env: NodeJS.ProcessEnv): number => {
+    const t = performance.now();
+    const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 1 << 28, env });
+    if (r.status !== 0) throw new Error(`${cmd} failed on ${path}: ${r.stderr.split('\n')[0]}`);
+    return (performance.now() - t) / 1000;
+  };
+  const tps: number[] = [], gss: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    tps.push(wall(tp, ['-q', q, path], process.env));
+    gss.push(wall(process.execPath, [cli, 'query', path, sql, '--format', 'csv'], { ...process.env, GSPROF_NO_CACHE: '1' }));
+  }
+  const median = (a: number[]) => a.sort((x, y) => x - y)[1]!;
+  return { tpS: median(tps), gsS: median(gss) };
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Child: import one file and report
 
@@ -186,6 +255,7 @@ async function main(): Promise<void> {
     sizes: { type: 'string', default: '1e6,1e7' }, formats: { type: 'string', default: 'json,pftrace' },
     gb: { type: 'boolean', default: false }, dir: { type: 'string' }, 'import-one': { type: 'string' },
     'on-disk': { type: 'boolean' }, 'memory-limit': { type: 'string' },
+    kineto: { type: 'string' }, 'kineto-mib': { type: 'string', default: '200' }, 'trace-processor': { type: 'string' },
   } });
   if (values['import-one']) { await importOne(values['import-one'], values['memory-limit']); return; }
   const dir = values.dir ?? join(tmpdir(), 'gsprof-bench-analysis');
@@ -194,17 +264,21 @@ async function main(): Promise<void> {
   // --gb: the same on-disk database and memory limit for a 100 MB and a 1 GB file; peak RSS should not grow.
   if (values.gb) jobs.push({ events: 1_000_000, format: 'json' }, { events: 10_000_000, format: 'json' });
   else for (const s of values.sizes.split(',')) for (const f of values.formats.split(',')) jobs.push({ events: Number(s), format: f });
+  if (values.kineto) jobs.push({ events: Number(values['kineto-mib']), format: 'kineto' });
+  const versus: string[] = [];
 
   console.log(`node ${process.version}, ${(await import('node:os')).cpus().length} CPUs; traces in ${dir}`);
   console.log('| format | events | file | generate | import (wall) | import (CPU) | rate (wall) | rate (CPU) | kernelSummary | peak RSS (child) | 2nd command: open + kernelSummary |');
   console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const job of jobs) {
-    const path = join(dir, `bench-${job.events}.${job.format === 'json' ? 'json' : 'pftrace'}`);
+    const path = job.format === 'kineto' ? join(dir, `kineto-${job.events}MiB.json`)
+      : join(dir, `bench-${job.events}.${job.format === 'json' ? 'json' : 'pftrace'}`);
     let genS = NaN;
     if (!existsSync(path)) {
       const t = performance.now();
       const tmp = `${path}.partial`;
-      if (job.format === 'json') await writeChromeJson(tmp, job.events); else await writePerfetto(tmp, job.events);
+      if (job.format === 'kineto') await writeKineto(tmp, values.kineto!, job.events);
+      else if (job.format === 'json') await writeChromeJson(tmp, job.events); else await writePerfetto(tmp, job.events);
       renameSync(tmp, path);
       genS = (performance.now() - t) / 1000;
     }
@@ -222,7 +296,17 @@ async function main(): Promise<void> {
     const again = runChild();
     rmSync(cache, { recursive: true, force: true });
     const mb = statSync(path).size / 2 ** 20;
+    if (values['trace-processor']) {
+      const v = versusTraceProcessor(values['trace-processor'], path, dir);
+      versus.push(`| ${job.format} | ${mb.toFixed(0)} MiB | ${v.tpS.toFixed(2)} s | ${v.gsS.toFixed(2)} s | ${(v.gsS / v.tpS).toFixed(2)}x |`);
+    }
     console.log(`| ${job.format} | ${(r.events / 1e6).toFixed(2)}M | ${mb.toFixed(0)} MiB | ${Number.isNaN(genS) ? 'cached' : `${genS.toFixed(1)} s`} | ${r.importS.toFixed(1)} s | ${r.importCpuS.toFixed(1)} s | ${(r.events / r.importS / 1e6).toFixed(2)} M/s | ${(r.events / r.importCpuS / 1e6).toFixed(2)} M/s | ${r.summaryError ? `failed: ${r.summaryError}` : `${(r.summaryS * 1000).toFixed(0)} ms`} | ${r.maxRssMiB.toFixed(0)} MiB | ${again.summaryError ? 'failed' : `${(again.importS + again.summaryS).toFixed(2)} s`} |`);
+  }
+  if (versus.length > 0) {
+    console.log('\nFirst import and a group-by, trace_processor_shell against `gsprof query` (import cache off), median of 3 each:\n');
+    console.log('| file | size | trace_processor | gsprof query | ratio |');
+    console.log('|---|---|---|---|---|');
+    for (const line of versus) console.log(line);
   }
 }
 
