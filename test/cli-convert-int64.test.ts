@@ -2,7 +2,8 @@
  * convert keeps an int64 arg exactly (issue 12): a pftrace's debug annotations beyond 2^53, at the top level and
  * nested in a dict and an array, come back as the same integers through pftrace -> pftrace, and pftrace -> JSON
  * writes them as bare integer literals. Before, convert's arg reader made them doubles (9007199254740993 came
- * back 9007199254740992). Reading such a literal from JSON still rounds it (the JSON importer's JSON.parse).
+ * back 9007199254740992). JSON input keeps such literals exact too (trace_processor v58.2 reads the same
+ * int64 values from that JSON), so JSON -> pftrace -> JSON gives back the literals it read.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -75,4 +76,16 @@ it('pftrace -> JSON writes them as exact integer literals, in a file that still 
   for (const literal of [`"big":${BIG}`, `"min":${MIN}`, `{"max":${MAX},"neg":${-BIG}}`, `"list":[${BIG + 1n},7]`]) {
     expect(text).toContain(literal);
   }
+});
+
+it('JSON -> pftrace -> JSON keeps them: the JSON importer reads the literals exactly', async () => {
+  // A JSON file names them args.<name>, a pftrace debug.<name>: the values are compared.
+  const values = async (file: string) => (await intArgs(file)).map((l) => l.replace(/^(args|debug)\./, ''));
+  const expected = EXPECTED.map((l) => l.replace(/^debug\./, ''));
+  await convert('in.pftrace', 'first.json');
+  expect(await values('first.json')).toEqual(expected);
+  await convert('first.json', 'again.pftrace');
+  expect(await values('again.pftrace')).toEqual(expected);
+  await convert('again.pftrace', 'again.json');
+  expect(await values('again.json')).toEqual(expected);
 });

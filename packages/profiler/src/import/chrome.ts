@@ -99,7 +99,7 @@ class ChromeImporter {
       const e = all?.[i];
       if (e !== null && typeof e === 'object' && !Array.isArray(e)) {
         this.events++;
-        this.handleAt(e as Json, buf, p[o + 1]!, p[o + 2]!, p[o + 3]!, p[o + 4]!, p[o + 5]!);
+        this.handleAt(e as Json, buf, p[o]!, p[o + 1]!, p[o + 2]!, p[o + 3]!, p[o + 4]!, p[o + 5]!);
       } else this.eventOne(buf, p[o]!, p[o + 1]!, p[o + 2]!, p[o + 3]!, p[o + 4]!, p[o + 5]!);
     }
   }
@@ -129,19 +129,19 @@ class ChromeImporter {
       throw new TraceFormatError(this.path, `line ${line} (byte ${offset})`, 'forbidden key "__proto__" in event');
     }
     this.events++;
-    this.handleAt(e, buf, end, line, offset, tsAt, durAt);
+    this.handleAt(e, buf, start, end, line, offset, tsAt, durAt);
   }
 
-  private handleAt(e: Json, buf: Buffer, end: number, line: number, offset: number, tsAt: number, durAt: number): void {
+  private handleAt(e: Json, buf: Buffer, start: number, end: number, line: number, offset: number, tsAt: number, durAt: number): void {
     try {
-      this.handle(e, buf, end, tsAt, durAt);
+      this.handle(e, buf, start, end, tsAt, durAt);
     } catch (err) {
       if (err instanceof TraceFormatError || isBug(err)) throw err;
       throw new TraceFormatError(this.path, `line ${line} (byte ${offset})`, tooDeep(err) ?? (err as Error).message.split('\n')[0]!);
     }
   }
 
-  private handle(e: Json, buf: Buffer, end: number, tsAt: number, durAt: number): void {
+  private handle(e: Json, buf: Buffer, start: number, end: number, tsAt: number, durAt: number): void {
     // Perfetto reads the phase by its first character.
     const ph = typeof e.ph === 'string' ? e.ph.charAt(0) : '';
     if (!SUPPORTED.has(ph)) {
@@ -150,6 +150,7 @@ class ChromeImporter {
       return;
     }
     if (ph === 'M') { this.metadataEvent(e); return; }
+    if (ph !== 'C' && hasArgs(e) && hasUnsafeInt(e.args, 0)) exactArgs(e, buf.toString('utf8', start, end));
     numberToken(buf, tsAt, end, tokens.ts);
     numberToken(buf, durAt, end, tokens.dur);
     const ts = this.tsOf(e, buf);
@@ -504,6 +505,77 @@ function parseAll(events: string, n: number): unknown[] | null {
   } catch {
     return null;
   }
+}
+
+/** Any number in `v` at or past ±2^53, where a double may not be the integer the text holds (rare). */
+function hasUnsafeInt(v: unknown, depth: number): boolean {
+  if (typeof v === 'number') return v >= 9007199254740992 || v <= -9007199254740992;
+  if (v === null || typeof v !== 'object' || depth > 64) return false;
+  if (Array.isArray(v)) {
+    for (const x of v) if (hasUnsafeInt(x, depth + 1)) return true;
+    return false;
+  }
+  for (const k in v) if (hasUnsafeInt((v as Json)[k], depth + 1)) return true;
+  return false;
+}
+
+/** What a marked token reads as once parsed (the NUL keeps it apart from any ordinary string). */
+const EXACT_INT = '\u0000gsprof-int:';
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * Re-reads an event's args from its text with integer tokens past 2^53 as exact bigints (int64 args, as
+ * trace_processor keeps them); tokens past int64 stay doubles. Each such token becomes a marked string for
+ * JSON.parse, turned back into a bigint after. Only events holding such a number come here.
+ */
+function exactArgs(e: Json, text: string): void {
+  if (text.includes('gsprof-int:')) return;
+  let out = '';
+  let from = 0;
+  let i = 0;
+  let replaced = false;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // Skip a string, escapes included.
+      i++;
+      while (i < text.length && text.charCodeAt(i) !== 0x22) i += text.charCodeAt(i) === 0x5c ? 2 : 1;
+      i++;
+      continue;
+    }
+    if (c !== 0x2d && (c < 0x30 || c > 0x39)) { i++; continue; }
+    let j = i + 1;
+    while (j < text.length && /[0-9eE.+-]/.test(text[j]!)) j++;
+    const token = text.slice(i, j);
+    if (/^-?\d{16,}$/.test(token)) {
+      const v = BigInt(token);
+      if (v >= INT64_MIN && v <= INT64_MAX && !Number.isSafeInteger(Number(v))) {
+        out += `${text.slice(from, i)}"\\u0000gsprof-int:${token}"`;
+        from = j;
+        replaced = true;
+      }
+    }
+    i = j;
+  }
+  if (!replaced) return;
+  out += text.slice(from);
+  let exact: unknown;
+  try {
+    exact = JSON.parse(out);
+  } catch {
+    // An event that parsed only once repaired (see repairJson); one that still does not keeps its doubles.
+    try { exact = JSON.parse(repairJson(out)); } catch { return; }
+  }
+  e.args = withBigInts((exact as Json).args, 0);
+}
+
+function withBigInts(v: unknown, depth: number): unknown {
+  if (typeof v === 'string') return v.startsWith(EXACT_INT) ? BigInt(v.slice(EXACT_INT.length)) : v;
+  if (v === null || typeof v !== 'object' || depth > 64) return v;
+  if (Array.isArray(v)) return v.map((x) => withBigInts(x, depth + 1));
+  for (const k of Object.keys(v)) (v as Json)[k] = withBigInts((v as Json)[k], depth + 1);
+  return v;
 }
 
 function hasArgs(e: Json): boolean {
