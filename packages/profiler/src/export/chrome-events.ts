@@ -15,8 +15,9 @@ const SCOPE = { thread: 't', process: 'p', global: 'g' } as const;
 const SYNTHETIC_TID_BASE = 1_000_000;
 
 const PIECE = {
-  x: Buffer.from(',\n{"ph":"X","cat":'),
-  xFirst: Buffer.from('{"ph":"X","cat":'),
+  x: Buffer.from(',\n{"ph":"X"'),
+  xFirst: Buffer.from('{"ph":"X"'),
+  cat: Buffer.from(',"cat":'),
   name: Buffer.from(',"name":'),
   ts: Buffer.from(',"ts":'),
   dur: Buffer.from(',"dur":'),
@@ -169,7 +170,7 @@ export class ChromeEventWriter {
     const out = this.out;
     if (this.started) out.bytes(PIECE.x);
     else { out.text('\n'); out.bytes(PIECE.xFirst); this.started = true; }
-    out.string(category);
+    if (category !== '') { out.bytes(PIECE.cat); out.string(category); }
     out.bytes(PIECE.name);
     out.string(name);
     out.bytes(where);
@@ -189,7 +190,8 @@ export class ChromeEventWriter {
   instant(track: TraceTrack, where: string, name: string, category: string, ts: number, args: Args | undefined): void {
     const json = args ? `,"args":${argsJson(args)}` : '';
     const scope = SCOPE[track.scope ?? 'thread'];
-    this.add(`{"ph":"i","s":"${scope}","cat":${quote(category)},"name":${quote(name)},${where},"ts":${formatMicros(ts)}${json}}`);
+    const cat = category === '' ? '' : `"cat":${quote(category)},`;
+    this.add(`{"ph":"i","s":"${scope}",${cat}"name":${quote(name)},${where},"ts":${formatMicros(ts)}${json}}`);
   }
 
   // A JSON reader (Perfetto's, ours) names a counter track "<name> <arg key>": a track named "mem bytes" is

@@ -71,6 +71,11 @@ function takeFresh(table: InternTable): Array<{ iid: number; name: string }> {
   return entries;
 }
 
+/** No category ('') is no category_iids, which trace_processor reads as a NULL category (it reads "" as ""). */
+function categoryIid(table: InternTable, category: string): number {
+  return category === '' ? 0 : intern(table, category);
+}
+
 function intern(table: InternTable, name: string): number {
   if (name === table.lastName) return table.lastIid;
   let iid = table.ids.get(name);
@@ -340,7 +345,7 @@ export class PerfettoStreamWriter {
     if (this.internTablesFull()) this.clearIncrementalState();
     const t = this.track(track, 'slice', name);
     this.absolute(times, i);
-    this.event(TYPE_SLICE_BEGIN, t, intern(this.names, name), intern(this.categories, category), args, flowIds, terminatingFlowIds);
+    this.event(TYPE_SLICE_BEGIN, t, intern(this.names, name), categoryIid(this.categories, category), args, flowIds, terminatingFlowIds);
   }
 
   end(track: number, ts: number): void {
@@ -367,7 +372,7 @@ export class PerfettoStreamWriter {
     const t = this.track(track, 'instant', name);
     this.time[0] = ts;
     this.absolute(this.time, 0);
-    this.event(TYPE_INSTANT, t, intern(this.names, name), intern(this.categories, category), args);
+    this.event(TYPE_INSTANT, t, intern(this.names, name), categoryIid(this.categories, category), args);
   }
 
   counter(track: number, ts: number, value: number): void {

@@ -155,7 +155,8 @@ class ChromeImporter {
     numberToken(buf, durAt, end, tokens.dur);
     const ts = this.tsOf(e, buf);
     const name = typeof e.name === 'string' ? e.name : e.name === undefined ? null : String(e.name);
-    const category = typeof e.cat === 'string' ? e.cat : null;
+    // trace_processor reads an empty category as none (NULL), as an absent one.
+    const category = typeof e.cat === 'string' && e.cat !== '' ? e.cat : null;
     const pid = e.pid;
     const tid = e.tid ?? pid;
 

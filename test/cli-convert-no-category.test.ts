@@ -1,0 +1,73 @@
+/**
+ * An event without a category stays without one through convert (issue 12). trace_processor v58.2 reads a JSON
+ * event with no `cat`, or `cat: ""`, as a NULL category, and a pftrace event without category_iids as NULL too
+ * (but an interned "" as ""). Before, convert wrote `"cat":""` in JSON and interned "" in a pftrace, so a
+ * slice that had no category came back with the empty one.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, expect, it } from 'vitest';
+import { ensureBuilt, gsprof, tempDir } from './support/cli.js';
+
+const SOURCE = {
+  traceEvents: [
+    { ph: 'X', name: 'none', pid: 1, tid: 1, ts: 0, dur: 10 },
+    { ph: 'X', name: 'empty', cat: '', pid: 1, tid: 1, ts: 20, dur: 10 },
+    { ph: 'X', name: 'kept', cat: 'k', pid: 1, tid: 1, ts: 40, dur: 10 },
+    { ph: 'i', name: 'inst', s: 't', pid: 1, tid: 1, ts: 60 },
+    { ph: 'B', name: 'pair', pid: 1, tid: 1, ts: 70 },
+    { ph: 'E', pid: 1, tid: 1, ts: 80 },
+  ],
+};
+/** name and category of each slice but gsprof's own metadata instant, as trace_processor gives them for SOURCE. */
+const EXPECTED = ['empty,', 'inst,', 'kept,k', 'none,', 'pair,'];
+
+const env = { GSPROF_NO_CACHE: '1' };
+let dir = '';
+
+beforeAll(() => {
+  ensureBuilt();
+  dir = tempDir();
+  writeFileSync(join(dir, 'in.json'), JSON.stringify(SOURCE));
+});
+
+async function convert(from: string, to: string): Promise<void> {
+  const r = await gsprof(['convert', join(dir, from), join(dir, to)], { env });
+  expect(r.code, r.stderr).toBe(0);
+}
+
+/** `name,category` per slice, a NULL category as nothing after the comma and "" as `""`. */
+async function categories(file: string): Promise<string[]> {
+  const sql = `select name, case when category is null then '' when category = '' then '""' else category end as c
+    from slice where name <> 'gsprof.metadata' order by name`;
+  const r = await gsprof(['query', join(dir, file), sql, '--format', 'csv'], { env });
+  expect(r.code, r.stderr).toBe(0);
+  return r.stdout.trim().split('\n').slice(1);
+}
+
+/** The events of a written JSON file other than metadata (M) events. */
+function events(file: string): Array<Record<string, unknown>> {
+  const j = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { traceEvents: Array<Record<string, unknown>> };
+  return j.traceEvents.filter((e) => e.ph !== 'M' && e.name !== 'gsprof.metadata');
+}
+
+it('the JSON importer reads no category and an empty one as NULL', async () => {
+  expect(await categories('in.json')).toEqual(EXPECTED);
+});
+
+it('JSON -> JSON writes no cat key where there was none, and keeps a real one', async () => {
+  await convert('in.json', 'out.json');
+  const written = events('out.json');
+  expect(written.map((e) => [e.name, 'cat' in e ? e.cat : '(absent)'])).toEqual([
+    ['none', '(absent)'], ['empty', '(absent)'], ['kept', 'k'], ['inst', '(absent)'], ['pair', '(absent)'],
+  ]);
+  expect(await categories('out.json')).toEqual(EXPECTED);
+});
+
+it('JSON -> pftrace -> JSON keeps them NULL', async () => {
+  await convert('in.json', 'mid.pftrace');
+  expect(await categories('mid.pftrace')).toEqual(EXPECTED);
+  await convert('mid.pftrace', 'back.json');
+  expect(events('back.json').filter((e) => 'cat' in e).map((e) => e.name)).toEqual(['kept']);
+  expect(await categories('back.json')).toEqual(EXPECTED);
+});
