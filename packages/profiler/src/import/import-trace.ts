@@ -7,7 +7,7 @@ import { IMPORT_THREAD_MIN_BYTES, importJsonOnThread } from './import-thread.js'
 import { readTrace, type ImportOptions } from './read-trace.js';
 import { STAGED_TABLES, TraceSink, type StagedTable } from './sink.js';
 import { openTraceSource, type TraceFormat } from './source.js';
-import { STAGING_DDL } from '../sql/schema.js';
+import { STAGING_DDL, TEMP_STAGING_TABLES } from '../sql/schema.js';
 
 export type { ImportOptions } from './read-trace.js';
 
@@ -17,7 +17,8 @@ export const IMPORT_PROBLEM_STATS = ['json_parser_failure', 'json_repaired_event
 export async function importTraceInto(path: string, conn: DuckDBConnection, opts: ImportOptions = {}): Promise<TraceFormat> {
   await conn.run(STAGING_DDL);
   const batches = {} as Record<StagedTable, ColumnBatch>;
-  for (const t of STAGED_TABLES) batches[t] = new ColumnBatch(await conn.createAppender(t));
+  const temp = new Set<string>(TEMP_STAGING_TABLES);
+  for (const t of STAGED_TABLES) batches[t] = new ColumnBatch(await conn.createAppender(t, null, temp.has(t) ? 'temp' : null));
   return runImport(path, new TraceSink(conn, batches), opts, batches);
 }
 

@@ -573,7 +573,7 @@ export class TraceSink {
     await this.conn.run(publicViewsDdl((this.origin ?? 0n) + this.baseOffsetNs, this.unordered.size > 0));
     // Views, not tables: FLOW_DDL reads each once, and copying the flow events twice cost more than the rest.
     await this.conn.run(`
-      CREATE VIEW _flow_bound AS
+      CREATE TEMP VIEW _flow_bound AS
         SELECT b.flow_key, b.seq, b.kind, b.ts, b.slice_id FROM _flow_bind b WHERE b.slice_id IS NOT NULL
         UNION ALL SELECT flow_key, seq, kind, ts, slice_id FROM _flow_event WHERE bind = ${BIND_DIRECT} AND slice_id IS NOT NULL;
       ${FLOW_DDL}
@@ -615,7 +615,7 @@ export class TraceSink {
     ap = await c.createAppender('zero_dur_slice');
     for (const id of this.zeroDurSlices) { ap.appendBigInt(BigInt(id)); ap.endRow(); }
     ap.closeSync();
-    ap = await c.createAppender('_flow_name');
+    ap = await c.createAppender('_flow_name', null, 'temp');
     for (const [key, { category, name }] of this.flowNames) {
       if (key === null) ap.appendNull(); else ap.appendVarchar(key);
       ap.appendVarchar(category); ap.appendVarchar(name);
@@ -688,7 +688,7 @@ export class TraceSink {
     await c.run(`CREATE TEMP TABLE _unordered (track_id INTEGER)`);
     if (this.unordered.size === 0) {
       await c.run(`CREATE TABLE _nest (id INTEGER, depth INTEGER, parent_id INTEGER);
-        CREATE VIEW _flow_bind AS SELECT flow_key, seq, kind, ts, streamed AS slice_id FROM _flow_event WHERE bind <> ${BIND_DIRECT};`);
+        CREATE TEMP VIEW _flow_bind AS SELECT flow_key, seq, kind, ts, streamed AS slice_id FROM _flow_event WHERE bind <> ${BIND_DIRECT};`);
     } else {
       await c.run(`INSERT INTO _unordered VALUES ${[...this.unordered].map((t) => `(${t})`).join(', ')};
       CREATE TEMP TABLE _sl AS SELECT *, ${this.sameTsInFileOrder ? '0' : '-dur'} AS sk FROM _slice_raw
