@@ -14,6 +14,12 @@ import {
 /** A begin or end event (B/E, async b/e and S/F), kept until the end: they are matched in time order. */
 interface Edge { begin: boolean; ts: number; order: number; id: number; name: string | null; category: string | null; args: unknown }
 
+/** A begin event with what its end gave (`dur` -1 while none did); `open` until ended. */
+interface Paired { b: Edge; dur: number; endArgs: unknown; open: boolean }
+
+/** A slice on a track's stack while pairing: an X (`slice` null) or a begin event, ending at `end`. */
+interface Open { end: number; slice: Paired | null }
+
 type Json = Record<string, unknown>;
 
 /** start, end, line, offset, tsAt, durAt of an event waiting to be parsed. */
@@ -59,6 +65,10 @@ class ChromeImporter {
   private readonly asyncTracks = new Map<string, number>();
   /** Tracks that got slices or flow events while reading (the begin/end events come after them). */
   private readonly streamed = new Set<number>();
+  /** Start and end of each X slice of dur > 0 per track, in file order: B/E matching needs them (`matchEdges`). */
+  private readonly xSpans = new Map<number, number[]>();
+  /** The last ts of the instants per track, which end slices left open in an ended X as B/E/X events do. */
+  private readonly lastInstant = new Map<number, number>();
   private globalTrack: number | null = null;
   /** Integer µs of relative time 0; ts are kept as ns relative to it. */
   private originUs: number | null = null;
@@ -167,6 +177,11 @@ class ChromeImporter {
         const dur = this.durOf(e, buf);
         const argSet = this.args(e);
         this.streamed.add(track);
+        if (dur > 0) {
+          const spans = this.xSpans.get(track);
+          if (spans) spans.push(ts, ts + dur);
+          else this.xSpans.set(track, [ts, ts + dur]);
+        }
         this.sink.nestStart(track, id, ts, ts + dur, true);
         this.v2Flow(e, id, ts, track);
         this.sink.slice(id, ts, dur, track, category, name, argSet, this.sink.depth, this.sink.parent);
@@ -192,6 +207,7 @@ class ChromeImporter {
         if (track === null) return;
         const id = this.sink.newSliceId();
         this.streamed.add(track);
+        if (!(ts <= (this.lastInstant.get(track) ?? -Infinity))) this.lastInstant.set(track, ts);
         this.sink.nestStart(track, id, ts, ts);
         this.sink.slice(id, ts, 0, track, category, name, this.args(e), this.sink.depth, this.sink.parent);
         if (name === 'gsprof.metadata') {
@@ -394,29 +410,18 @@ class ChromeImporter {
     }
   }
 
-  /** Matches each track's begin/end events in time order (file order among equal times), as Perfetto does. */
+  /**
+   * Matches each track's begin/end events in time order (file order among equal times), as Perfetto does, with
+   * the track's X slices in the same stack: a B still open when an enclosing X has ended is ended with that X
+   * at the next event on the track (counted as misplaced_end_event), and the E that would have ended it then
+   * finds nothing open, as in trace_processor's slice tracker.
+   */
   private matchEdges(): void {
     for (const [track, list] of this.edges) {
       // Slices and flows already streamed on this track were placed without these: redo the track in SQL.
       if (this.streamed.has(track)) this.sink.nestInSql(track);
       list.sort((a, b) => a.ts - b.ts || a.order - b.order);
-      const open: Edge[] = [];
-      const slices: { b: Edge; dur: number; endArgs: unknown }[] = [];
-      const byBegin = new Map<Edge, { b: Edge; dur: number; endArgs: unknown }>();
-      for (const ev of list) {
-        if (ev.begin) {
-          const s = { b: ev, dur: -1, endArgs: undefined as unknown };
-          slices.push(s);
-          byBegin.set(ev, s);
-          open.push(ev);
-          continue;
-        }
-        const b = open.pop();
-        if (!b) { this.sink.stat('json_end_without_begin'); continue; }
-        const s = byBegin.get(b)!;
-        s.dur = ev.ts - b.ts;
-        s.endArgs = ev.args;
-      }
+      const slices = this.pairEdges(list, this.xSpans.get(track) ?? [], this.lastInstant.get(track));
       // slices are in start order; among equal starts the outer (earlier in file) one comes first.
       for (const s of slices) {
         const { b } = s;
@@ -432,6 +437,84 @@ class ChromeImporter {
       }
     }
     this.edges.clear();
+    this.xSpans.clear();
+    this.lastInstant.clear();
+  }
+
+  /**
+   * The slices of one track's sorted begin/end events, each with its duration (-1: never ended). `spans` are
+   * the track's X slices (start, end pairs); at one ts an X comes after the ends and before the begins there.
+   */
+  private pairEdges(list: Edge[], spans: number[], lastInstant: number | undefined): Paired[] {
+    const xs: number[] = [];
+    for (let i = 0; i < spans.length; i += 2) xs.push(i);
+    // Longest first among equal starts, as trace_processor orders X events at one ts.
+    xs.sort((a, b) => spans[a]! - spans[b]! || spans[b + 1]! - spans[a + 1]! || a - b);
+    const slices: Paired[] = [];
+    const stack: Open[] = [];
+    let x = 0;
+    // Begins an X ended before their E came: that E finds nothing open, which is not another problem.
+    let endedByX = 0;
+    for (const ev of list) {
+      while (x < xs.length && (spans[xs[x]!]! < ev.ts || (spans[xs[x]!]! === ev.ts && ev.begin))) {
+        const at = xs[x++]!;
+        endedByX += this.endEnclosed(stack, spans[at]!);
+        const start = spans[at]!, end = spans[at + 1]!;
+        // An X that ends after a complete slice it starts in is not nested in it (see the sink's spill).
+        if (!stack.some((o) => o.slice === null && start < o.end && end > o.end)) stack.push({ end, slice: null });
+      }
+      endedByX += this.endEnclosed(stack, ev.ts);
+      if (ev.begin) {
+        const s: Paired = { b: ev, dur: -1, endArgs: undefined, open: true };
+        slices.push(s);
+        stack.push({ end: Infinity, slice: s });
+        continue;
+      }
+      let i = stack.length - 1;
+      while (i >= 0 && !stack[i]!.slice?.open) i--;
+      if (i < 0) {
+        if (endedByX > 0) endedByX--;
+        else this.sink.stat('json_end_without_begin');
+        continue;
+      }
+      const s = stack[i]!.slice!;
+      s.dur = ev.ts - s.b.ts;
+      s.endArgs = ev.args;
+      s.open = false;
+      if (i === stack.length - 1) stack.pop();
+      else stack[i]!.end = ev.ts;
+    }
+    // Events after the last begin/end (X slices, instants) still end what an ended X left open.
+    const last = Math.max(spans.length > 0 ? spans[xs[xs.length - 1]!]! : -Infinity, lastInstant ?? -Infinity);
+    if (last > -Infinity) this.endEnclosed(stack, last);
+    return slices;
+  }
+
+  /**
+   * What trace_processor does before each event at `ts` on a track: slices that ended before it leave the
+   * stack, and slices still open inside a complete slice that has ended end with it (misplaced_end_event).
+   * Returns how many slices it ended so.
+   */
+  private endEnclosed(stack: Open[], ts: number): number {
+    let openAbove = false;
+    let ended = 0;
+    for (let i = stack.length - 1; i >= 0; i--) {
+      const o = stack[i]!;
+      if (o.slice?.open) { openAbove = true; continue; }
+      if (!openAbove) {
+        if (o.end <= ts) stack.length = i;
+        continue;
+      }
+      if (ts <= o.end) continue;
+      for (let j = i + 1; j < stack.length; j++) {
+        const s = stack[j]!.slice;
+        if (s?.open) { s.dur = o.end - s.b.ts; s.open = false; ended++; }
+      }
+      stack.length = i;
+      openAbove = false;
+      this.sink.stat('misplaced_end_event');
+    }
+    return ended;
   }
 
   finish(): void {
