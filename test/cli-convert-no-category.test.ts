@@ -4,10 +4,8 @@
  * (but an interned "" as ""). Before, convert wrote `"cat":""` in JSON and interned "" in a pftrace, so a
  * slice that had no category came back with the empty one.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { beforeAll, expect, it } from 'vitest';
-import { ensureBuilt, gsprof, tempDir } from './support/cli.js';
+import { expect, it } from 'vitest';
+import { convertFixture } from './support/cli.js';
 
 const SOURCE = {
   traceEvents: [
@@ -22,32 +20,18 @@ const SOURCE = {
 /** name and category of each slice but gsprof's own metadata instant, as trace_processor gives them for SOURCE. */
 const EXPECTED = ['empty,', 'inst,', 'kept,k', 'none,', 'pair,'];
 
-const env = { GSPROF_NO_CACHE: '1' };
-let dir = '';
-
-beforeAll(() => {
-  ensureBuilt();
-  dir = tempDir();
-  writeFileSync(join(dir, 'in.json'), JSON.stringify(SOURCE));
-});
-
-async function convert(from: string, to: string): Promise<void> {
-  const r = await gsprof(['convert', join(dir, from), join(dir, to)], { env });
-  expect(r.code, r.stderr).toBe(0);
-}
+const { convert, query, read } = convertFixture(SOURCE);
 
 /** `name,category` per slice, a NULL category as nothing after the comma and "" as `""`. */
 async function categories(file: string): Promise<string[]> {
   const sql = `select name, case when category is null then '' when category = '' then '""' else category end as c
     from slice where name <> 'gsprof.metadata' order by name`;
-  const r = await gsprof(['query', join(dir, file), sql, '--format', 'csv'], { env });
-  expect(r.code, r.stderr).toBe(0);
-  return r.stdout.trim().split('\n').slice(1);
+  return await query(file, sql);
 }
 
 /** The events of a written JSON file other than metadata (M) events. */
 function events(file: string): Array<Record<string, unknown>> {
-  const j = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { traceEvents: Array<Record<string, unknown>> };
+  const j = JSON.parse(read(file)) as { traceEvents: Array<Record<string, unknown>> };
   return j.traceEvents.filter((e) => e.ph !== 'M' && e.name !== 'gsprof.metadata');
 }
 

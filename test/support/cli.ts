@@ -3,9 +3,10 @@
  * dist/ is current. Output is captured with NO_COLOR so assertions read plain text.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { beforeAll } from 'vitest';
 import { REPO_ROOT } from './shared.js';
 
 export const BIN = join(REPO_ROOT, 'packages/cli/bin/run.js');
@@ -93,11 +94,41 @@ export function withoutDawnNoise(text: string): string {
  * error; the last file's traceEvents (it must be JSON).
  */
 export async function convertChain<E>(dir: string, chain: string[]): Promise<E[]> {
-  for (let i = 1; i < chain.length; i++) {
-    const r = await gsprof(['convert', join(dir, chain[i - 1]!), join(dir, chain[i]!)], { env: { GSPROF_NO_CACHE: '1' } });
-    if (r.code !== 0) throw new Error(`convert ${chain[i - 1]} -> ${chain[i]} failed:\n${r.stderr}`);
-  }
+  for (let i = 1; i < chain.length; i++) await convertFile(dir, chain[i - 1]!, chain[i]!);
   return (JSON.parse(readFileSync(join(dir, chain[chain.length - 1]!), 'utf8')) as { traceEvents: E[] }).traceEvents;
+}
+
+/** `gsprof convert` of `from` to `to`, both in `dir`, without the import cache; throws on an error. */
+export async function convertFile(dir: string, from: string, to: string): Promise<void> {
+  const r = await gsprof(['convert', join(dir, from), join(dir, to)], { env: { GSPROF_NO_CACHE: '1' } });
+  if (r.code !== 0) throw new Error(`convert ${from} -> ${to} failed:\n${r.stderr}`);
+}
+
+/**
+ * For a convert test file: a temp folder that holds `source` as `in.json` once the build is current (made in
+ * beforeAll), with convert, query (csv rows) and read (a file's text) on the files in it.
+ */
+export function convertFixture(source: unknown): {
+  convert(from: string, to: string): Promise<void>; query(file: string, sql: string): Promise<string[]>; read(file: string): string;
+} {
+  let dir = '';
+  beforeAll(() => {
+    ensureBuilt();
+    dir = tempDir();
+    writeFileSync(join(dir, 'in.json'), JSON.stringify(source));
+  });
+  return {
+    convert: (from, to) => convertFile(dir, from, to),
+    query: (file, sql) => queryCsv(join(dir, file), sql),
+    read: (file) => readFileSync(join(dir, file), 'utf8'),
+  };
+}
+
+/** The csv rows (header left out) `gsprof query` gives for `sql` on `path`, without the import cache. */
+export async function queryCsv(path: string, sql: string): Promise<string[]> {
+  const r = await gsprof(['query', path, sql, '--format', 'csv'], { env: { GSPROF_NO_CACHE: '1' } });
+  if (r.code !== 0) throw new Error(`query on ${path} failed:\n${r.stderr}`);
+  return r.stdout.trim().split('\n').slice(1);
 }
 
 export function tempDir(prefix = 'gsprof-e2e-'): string {

@@ -91,7 +91,10 @@ export async function readTraceHeader(db: TraceDb, source: string): Promise<Trac
     const scope = content?.spans || (t.type !== 'process' && t.type !== 'global') ? undefined : t.type;
     tracks.push({
       id, kind, pid,
-      name: t.name ?? thread?.name ?? (tid !== undefined ? `thread ${tid}` : `track ${id}`),
+      // A thread's track is written under its thread's name; an unnamed thread stays unnamed (''), where the
+      // JSON importer names its track after the process: the writers then write no name, as trace_processor
+      // reads none.
+      name: t.type === 'thread' && thread ? (thread.name ?? '') : t.name ?? thread?.name ?? (tid !== undefined ? '' : `track ${id}`),
       ...(tid !== undefined && Number.isFinite(tid) ? { tid } : kind !== 'counter' ? { tid: id } : {}),
       ...(t.unit ? { unit: t.unit } : {}),
       ...(scope ? { scope } : {}),
@@ -104,7 +107,7 @@ export async function readTraceHeader(db: TraceDb, source: string): Promise<Trac
   const procs: TraceProcess[] = processes.map((p) => {
     const pid = pidOf.get(num(p.upid))!;
     const label = labels.get(String(p.pid));
-    return { pid, name: p.name ?? `process ${pid}`, kind: gpuPids.has(pid) ? 'gpu' : 'cpu', ...(label !== undefined ? { labels: label } : {}) };
+    return { pid, name: p.name ?? '', kind: gpuPids.has(pid) ? 'gpu' : 'cpu', ...(label !== undefined ? { labels: label } : {}) };
   });
 
   // The timer slots' names: gsprof's metadata, else the first timer sample's labels.

@@ -148,11 +148,12 @@ export class ChromeEventWriter {
     const processes = [...listed];
     for (const track of tracks) {
       if (track.scope === 'global') continue;
-      if (!processes.some((p) => p.pid === track.pid)) processes.push({ pid: track.pid, name: `process ${track.pid}`, kind: 'cpu' });
+      if (!processes.some((p) => p.pid === track.pid)) processes.push({ pid: track.pid, name: '', kind: 'cpu' });
     }
     const sorted = [...processes].sort((a, b) => (a.kind === b.kind ? 0 : a.kind === 'cpu' ? -1 : 1));
     for (const p of processes) {
-      this.add(`{"ph":"M","name":"process_name","pid":${p.pid},"tid":0,"args":{"name":${quote(p.name)}}}`);
+      // An unnamed process ('') gets no name event: reading the file back leaves it unnamed, not 'process N'.
+      if (p.name !== '') this.add(`{"ph":"M","name":"process_name","pid":${p.pid},"tid":0,"args":{"name":${quote(p.name)}}}`);
       this.add(`{"ph":"M","name":"process_sort_index","pid":${p.pid},"tid":0,"args":{"sort_index":${sorted.indexOf(p)}}}`);
       if (p.labels !== undefined) this.add(`{"ph":"M","name":"process_labels","pid":${p.pid},"tid":0,"args":{"labels":${quote(p.labels)}}}`);
     }
@@ -161,7 +162,8 @@ export class ChromeEventWriter {
   /** The name and order of lane `index` of `track` (nothing for counters and the scoped tracks' own lane). */
   thread(where: string, track: TraceTrack, index: number, sortIndex: number): void {
     if (track.kind === 'counter' || (track.scope && index === 0)) return;
-    this.add(`{"ph":"M","name":"thread_name",${where},"args":{"name":${quote(laneName(track, index))}}}`);
+    const name = laneName(track, index);
+    if (name !== '') this.add(`{"ph":"M","name":"thread_name",${where},"args":{"name":${quote(name)}}}`);
     this.add(`{"ph":"M","name":"thread_sort_index",${where},"args":{"sort_index":${sortIndex}}}`);
   }
 

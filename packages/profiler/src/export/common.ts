@@ -89,5 +89,5 @@ export function hostThreadTrack(trace: TraceModel): { track: TraceTrack; synthet
 
 /** Name shown for an overflow lane of a track (see layout.ts). */
 export function laneName(track: TraceTrack, laneIndex: number): string {
-  return laneIndex === 0 ? track.name : `${track.name} (overlap ${laneIndex})`;
+  return laneIndex === 0 ? track.name : `${track.name}${track.name === '' ? '' : ' '}(overlap ${laneIndex})`;
 }

@@ -250,7 +250,7 @@ export class PerfettoStreamWriter {
     if (uuid === undefined) {
       uuid = this.uuidHigh + this.nextUuid++;
       this.processes.set(pid, uuid);
-      const process = { pid, processName: name, ...(labels !== undefined ? { processLabels: [labels] } : {}) };
+      const process = { pid, ...(name !== '' ? { processName: name } : {}), ...(labels !== undefined ? { processLabels: [labels] } : {}) };
       this.writePacket({ trackDescriptor: { uuid, process } });
     }
     return uuid;
@@ -265,7 +265,7 @@ export class PerfettoStreamWriter {
   addTrack(track: TraceTrack, lane = 0, key = track.id): void {
     if (this.tracks.has(key)) throw new Error(`perfetto: track ${key} ('${track.name}') is declared twice`);
     const global = track.scope === 'global' && lane === 0;
-    const parentUuid = global ? undefined : this.addProcess(track.pid, `process ${track.pid}`);
+    const parentUuid = global ? undefined : this.addProcess(track.pid, '');
     const name = laneName(track, lane);
     if (track.scope === 'process' && lane === 0) { this.declare(key, { uuid: parentUuid!, kind: track.kind, name, uuidField: encodeField(0x58, parentUuid!) }); return; }
     const uuid = this.uuidHigh + this.nextUuid++;
@@ -278,7 +278,7 @@ export class PerfettoStreamWriter {
       descriptor = { uuid, parentUuid, name, counter };
     } else if (lane === 0 && this.claimThread(track.pid, track.tid ?? track.id)) {
       // A GPU queue too: Kineto's streams are (pid = device, tid = stream) threads, and as a thread its tid survives.
-      descriptor = { uuid, thread: { pid: track.pid, tid: track.tid ?? track.id, threadName: name } };
+      descriptor = { uuid, thread: { pid: track.pid, tid: track.tid ?? track.id, ...(name !== '' ? { threadName: name } : {}) } };
     } else {
       descriptor = { uuid, parentUuid, name };
     }

@@ -722,7 +722,9 @@ class PerfettoImporter {
       } else { this.sink.stat('legacy_event_unsupported_phase'); return; }
     }
     if (reg) {
-      if (!reg.hadEvent && this.sink.track(trackId)?.name === null && name !== null && !reg.isCounter) {
+      // An unnamed custom track takes its first event's name; a thread's track stays unnamed, as in trace_processor.
+      const track = this.sink.track(trackId);
+      if (!reg.hadEvent && track?.name === null && track.type !== 'thread' && name !== null && !reg.isCounter) {
         this.sink.updateTrack(trackId, { name });
       }
       reg.hadEvent = true;
