@@ -74,6 +74,10 @@ export async function readTraceHeader(db: TraceDb, source: string): Promise<Trac
     `SELECT track_id, bool_or(category IN ${GPU_CATEGORY_SQL}) AS gpu, bool_or(dur > 0) AS spans
      FROM slice GROUP BY track_id`)).map((r) => [num(r.track_id), r]));
 
+  // The pids and tids a JSON source gave as strings, by the number the importer gave each.
+  const idText = new Map((await db.rows<{ name: string; str_value: string | null }>(
+    "SELECT name, str_value FROM metadata WHERE starts_with(name, 'json_string_id.') AND str_value IS NOT NULL"))
+    .map((r) => [Number(r.name.slice('json_string_id.'.length)), r.str_value!]));
   const pidOf = new Map(processes.map((p) => [num(p.upid), Number.isFinite(num(p.pid)) ? num(p.pid) : num(p.upid)]));
   const threadOf = new Map(threads.map((t) => [num(t.utid), t]));
   const tracks: TraceTrack[] = [];
@@ -96,6 +100,8 @@ export async function readTraceHeader(db: TraceDb, source: string): Promise<Trac
       // reads none.
       name: t.type === 'thread' && thread ? (thread.name ?? '') : t.name ?? thread?.name ?? (tid !== undefined ? '' : `track ${id}`),
       ...(tid !== undefined && Number.isFinite(tid) ? { tid } : kind !== 'counter' ? { tid: id } : {}),
+      ...(idText.has(pid) ? { pidText: idText.get(pid)! } : {}),
+      ...(tid !== undefined && idText.has(tid) ? { tidText: idText.get(tid)! } : {}),
       ...(t.unit ? { unit: t.unit } : {}),
       ...(scope ? { scope } : {}),
     });
@@ -107,7 +113,7 @@ export async function readTraceHeader(db: TraceDb, source: string): Promise<Trac
   const procs: TraceProcess[] = processes.map((p) => {
     const pid = pidOf.get(num(p.upid))!;
     const label = labels.get(String(p.pid));
-    return { pid, name: p.name ?? '', kind: gpuPids.has(pid) ? 'gpu' : 'cpu', ...(label !== undefined ? { labels: label } : {}) };
+    return { pid, name: p.name ?? '', kind: gpuPids.has(pid) ? 'gpu' : 'cpu', ...(idText.has(pid) ? { pidText: idText.get(pid)! } : {}), ...(label !== undefined ? { labels: label } : {}) };
   });
 
   // The timer slots' names: gsprof's metadata, else the first timer sample's labels.

@@ -74,6 +74,11 @@ function argsJson(args: Args): string {
   return out.take().toString();
 }
 
+/** A pid as JSON: the string a JSON source gave where it gave one (`text`), else the number. */
+function idJson(id: number, text: string | undefined): string {
+  return text === undefined ? String(id) : quote(text);
+}
+
 /** Chrome (pid, tid) of each lane, unique per process, so no two tracks share a row. Lanes are given in lane order. */
 export class ThreadIds {
   private readonly used = new Set<string>();
@@ -87,11 +92,12 @@ export class ThreadIds {
   /** The `"pid":..,"tid":..` members of the next lane. */
   assign(track: TraceTrack, index: number): string {
     // Counter tracks have no thread row (ph 'C' events name the counter), so they reserve no tid.
-    if (track.kind === 'counter') return `"pid":${track.pid},"tid":0`;
+    const pid = idJson(track.pid, track.pidText);
+    if (track.kind === 'counter') return `"pid":${pid},"tid":0`;
     let tid = index === 0 ? (track.tid ?? track.id) : this.fresh(track.pid);
     if (this.used.has(`${track.pid}:${tid}`)) tid = this.fresh(track.pid);
     this.used.add(`${track.pid}:${tid}`);
-    return `"pid":${track.pid},"tid":${tid}`;
+    return `"pid":${pid},"tid":${index === 0 && tid === track.tid ? idJson(tid, track.tidText) : tid}`;
   }
 }
 
@@ -152,10 +158,11 @@ export class ChromeEventWriter {
     }
     const sorted = [...processes].sort((a, b) => (a.kind === b.kind ? 0 : a.kind === 'cpu' ? -1 : 1));
     for (const p of processes) {
+      const pid = idJson(p.pid, p.pidText);
       // An unnamed process ('') gets no name event: reading the file back leaves it unnamed, not 'process N'.
-      if (p.name !== '') this.add(`{"ph":"M","name":"process_name","pid":${p.pid},"tid":0,"args":{"name":${quote(p.name)}}}`);
-      this.add(`{"ph":"M","name":"process_sort_index","pid":${p.pid},"tid":0,"args":{"sort_index":${sorted.indexOf(p)}}}`);
-      if (p.labels !== undefined) this.add(`{"ph":"M","name":"process_labels","pid":${p.pid},"tid":0,"args":{"labels":${quote(p.labels)}}}`);
+      if (p.name !== '') this.add(`{"ph":"M","name":"process_name","pid":${pid},"tid":0,"args":{"name":${quote(p.name)}}}`);
+      this.add(`{"ph":"M","name":"process_sort_index","pid":${pid},"tid":0,"args":{"sort_index":${sorted.indexOf(p)}}}`);
+      if (p.labels !== undefined) this.add(`{"ph":"M","name":"process_labels","pid":${pid},"tid":0,"args":{"labels":${quote(p.labels)}}}`);
     }
   }
 
@@ -204,8 +211,8 @@ export class ChromeEventWriter {
     if (head === undefined) {
       const cut = track.name.lastIndexOf(' ');
       head = cut > 0 && cut < track.name.length - 1
-        ? `"name":${quote(track.name.slice(0, cut))},"pid":${track.pid},"args":{${quote(track.name.slice(cut + 1))}:`
-        : `"name":${quote(track.name)},"pid":${track.pid},"args":{"value":`;
+        ? `"name":${quote(track.name.slice(0, cut))},"pid":${idJson(track.pid, track.pidText)},"args":{${quote(track.name.slice(cut + 1))}:`
+        : `"name":${quote(track.name)},"pid":${idJson(track.pid, track.pidText)},"args":{"value":`;
       this.counterHeads.set(track.id, head);
     }
     this.add(`{"ph":"C","ts":${formatMicros(ts)},${head}${Number.isFinite(value) ? String(value) : 'null'}}}`);

@@ -308,7 +308,10 @@ class ChromeImporter {
       const s = v.trim();
       if (/^-?\d+$/.test(s) && Number.isSafeInteger(Number(s))) return { num: Number(s), label: null };
       if (/^0x[0-9a-f]+$/i.test(s) && Number.isSafeInteger(Number(s))) return { num: Number(s), label: null };
-      return { num: this.nextSynthetic++, label: s };
+      const num = this.nextSynthetic++;
+      // convert writes the string back where the output is JSON (see TraceTrack.pidText).
+      this.sink.metadata(`json_string_id.${num}`, s);
+      return { num, label: s };
     }
     return { num: 0, label: null };
   }

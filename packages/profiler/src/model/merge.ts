@@ -122,7 +122,9 @@ export function mergeTraces(parts: readonly MergePart[], plan: ClockAlignmentPla
       const own = t.pid === host.pid;
       // A device's queues join the rank's process, named after the device they ran on.
       const name = own || t.kind === 'thread' ? t.name : `${processName.get(t.pid) ?? `process ${t.pid}`} ${t.name}`;
-      const track: TraceTrack = { ...t, id, pid, name };
+      // Merged tracks get new pids (and GPU tids): a source's string ids no longer name them.
+      const { pidText: _pid, tidText: _tid, ...kept } = t;
+      const track: TraceTrack = { ...kept, id, pid, name };
       if (t.kind === 'thread' && t.tid !== undefined) track.tid = t.tid + offset;
       // A queue's tid is its index within its device: in the rank's process, queues of two devices (and the
       // threads) would share it, and exporters that declare queues as threads would fold them into one.

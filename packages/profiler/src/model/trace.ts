@@ -24,6 +24,10 @@ export interface TraceTrack {
   pid: number;
   /** OS thread id for 'thread', queue index for 'gpu_queue'. */
   tid?: number;
+  /** The pid and tid as a JSON source wrote them where they were strings (Chrome JSON allows it; `pid`/`tid`
+   *  are then the numbers the importer gave them): the Chrome exporters write these instead. */
+  pidText?: string;
+  tidText?: string;
   /** Counter unit: 'ns' | 'count' | 'bytes' | a free-form unit name. */
   unit?: string;
   /** Set on a track of instants that belong to its process or to the whole trace rather than to a thread
@@ -33,6 +37,8 @@ export interface TraceTrack {
 
 export interface TraceProcess {
   pid: number;
+  /** The pid as a JSON source wrote it where it was a string (see TraceTrack.pidText). */
+  pidText?: string;
   name: string;
   /** Chrome/Kineto sort order and labelling hint ('cpu' for the host process, 'gpu' for a device). */
   kind: 'cpu' | 'gpu';
