@@ -81,21 +81,16 @@ export function refuseCpuOnlyPairs(model: Model): void {
 }
 
 /**
- * Refuses mesh geoms that can touch a geom other than a plane, and hfield geoms that can touch any: their
- * collision (MuJoCo's convex routine, its height field prisms) runs on the CPU backend only, and the WGSL narrow
- * phase would skip the pair (the mesh would fall through a box, a ball through the terrain). Plane-mesh has a
- * WGSL narrow phase (gpu/kernels/mesh.ts).
+ * Refuses hfield geoms that can touch any geom: height field collision (MuJoCo's prisms through the convex
+ * routine) runs on the CPU backend only, and the WGSL narrow phase would skip the pair (a ball would fall through
+ * the terrain). Meshes collide on the GPU with every geom but meshes (plane-mesh in gpu/kernels/mesh.ts, the
+ * rest through the convex routine with the hull's support); refuseCpuOnlyPairs refuses mesh-mesh.
  */
-export function refuseMeshCollision(model: Model): void {
+export function refuseHFieldCollision(model: Model): void {
   if (!model.opt.enableCollision) return;
   const plan = collisionPlan(model);
   for (let p = 0; p < plan.npair; p++) {
-    const pair = [plan.geom1[p]!, plan.geom2[p]!];
-    for (const [k, g] of pair.entries()) {
-      const other = pair[1 - k]!;
-      if (model.geomType[g] === GeomType.Mesh && model.geomType[other] !== GeomType.Plane) {
-        throw new Error(`the GPU backend collides meshes with planes only: ${geomLabel(model, g)} can touch ${geomLabel(model, other)}; mesh against other geoms runs on the CPU backend (backend cpu), or keep the pair from colliding (contype/conaffinity, <exclude>)`);
-      }
+    for (const g of [plan.geom1[p]!, plan.geom2[p]!]) {
       if (model.geomType[g] === GeomType.HField) {
         throw new Error(`the GPU backend has no height field collision: ${geomLabel(model, g)} can touch other geoms; height fields run on the CPU backend (backend cpu)`);
       }
@@ -142,7 +137,7 @@ export class GpuBackend implements Backend {
 
   async build(model: Model, nEnvs: number, precision: Precision, options: BackendBuildOptions): Promise<SimInstance> {
     refuseLowFriction(model);
-    refuseMeshCollision(model);
+    refuseHFieldCollision(model);
     refuseCpuOnlyPairs(model);
     if (Array.from(model.eqType).some((t) => t !== EqType.Joint && t !== EqType.Connect && t !== EqType.Weld)) {
       throw new Error('the GPU backend has kernels for joint, connect and weld equalities only; use the CPU backend for this model');

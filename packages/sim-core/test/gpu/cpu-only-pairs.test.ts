@@ -1,8 +1,8 @@
 /**
  * The GPU backend refuses, at build, geom pairs that only the CPU backend can collide (the WGSL kernel would skip
  * them and the geoms would pass through each other): since the WGSL convex routine (gpu/kernels/convex.ts) every
- * pair of primitives has GPU code, so what is left is meshes against all but planes and height fields. These
- * checks need no GPU; backend.test.ts builds such a scene on a real adapter.
+ * pair of primitives has GPU code, and with the mesh hull's support in it a mesh against every primitive too, so
+ * what is left is mesh-mesh and height fields. These checks need no GPU.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,14 +20,14 @@ function load(name: string, bodies: string, head = '') {
   return loadMJCF(file).model;
 }
 
+const HFIELD = '<geom name="ground" type="hfield" hfield="h"/>';
+const HFIELD_ASSET = '<asset><hfield name="h" nrow="2" ncol="2" size="1 1 0.1 0.1"/></asset>';
+
 describe('GPU refusal of CPU-only collision pairs (issue 13)', () => {
-  test('a mesh against a sphere is refused, naming the geoms and the CPU backend', () => {
-    // the mesh touches the ball only: whether plane-mesh has GPU code is not this test's concern
-    const model = load('mesh', `<body pos="0 0 0.3"><freejoint/><geom name="ball" type="sphere" size="0.05" contype="3" conaffinity="3"/></body>
-      <body pos="0 0 0.5"><freejoint/><geom name="tet" type="mesh" mesh="tet" contype="2" conaffinity="2"/></body>`,
-      '<asset><mesh name="tet" vertex="0 0 0  0.1 0 0  0 0.1 0  0 0 0.1"/></asset>');
+  test('a height field against a sphere is refused, naming the geoms and the CPU backend', () => {
+    const model = load('hfield', `${HFIELD}<body pos="0 0 0.3"><freejoint/><geom name="ball" type="sphere" size="0.05"/></body>`, HFIELD_ASSET);
     expect(() => refuseCpuOnlyPairs(model)).toThrow(
-      "the GPU backend has no collision code for sphere 'ball' - mesh 'tet': these pairs run on the CPU backend; " +
+      "the GPU backend has no collision code for hfield 'ground' - sphere 'ball': these pairs run on the CPU backend; " +
       'use backend cpu, or keep them from colliding.');
   });
 
@@ -53,10 +53,9 @@ describe('GPU refusal of CPU-only collision pairs (issue 13)', () => {
     expect(() => refuseCpuOnlyPairs(load('iter-ball', ball, over))).not.toThrow();
   });
 
-  test('the same scene without the mesh pair (excluded by contype/conaffinity) builds', () => {
-    const model = load('apart', `<body pos="0 0 0.3"><freejoint/><geom type="sphere" size="0.05"/></body>
-      <body pos="0 0 0.5"><freejoint/><geom type="mesh" mesh="tet" contype="2" conaffinity="2"/></body>`,
-      '<asset><mesh name="tet" vertex="0 0 0  0.1 0 0  0 0.1 0  0 0 0.1"/></asset>');
+  test('the same scene with the ball kept from the height field (contype/conaffinity) builds', () => {
+    const model = load('apart', `${HFIELD}<body pos="0 0 0.3"><freejoint/><geom type="sphere" size="0.05" contype="2" conaffinity="2"/></body>`,
+      HFIELD_ASSET);
     expect(() => refuseCpuOnlyPairs(model)).not.toThrow();
   });
 
@@ -91,5 +90,9 @@ describe('GPU refusal of CPU-only collision pairs (issue 13)', () => {
       }
     }
     expect(gpuPairs).toBe(20);
+    // a mesh against every primitive: plane-mesh, and the convex routine for the rest; not mesh-mesh or a height field
+    for (const t1 of [0, 2, 3, 4, 5, 6]) expect(gpuHasNarrow(t1, 7), `mesh pair ${t1}-7`).toBe(true);
+    expect(gpuHasNarrow(1, 7)).toBe(false);
+    expect(gpuHasNarrow(7, 7)).toBe(false);
   });
 });

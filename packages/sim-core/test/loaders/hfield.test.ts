@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { refuseMeshCollision } from '../../src/backend/gpu.js';
+import { refuseHFieldCollision } from '../../src/backend/gpu.js';
 import { collisionPlan } from '../../src/collision/plan.js';
 import { loadMJCF } from '../../src/loaders/index.js';
 import { GeomType, type Model } from '../../src/model/model.js';
@@ -145,7 +145,7 @@ describe('hfield refusals', () => {
   });
   it('the GPU backend refuses a colliding hfield in one line naming it and the CPU backend', () => {
     const model = load(scene(SLOPE, '<geom name="ground" type="hfield" hfield="slope"/>', '<body pos="0 0 .3"><freejoint/><geom type="sphere" size=".05"/></body>'))().model;
-    expect(() => refuseMeshCollision(model)).toThrow(
+    expect(() => refuseHFieldCollision(model)).toThrow(
       "the GPU backend has no height field collision: hfield 'ground' can touch other geoms; height fields run on the CPU backend (backend cpu)");
   });
   it('a plane and an hfield are not collided, as in MuJoCo (no error, no pair)', () => {

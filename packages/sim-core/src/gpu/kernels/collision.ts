@@ -11,15 +11,15 @@
  *
  * Narrow phases mirrored: plane against sphere, capsule, cylinder, box and mesh (mesh.ts); sphere-sphere,
  * sphere-capsule, capsule-capsule, sphere-cylinder, sphere-box, capsule-box, box-box (box_box.ts).
- * The CPU's general convex pairs of primitives (ellipsoids, capsule-cylinder, cylinder-cylinder,
- * cylinder-box) run through convex.ts (f32 GJK/EPA); mesh against anything but a plane
- * is refused at build (gpuHasNarrow, refuseMeshCollision).
+ * The CPU's general convex pairs (ellipsoids, capsule-cylinder, cylinder-cylinder, cylinder-box, and a mesh
+ * against sphere, capsule, ellipsoid, cylinder and box with the hull's support) run through convex.ts
+ * (f32 GJK/EPA); mesh-mesh and height fields are refused at build (gpuHasNarrow, refuseCpuOnlyPairs).
  * Geom types: 0 plane, 2 sphere, 3 capsule, 4 ellipsoid, 5 cylinder, 6 box, 7 mesh.
  */
 import type { KernelDef } from '../runtime.js';
 import { WGSL_MATH } from '../wgsl-math.js';
 import { BOX_BOX_WGSL } from './box_box.js';
-import { CONVEX_STUB_WGSL, CONVEX_WGSL, gpuConvexPair } from './convex.js';
+import { CONVEX_STUB_WGSL, convexWgsl, gpuConvexPair } from './convex.js';
 import { MESH_HULL_WGSL, PLANE_MESH_STUB_WGSL, PLANE_MESH_WGSL } from './mesh.js';
 
 const COLLISION_HELPERS = /* wgsl */ `
@@ -555,13 +555,14 @@ export function gpuHasNarrow(t1: number, t2: number): boolean {
 }
 
 /**
- * The collision kernel with the general convex routine and plane-mesh or without them (empty stand-ins): see
- * gpuKernelsFor, which leaves out what a model's pairs cannot reach.
+ * The collision kernel with the general convex routine (with or without the mesh hull's support) and plane-mesh,
+ * or without them (empty stand-ins): see gpuKernelsFor, which leaves out what a model's pairs cannot reach.
  */
-export function collisionKernelWith(features: { convex: boolean; planeMesh: boolean }): KernelDef {
+export function collisionKernelWith(features: { convex: boolean; meshConvex: boolean; planeMesh: boolean }): KernelDef {
+  const convex = features.convex || features.meshConvex ? convexWgsl(features.meshConvex) : CONVEX_STUB_WGSL;
   return {
     name: 'collision',
-    helpers: WGSL_MATH + COLLISION_HELPERS + BOX_BOX_WGSL + (features.convex ? CONVEX_WGSL : CONVEX_STUB_WGSL) + MESH_HULL_WGSL
+    helpers: WGSL_MATH + COLLISION_HELPERS + BOX_BOX_WGSL + convex + MESH_HULL_WGSL
       + (features.planeMesh ? PLANE_MESH_WGSL : PLANE_MESH_STUB_WGSL),
     body: COLLISION_BODY,
   };
@@ -609,4 +610,4 @@ const COLLISION_BODY = /* wgsl */ `
   iset(D_NCON, 0, e, ncon);`;
 
 /** Every narrow phase (the default of tests that build their own pipeline for any model). */
-export const collisionKernel: KernelDef = collisionKernelWith({ convex: true, planeMesh: true });
+export const collisionKernel: KernelDef = collisionKernelWith({ convex: true, meshConvex: true, planeMesh: true });

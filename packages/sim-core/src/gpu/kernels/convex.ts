@@ -11,8 +11,9 @@
  * then runs out of iterations at a slightly worse point) are raised to f32's rounding of the terms compared.
  *
  * Shapes are described per side (cv_* index 0 and 1) with the geom's type, pose and index; the support dispatch
- * is cv_support's switch on the type. A mesh adds its case there (the hull search, setting cv_vid to the vertex
- * so that EPA can stop on a repeated vertex as the CPU does), and its types to gpuConvexPair / convex_pair.
+ * is cv_support's switch on the type. A mesh's case (compiled only into models with a mesh pair, see
+ * convexWgsl) is mesh.ts's hull search, warm-started per pair side as on the CPU; it sets cv_vid to the vertex
+ * so that EPA stops on a repeated vertex as the CPU does.
  *
  * Storage: the simplex is module-private (small); the EPA polytope lives in cv_epa_run's function scope, so its
  * zero initialisation is paid only by pairs that penetrate. It holds CV_FMAX faces: the CPU allows 6 * 170, but
@@ -35,10 +36,21 @@ export const GPU_CCD_MAX_ITERATIONS = 50;
 const CV_FMAX = 256;
 
 /**
+ * Mesh against sphere, capsule, ellipsoid, cylinder or box (t1 <= t2): the convex routine with the hull's support.
+ * Mesh-mesh is left to the CPU: where two hulls rest face on face, EPA in f32 stops on a repeated support vertex
+ * at other faces than the CPU's, and the depths differed by up to 3 mm (test/gpu/mesh-convex.test.ts).
+ */
+export function gpuMeshConvexPair(t1: number, t2: number): boolean {
+  return t2 === GeomType.Mesh && t1 >= GeomType.Sphere && t1 <= GeomType.Box;
+}
+
+/**
  * The type pairs (t1 <= t2) the WGSL convex routine collides: every pair with an ellipsoid, capsule-cylinder,
- * cylinder-cylinder and cylinder-box, as on the CPU. Keep in step with convex_pair in CONVEX_WGSL.
+ * cylinder-cylinder, cylinder-box and a mesh against sphere, capsule, ellipsoid, cylinder and box, as on the CPU.
+ * Keep in step with convex_pair in convexWgsl.
  */
 export function gpuConvexPair(t1: number, t2: number): boolean {
+  if (t2 === GeomType.Mesh) return gpuMeshConvexPair(t1, t2);
   if (t2 === GeomType.Ellipsoid) return t1 === GeomType.Plane || t1 === GeomType.Sphere || t1 === GeomType.Capsule || t1 === GeomType.Ellipsoid;
   if (t1 === GeomType.Ellipsoid) return t2 === GeomType.Cylinder || t2 === GeomType.Box;
   if (t2 === GeomType.Cylinder) return t1 === GeomType.Capsule || t1 === GeomType.Cylinder;
@@ -55,7 +67,12 @@ fn convex_narrow(g1: i32, g2: i32, t1: i32, t2: i32, p1: vec3<f32>, m1: mat3x3<f
   p2: vec3<f32>, m2: mat3x3<f32>, s2: vec3<f32>, margin: f32) -> i32 { return 0; }
 `;
 
-export const CONVEX_WGSL = /* wgsl */ `
+/**
+ * The general convex routine; with `mesh`, the mesh hull's support too (a case of cv_support, needing
+ * MESH_HULL_WGSL's mesh_support) and the mesh pairs in convex_pair. Without it a model compiles no hull search.
+ */
+export function convexWgsl(mesh: boolean): string {
+  return /* wgsl */ `
 const CV_MINVAL: f32 = 1e-15;
 const CV_MINVAL2: f32 = 1e-30;
 const CV_MAXVAL2: f32 = 1e20;
@@ -70,6 +87,7 @@ const CV_LINE: i32 = 101;
 
 // keep in step with gpuConvexPair (convex.ts)
 fn convex_pair(t1: i32, t2: i32) -> bool {
+  ${mesh ? 'if (t2 == 7) { return t1 == 2 || t1 == 3 || t1 == 4 || t1 == 5 || t1 == 6; }' : ''}
   if (t2 == 4) { return t1 == 0 || t1 == 2 || t1 == 3 || t1 == 4; }
   if (t1 == 4) { return t2 == 5 || t2 == 6; }
   if (t2 == 5) { return t1 == 3 || t1 == 5; }
@@ -130,20 +148,26 @@ fn cv_support(i: i32, d: vec3<f32>) -> vec3<f32> {
       r = m * c + p;
       cv_vid = select(0, 1, c.x > 0.0) | select(0, 2, c.y > 0.0) | select(0, 4, c.z > 0.0);
     }
+    ${mesh ? 'case 7: { let ms = mesh_support(i, cv_geom[i], p, m, d); r = ms.p; cv_vid = ms.vertex; }' : ''}
     default: {}
   }
   return r;
 }
 
-// S1(d) - S2(-d), each shape inflated by half its margin.
+// S1(d) - S2(-d), each shape inflated by half its margin. One cv_support call in a loop over the sides: lavapipe
+// inlines each call site, and the mesh case's search loops would otherwise be compiled twice per caller.
 fn cv_mink(d: vec3<f32>) -> CvVert {
   var v: CvVert;
-  v.a = cv_support(0, d);
-  v.id.x = cv_vid;
-  if (cv_margin[0] > 0.0) { v.a = v.a + d * (0.5 * cv_margin[0]); }
-  v.b = cv_support(1, -d);
-  v.id.y = cv_vid;
-  if (cv_margin[1] > 0.0) { v.b = v.b - d * (0.5 * cv_margin[1]); }
+  var pts: array<vec3<f32>, 2>;
+  for (var i = 0; i < 2; i++) {
+    let di = select(d, -d, i == 1);
+    var q = cv_support(i, di);
+    v.id[i] = cv_vid;
+    if (cv_margin[i] > 0.0) { q = q + di * (0.5 * cv_margin[i]); }
+    pts[i] = q;
+  }
+  v.a = pts[0];
+  v.b = pts[1];
   v.w = v.a - v.b;
   return v;
 }
@@ -775,13 +799,18 @@ fn cv_ccd(margin: f32) -> f32 {
   cv_reset_centers();
   let c1 = cv_core_kind(cv_type[0]);
   let c2 = cv_core_kind(cv_type[1]);
-  if (c1 >= 0 || c2 >= 0) {
-    let full1 = select(0.0, cv_size[0].x + 0.5 * margin, c1 >= 0);
-    let full2 = select(0.0, cv_size[1].x + 0.5 * margin, c2 >= 0);
-    if (c1 >= 0) { cv_kind[0] = c1; cv_margin[0] = 0.0; }
-    if (c2 >= 0) { cv_kind[1] = c2; cv_margin[1] = 0.0; }
-    cv_cutoff = full1 + full2;
+  let full1 = select(0.0, cv_size[0].x + 0.5 * margin, c1 >= 0);
+  let full2 = select(0.0, cv_size[1].x + 0.5 * margin, c2 >= 0);
+  // the cores first when there are any, then the full shapes: one cv_gjk call site (lavapipe inlines each one)
+  var cores = c1 >= 0 || c2 >= 0;
+  for (var run = 0; run < 2; run++) {
+    if (cores) {
+      if (c1 >= 0) { cv_kind[0] = c1; cv_margin[0] = 0.0; }
+      if (c2 >= 0) { cv_kind[1] = c2; cv_margin[1] = 0.0; }
+      cv_cutoff = full1 + full2;
+    }
     cv_gjk();
+    if (!cores) { break; }
     cv_cutoff = 0.0;
     cv_margin = array<f32, 2>(margin, margin);
     cv_kind = cv_type;
@@ -792,8 +821,8 @@ fn cv_ccd(margin: f32) -> f32 {
     }
     cv_gjkit = 0;
     cv_reset_centers();
+    cores = false;
   }
-  cv_gjk();
   if (cv_dist <= cv_tol && cv_nsimplex > 1) {
     cv_dist = 0.0;
     cv_epa_run();
@@ -826,6 +855,7 @@ fn convex_narrow(g1: i32, g2: i32, t1: i32, t2: i32, p1: vec3<f32>, m1: mat3x3<f
   cv_size = array<vec3<f32>, 2>(s1, s2);
   cv_tol = OPT_CCD_TOLERANCE;
   cv_maxit = min(OPT_CCD_ITERATIONS, ${GPU_CCD_MAX_ITERATIONS});
+  ${mesh ? '// each pair starts its hull searches afresh, as MuJoCo\'s ccd objects do\n  mesh_support_reset();' : ''}
   let d = cv_ccd(margin);
   if (!(d < 0.0) || cv_nx < 1) { return 0; }
   var n = cv_x1 - cv_x2;
@@ -835,3 +865,4 @@ fn convex_narrow(g1: i32, g2: i32, t1: i32, t2: i32, p1: vec3<f32>, m1: mat3x3<f
   return 1;
 }
 `;
+}

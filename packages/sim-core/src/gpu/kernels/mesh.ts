@@ -5,9 +5,8 @@
  *
  * plane_mesh is MuJoCo 3.3's mjc_PlaneConvex as the CPU makes it: the lowest hull vertex by hill-climbing the
  * graph from hull vertex 0 (every vertex without a graph), then up to two of its hull neighbours within the
- * margin, each at least 0.3 geom_rbound from the first contact. mesh_support is the CPU's meshSupport for the
- * general convex routine: hill-climbing (or every vertex, without a graph or under 10 vertices) warm-started
- * from the pair's previous answer, ties kept by the first vertex found, so it picks the CPU's vertex.
+ * margin, each at least 0.3 geom_rbound from the first contact. mesh_support is the support point for the
+ * general convex routine: the CPU's meshSupport (collision/mesh.ts) up to exact ties (see its comment).
  */
 
 /** Hull access and both support searches; needs WGSL_MATH. */
@@ -60,49 +59,36 @@ fn mesh_plane_support(ms: MeshRef, l: vec3<f32>) -> vec2<i32> {
   return vec2<i32>(mesh_globalid(ms, ibest), ibest);
 }
 
-// MuJoCo's per-pair warm start of the support search (vertindex, meshindex), one slot per geom of the pair.
+// The pair's previous support vertex per side (MuJoCo's vertindex): ties keep it, as on the CPU.
 var<private> mesh_vertindex: array<i32, 2>;
-var<private> mesh_meshindex: array<i32, 2>;
 
 // A fresh search for a new pair, as MuJoCo's ccd objects start (freshMeshSearch on the CPU).
 fn mesh_support_reset() {
   mesh_vertindex = array<i32, 2>(-1, -1);
-  mesh_meshindex = array<i32, 2>(-1, -1);
 }
 
 struct MeshSupport { p: vec3<f32>, vertex: i32 }
 
 // The support point of mesh geom g at (pos, mat) along the world direction dir, and its vertex (EPA stops when a
-// support vertex repeats); side (0 or 1) is the geom's slot in the pair's warm start.
+// support vertex repeats); side (0 or 1) is the geom's slot in the pair's warm start. One flat loop over the
+// vertices (the hull's, from 10 vertices on): lavapipe inlines this at every support call of GJK/EPA, and
+// MuJoCo's hill-climbing there made the collision kernel's compile minutes longer. Under 10 vertices (or without
+// a graph) this is the CPU's search exactly; above, the maximum over the hull is the vertex hill-climbing
+// reaches, and only exact ties may resolve to another vertex with the same support value.
 fn mesh_support(side: i32, g: i32, pos: vec3<f32>, mat: mat3x3<f32>, dir: vec3<f32>) -> MeshSupport {
   let ms = mesh_ref(g);
   let l = transpose(mat) * dir;
-  var imax = 0;
-  if (ms.gadr < 0 || ms.nvert < MESH_HILLCLIMB_MIN) {
-    var mx = -MESH_FLT_MAX;
-    if (mesh_vertindex[side] >= 0) {
-      imax = mesh_vertindex[side];
-      mx = dot(l, mesh_vert(ms, imax));
-    }
-    for (var i = 0; i < ms.nvert; i++) {
-      let d = dot(l, mesh_vert(ms, i));
-      if (d > mx) { mx = d; imax = i; }
-    }
-  } else {
-    // each pass scans the neighbours of the vertex it started from (not that vertex), as MuJoCo's loop
-    var mx = -MESH_FLT_MAX;
-    var loc = max(mesh_meshindex[side], 0);
-    var prev = -1;
-    while (loc != prev) {
-      prev = loc;
-      for (var i = mesh_edgeadr(ms, prev); mesh_edge(ms, i) >= 0; i++) {
-        let nb = mesh_edge(ms, i);
-        let d = dot(l, mesh_vert(ms, mesh_globalid(ms, nb)));
-        if (d > mx) { mx = d; loc = nb; }
-      }
-    }
-    mesh_meshindex[side] = loc;
-    imax = mesh_globalid(ms, loc);
+  let hull = ms.gadr >= 0 && ms.nvert >= MESH_HILLCLIMB_MIN;
+  var n = ms.nvert;
+  if (hull) { n = mesh_numvert(ms); }
+  var imax = max(mesh_vertindex[side], 0);
+  var mx = -MESH_FLT_MAX;
+  if (mesh_vertindex[side] >= 0) { mx = dot(l, mesh_vert(ms, imax)); }
+  for (var i = 0; i < n; i++) {
+    var vi = i;
+    if (hull) { vi = mesh_globalid(ms, i); }
+    let d = dot(l, mesh_vert(ms, vi));
+    if (d > mx) { mx = d; imax = vi; }
   }
   mesh_vertindex[side] = imax;
   return MeshSupport(mat * mesh_vert(ms, imax) + pos, imax);
