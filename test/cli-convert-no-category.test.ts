@@ -55,3 +55,30 @@ it('JSON -> pftrace -> JSON keeps them NULL', async () => {
   expect(events('back.json').filter((e) => 'cat' in e).map((e) => e.name)).toEqual(['kept']);
   expect(await categories('back.json')).toEqual(EXPECTED);
 });
+
+/** v1 flows with and without a category between two slices on two threads. */
+const FLOWS = convertFixture({
+  traceEvents: [
+    { ph: 'X', name: 'launch', pid: 1, tid: 1, ts: 0, dur: 10 },
+    { ph: 'X', name: 'run', pid: 1, tid: 2, ts: 20, dur: 10 },
+    { ph: 's', name: 'plain', id: 1, pid: 1, tid: 1, ts: 5 },
+    { ph: 'f', bp: 'e', name: 'plain', id: 1, pid: 1, tid: 2, ts: 25 },
+    { ph: 's', cat: 'c', name: 'named', id: 2, pid: 1, tid: 1, ts: 5 },
+    { ph: 'f', bp: 'e', cat: 'c', name: 'named', id: 2, pid: 1, tid: 2, ts: 25 },
+  ],
+});
+const FLOW_SQL = `select f.name, coalesce(f.category, '(null)'), o.name, i.name from flow f
+  join slice o on o.id = f.slice_out join slice i on i.id = f.slice_in order by f.name`;
+
+it('a flow without a category is written without one, and reads back with the same arrow and none', async () => {
+  const want = ['named,c,launch,run', 'plain,(null),launch,run'];
+  expect(await FLOWS.query('in.json', FLOW_SQL)).toEqual(want);
+  await FLOWS.convert('in.json', 'out.json');
+  const flows = (JSON.parse(FLOWS.read('out.json')) as { traceEvents: Array<Record<string, unknown>> }).traceEvents
+    .filter((e) => e.ph === 's' || e.ph === 'f');
+  expect(flows.map((e) => [e.ph, e.name, 'cat' in e ? e.cat : '(absent)'])).toEqual(expect.arrayContaining([
+    ['s', 'plain', '(absent)'], ['f', 'plain', '(absent)'], ['s', 'named', 'c'], ['f', 'named', 'c'],
+  ]));
+  expect(flows.length).toBe(4);
+  expect(await FLOWS.query('out.json', FLOW_SQL)).toEqual(want);
+});

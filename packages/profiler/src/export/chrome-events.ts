@@ -221,7 +221,9 @@ export class ChromeEventWriter {
   /** One end of a flow: 's' at the slice it leaves, 'f' (bound to the enclosing slice) at the one it enters. */
   flow(ph: 's' | 'f', id: number, where: string, ts: number, category: string, name: string): void {
     const bind = ph === 'f' ? '"bp":"e",' : '';
-    this.add(`{"ph":"${ph}",${bind}"id":${id},${where},"ts":${formatMicros(ts)},"cat":${quote(category)},"name":${quote(name)}}`);
+    // As for slices: a flow without a category is written without one (trace_processor reads "" as none too).
+    const cat = category === '' ? '' : `"cat":${quote(category)},`;
+    this.add(`{"ph":"${ph}",${bind}"id":${id},${where},"ts":${formatMicros(ts)},${cat}"name":${quote(name)}}`);
   }
 
   envTimers(where: string, sample: EnvTimerSample): void {
