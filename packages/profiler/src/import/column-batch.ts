@@ -50,10 +50,21 @@ export class ColumnBatch implements RowSink {
         // Straight into the vector, with the validity bitmap in one copy: the generic setColumnValues does a
         // BigInt bit operation per null, and most args rows have a null string.
         const vector = duckdb.data_chunk_get_vector(out.chunk, c);
-        const values = col.strings ? unpackStrings(col.strings) : col.values!;
-        for (let r = 0; r < n; r++) {
-          const v = values[r];
-          if (v !== null && v !== undefined) duckdb.vector_assign_string_element(vector, r, String(v));
+        if (col.strings) {
+          // Packed strings go in as they are cut from the text, with no array of them in between.
+          const { text, lengths } = col.strings;
+          for (let r = 0, at = 0; r < n; r++) {
+            const len = lengths[r]!;
+            if (len < 0) continue;
+            duckdb.vector_assign_string_element(vector, r, text.substring(at, at + len));
+            at += len;
+          }
+        } else {
+          const values = col.values!;
+          for (let r = 0; r < n; r++) {
+            const v = values[r];
+            if (v !== null && v !== undefined) duckdb.vector_assign_string_element(vector, r, String(v));
+          }
         }
         if (col.valid) {
           duckdb.vector_ensure_validity_writable(vector);

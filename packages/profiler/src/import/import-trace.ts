@@ -35,7 +35,6 @@ async function runImport(path: string, sink: TraceSink, opts: ImportOptions,
   const source = await openTraceSource(path, opts.strict ?? false);
   try {
     if (source.format === 'json' && batches !== null && (opts.importThread ?? source.size >= IMPORT_THREAD_MIN_BYTES)) {
-      await source.close();
       await importJsonOnThread(path, sink, batches, opts);
     } else await readTrace(path, source, sink, opts);
     await sink.finalize();
