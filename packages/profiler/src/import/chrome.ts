@@ -22,8 +22,8 @@ interface Open { end: number; slice: Paired | null }
 
 type Json = Record<string, unknown>;
 
-/** start, end, line, offset, tsAt, durAt of an event waiting to be parsed. */
-const PENDING_FIELDS = 6;
+/** start, end, line, offset, tsAt, durAt, longDigits (0/1) of an event waiting to be parsed. */
+const PENDING_FIELDS = 7;
 const MAX_PENDING = 4096;
 
 const SUPPORTED = new Set(['B', 'E', 'X', 'i', 'I', 'n', 'C', 's', 't', 'f', 'M', 'b', 'e', 'S', 'F', 'T', 'p']);
@@ -37,7 +37,7 @@ export async function importChrome(
 ): Promise<void> {
   const imp = new ChromeImporter(path, sink, strict);
   const scan = await scanJson(chunks, {
-    event: (buf, start, end, line, offset, tsAt, durAt) => imp.event(buf, start, end, line, offset, tsAt, durAt),
+    event: (buf, start, end, line, offset, tsAt, durAt, longDigits) => imp.event(buf, start, end, line, offset, tsAt, durAt, longDigits),
     topLevel: (key, raw, line) => imp.topLevel(key, raw, line),
     nullEvent: strict ? undefined : () => sink.stat('json_parser_failure'),
   }, () => imp.flush(), threaded);
@@ -86,17 +86,18 @@ class ChromeImporter {
   private lastTid: unknown = undefined;
   private lastTrack = -1;
   /**
-   * Whether the text being handled has a digit run an integer past 2^53 needs (17 digits, or 16 from a 9): one
-   * regexp per chunk instead of walking every event's args (a Kineto ts has 16 digits from a 1).
+   * Whether the event being handled has a digit run an integer past 2^53 needs (the scanner's longDigits): only
+   * then are its args walked for such a number (a Kineto ts has 16 digits from a 1, and is not one).
    */
   private mayHoldUnsafeInt = true;
 
   constructor(readonly path: string, readonly sink: TraceSink, readonly strict: boolean) {}
 
-  event(buf: Buffer, start: number, end: number, line: number, offset: number, tsAt: number, durAt: number): void {
+  event(buf: Buffer, start: number, end: number, line: number, offset: number, tsAt: number, durAt: number, longDigits: boolean): void {
     if (buf !== this.pendingBuf) { this.flush(); this.pendingBuf = buf; }
     const p = this.pending, o = this.nPending++ * PENDING_FIELDS;
     p[o] = start; p[o + 1] = end; p[o + 2] = line; p[o + 3] = offset; p[o + 4] = tsAt; p[o + 5] = durAt;
+    p[o + 6] = longDigits ? 1 : 0;
     if (this.nPending === MAX_PENDING) this.flush();
   }
 
@@ -109,11 +110,11 @@ class ChromeImporter {
     if (n === 0 || buf === null) return;
     this.nPending = 0;
     const text = n > 1 ? buf.toString('utf8', p[0]!, p[(n - 1) * PENDING_FIELDS + 1]!) : null;
-    this.mayHoldUnsafeInt = text === null || UNSAFE_INT_DIGITS.test(text);
     const all = text === null ? null : parseAll(text, n);
     for (let i = 0; i < n; i++) {
       const o = i * PENDING_FIELDS;
       const e = all?.[i];
+      this.mayHoldUnsafeInt = p[o + 6] === 1;
       if (e !== null && typeof e === 'object' && !Array.isArray(e)) {
         this.events++;
         this.handleAt(e as Json, buf, p[o]!, p[o + 1]!, p[o + 2]!, p[o + 3]!, p[o + 4]!, p[o + 5]!);
@@ -123,7 +124,6 @@ class ChromeImporter {
 
   private eventOne(buf: Buffer, start: number, end: number, line: number, offset: number, tsAt: number, durAt: number): void {
     const text = buf.toString('utf8', start, end);
-    this.mayHoldUnsafeInt = UNSAFE_INT_DIGITS.test(text);
     let e: Json;
     try {
       e = JSON.parse(text) as Json;
@@ -601,9 +601,6 @@ function parseAll(events: string, n: number): unknown[] | null {
     return null;
   }
 }
-
-/** Digits that an integer token at or past 2^53 must contain (see exactArgs); a false match costs only a walk. */
-const UNSAFE_INT_DIGITS = /\d{17}|9\d{15}/;
 
 /** Any number in `v` at or past ±2^53, where a double may not be the integer the text holds (rare). */
 function hasUnsafeInt(v: unknown, depth: number): boolean {

@@ -1,7 +1,7 @@
 /** Messages between the main thread and the JSON scan worker (json-scan.ts, json-scan-worker.ts). */
 
-/** Numbers per scanned event: start, end, line, offset, tsAt, durAt (as JsonScanHandler.event has them). */
-export const SCAN_FIELDS = 6;
+/** Numbers per scanned event: start, end, line, offset, tsAt, durAt, longDigits as 0/1 (as JsonScanHandler.event has them). */
+export const SCAN_FIELDS = 7;
 
 export interface ScanWorkerData {
   /** Whether a `null` element is handed over (lenient) or is a scan error (strict), as JsonScanHandler.nullEvent. */

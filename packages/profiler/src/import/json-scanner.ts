@@ -13,9 +13,11 @@ export interface JsonScanHandler {
   /**
    * One element of traceEvents: bytes [start, end) of `buf`, starting on `line`. `tsAt` and `durAt` are the
    * positions in `buf` just past the colon of the event's own (depth-1) "ts" and "dur" keys, or -1: found while
-   * splitting, so the exact digits of the times need no second pass over the event.
+   * splitting, so the exact digits of the times need no second pass over the event. `longDigits` says whether
+   * the event has a number with the digits an integer at or past 2^53 needs (17, or 16 from a 9): only such an
+   * event can hold an int64 that a double would round.
    */
-  event(buf: Buffer, start: number, end: number, line: number, offset: number, tsAt: number, durAt: number): void;
+  event(buf: Buffer, start: number, end: number, line: number, offset: number, tsAt: number, durAt: number, longDigits: boolean): void;
   /** A top-level key other than traceEvents with its raw value text, or null when it was too large to keep. */
   topLevel(key: string, raw: string | null, line: number): void;
   /** A `null` element in traceEvents (Perfetto skips it); without this handler it is an error. */
@@ -39,10 +41,15 @@ class ValueExtent {
   private pendingKey = 0;
   tsAt = -1;
   durAt = -1;
+  /** The current run of digits outside strings: its length and first digit; whether a run was long (see event). */
+  private digits = 0;
+  private firstDigit = 0;
+  longDigits = false;
 
   reset(): void {
     this.depth = 0; this.inStr = false; this.esc = false; this.kind = 0; this.newlines = 0;
     this.strStart = -1; this.pendingKey = 0; this.tsAt = -1; this.durAt = -1;
+    this.digits = 0; this.firstDigit = 0; this.longDigits = false;
   }
 
   /** The buffer lost its first `n` bytes: move the remembered positions with it. */
@@ -93,6 +100,13 @@ class ValueExtent {
         continue;
       }
       const c = buf[pos++]!;
+      // Counted here, on the scan's thread, so that the parsing thread needs no pass of its own over the text.
+      if (c >= 0x30 && c <= 0x39) {
+        if (this.digits++ === 0) this.firstDigit = c;
+        if (this.digits >= 16 && (this.digits > 16 || this.firstDigit === 0x39)) this.longDigits = true;
+        continue;
+      }
+      this.digits = 0;
       if (c === 0x22) { this.inStr = true; this.strStart = pos - 1; this.pendingKey = 0; }
       else if (c === 0x3a) {
         // A string followed by a colon is a key; the same string as a value is followed by ',' or '}'.
@@ -272,7 +286,7 @@ export class ChromeJsonScanner {
         break;
       }
       case S.Events:
-        this.handler.event(buf, start, endAt, this.tokenLine, this.base + start, this.extent.tsAt, this.extent.durAt);
+        this.handler.event(buf, start, endAt, this.tokenLine, this.base + start, this.extent.tsAt, this.extent.durAt, this.extent.longDigits);
         this.state = S.EventsNext;
         break;
       default:

@@ -193,4 +193,26 @@ describe('JSON scanner', () => {
       expect(seen, `chunks of ${size} bytes`).toEqual([['12.5', '7'], ['99', null], [null, null]]);
     }
   });
+
+  it('flags exactly the events with a number whose digits an integer past 2^53 needs, whatever the chunking', () => {
+    // 17 digits, or 16 from a 9 (2^53 = 9007199254740992); digits inside strings are not numbers; a 16-digit
+    // number from a 1 (a Kineto ts in ns) is below 2^53.
+    const events = [
+      ['{"args": {"id": 12345678901234567}}', true],
+      ['{"args": {"id": -9007199254740993}}', true],
+      ['{"ts": 1712345678901234, "args": {"n": 1.5}}', false],
+      ['{"name": "12345678901234567890", "args": {"s": "99999999999999999"}}', false],
+      ['{"args": {"x": 0.12345678901234567}}', true], // a fraction: a false alarm costs one walk of the args
+      ['{"args": {"a": [1, 900719925474099]}}', false],
+    ] as const;
+    const text = `[${events.map(([e]) => e).join(',\n')}]`;
+    for (let size = 1; size <= 19; size++) {
+      const seen: boolean[] = [];
+      const scanner = new ChromeJsonScanner({ event: (_b, _s, _e, _l, _o, _t, _d, longDigits) => seen.push(longDigits), topLevel: () => {} });
+      const bytes = Buffer.from(text);
+      for (let i = 0; i < bytes.length; i += size) scanner.push(bytes.subarray(i, i + size));
+      scanner.end();
+      expect(seen, `chunks of ${size} bytes`).toEqual(events.map(([, long]) => long));
+    }
+  });
 });
