@@ -148,7 +148,7 @@ export class TraceSink {
   private readonly unordered = new Set<number>();
   /** Complete slices that overflow the slice they start in (see `place`). */
   private readonly spills: { trackId: number; renested: boolean }[] = [];
-  private readonly argRow: Cell[] = new Array<Cell>(7);
+  private readonly argRow: Cell[] = new Array<Cell>(6);
   private captured: CapturedArg[] | null = null;
   /**
    * The next arg's place, in read order: args.id, and arg_shape.arg_id of an empty array or object (which has
@@ -387,7 +387,8 @@ export class TraceSink {
    * `path` is given where the key would read back as another structure (an object key with a dot or a bracket:
    * Kineto's "est. achieved occupancy %"), so that convert can rebuild the value (see arg-path.ts); it goes to
    * the arg_shape table, not into a column of args, which would cost every row of a large import.
-   * Staged as (set, key id, int as double or as text when past 2^53, string, real, type code, id).
+   * Staged as (set, key id, number, string, type code, id): an int, a bool (0/1) and a real share the number
+   * column, as a row holds one value and each column costs every row; an int past 2^53 goes as its text.
    */
   arg(argSetId: number, key: string, value: ArgScalar, path: ArgPath | null = null): void {
     if (this.captured) { this.captured.push({ key, value, path }); return; }
@@ -396,15 +397,14 @@ export class TraceSink {
 
   private stageArg(argSetId: number, keyId: number, value: ArgScalar, path: ArgPath | null): void {
     const r = this.argRow;
-    r[0] = argSetId; r[1] = keyId; r[2] = null; r[3] = null; r[4] = null;
-    if (value === null) r[5] = ARG_NULL;
-    else if (typeof value === 'string') { r[3] = value; r[5] = ARG_STRING; }
-    else if (typeof value === 'boolean') { r[2] = value ? 1 : 0; r[5] = ARG_BOOL; }
+    r[0] = argSetId; r[1] = keyId; r[2] = null; r[3] = null;
+    if (value === null) r[4] = ARG_NULL;
+    else if (typeof value === 'string') { r[3] = value; r[4] = ARG_STRING; }
+    else if (typeof value === 'boolean') { r[2] = value ? 1 : 0; r[4] = ARG_BOOL; }
     else if (typeof value === 'bigint') {
-      if (value >= -(2n ** 63n) && value < 2n ** 63n) { r[3] = value.toString(); r[5] = ARG_BIG_INT; }
-      else { r[3] = value.toString(); r[5] = ARG_STRING; }
-    } else if (Number.isSafeInteger(value)) { r[2] = value; r[5] = ARG_INT; }
-    else { r[4] = value; r[5] = ARG_REAL; }
+      if (value >= -(2n ** 63n) && value < 2n ** 63n) { r[3] = value.toString(); r[4] = ARG_BIG_INT; }
+      else { r[3] = value.toString(); r[4] = ARG_STRING; }
+    else { r[2] = value; r[4] = Number.isSafeInteger(value) ? ARG_INT : ARG_REAL; }
     this.writeArg(r, path);
   }
 
@@ -492,8 +492,8 @@ export class TraceSink {
 
   /** Stages an arg row with its id; its path, if any, goes to arg_shape under that id. */
   private writeArg(r: Cell[], path: ArgPath | null): void {
-    r[6] = this.nextArg++;
-    if (path !== null) this.argShapeOut.row([r[0]!, r[6], JSON.stringify(path), null]);
+    r[5] = this.nextArg++;
+    if (path !== null) this.argShapeOut.row([r[0]!, r[5], JSON.stringify(path), null]);
     this.argsOut.row(r);
   }
 

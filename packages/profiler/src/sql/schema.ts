@@ -19,7 +19,7 @@ CREATE TEMP TABLE _slice_raw (id INTEGER, ts DOUBLE, dur DOUBLE, track_id INTEGE
 CREATE TEMP TABLE _counter_raw (id INTEGER, ts DOUBLE, track_id INTEGER, value DOUBLE);
 CREATE TEMP TABLE _flow_event (flow_key VARCHAR, seq INTEGER, kind TINYINT, ts DOUBLE, track_id INTEGER, bind TINYINT, slice_id INTEGER, streamed INTEGER);
 CREATE TEMP TABLE _flow_name (flow_key VARCHAR, category VARCHAR, name VARCHAR);
-CREATE TABLE _args_raw (arg_set_id INTEGER, key_id INTEGER, int_value DOUBLE, string_value VARCHAR, real_value DOUBLE, value_type TINYINT, id INTEGER);
+CREATE TABLE _args_raw (arg_set_id INTEGER, key_id INTEGER, num DOUBLE, string_value VARCHAR, value_type TINYINT, id INTEGER);
 CREATE TABLE arg_shape (arg_set_id INTEGER, arg_id INTEGER, path VARCHAR, json VARCHAR);
 CREATE TABLE process (upid INTEGER, pid BIGINT, name VARCHAR);
 CREATE TABLE thread (utid INTEGER, tid BIGINT, name VARCHAR, upid INTEGER);
@@ -72,8 +72,9 @@ CREATE TABLE _arg_key AS
   SELECT id, str AS key, regexp_replace(str, '\\[\\d+\\]', '', 'g') AS flat_key FROM _string WHERE id IN (SELECT DISTINCT key_id FROM _args_raw);
 CREATE VIEW args AS
   SELECT CAST(a.id AS BIGINT) AS id, CAST(a.arg_set_id AS BIGINT) AS arg_set_id, k.flat_key, k.key,
-         CASE WHEN a.value_type = 5 THEN CAST(a.string_value AS BIGINT) ELSE CAST(a.int_value AS BIGINT) END AS int_value,
-         CASE WHEN a.value_type = 5 THEN NULL ELSE a.string_value END AS string_value, a.real_value,
+         CASE a.value_type WHEN 5 THEN CAST(a.string_value AS BIGINT) WHEN 2 THEN NULL ELSE CAST(a.num AS BIGINT) END AS int_value,
+         CASE WHEN a.value_type = 5 THEN NULL ELSE a.string_value END AS string_value,
+         CASE WHEN a.value_type = 2 THEN a.num END AS real_value,
          CASE a.value_type WHEN 0 THEN 'null' WHEN 1 THEN 'int' WHEN 2 THEN 'real' WHEN 3 THEN 'string'
                            WHEN 4 THEN 'bool' ELSE 'int' END AS value_type
   FROM _args_raw a JOIN _arg_key k ON k.id = a.key_id;
