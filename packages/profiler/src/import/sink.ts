@@ -404,7 +404,7 @@ export class TraceSink {
     else if (typeof value === 'bigint') {
       if (value >= -(2n ** 63n) && value < 2n ** 63n) { r[3] = value.toString(); r[4] = ARG_BIG_INT; }
       else { r[3] = value.toString(); r[4] = ARG_STRING; }
-    else { r[2] = value; r[4] = Number.isSafeInteger(value) ? ARG_INT : ARG_REAL; }
+    } else { r[2] = value; r[4] = Number.isSafeInteger(value) ? ARG_INT : ARG_REAL; }
     this.writeArg(r, path);
   }
 
