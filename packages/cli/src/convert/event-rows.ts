@@ -36,7 +36,7 @@ const FLOWS_SQL = `
   FROM flow f JOIN (${SLICE_KEYS_SQL}) so ON so.id = f.slice_out JOIN (${SLICE_KEYS_SQL}) si ON si.id = f.slice_in
   WHERE least(so.kind, si.kind) = ${SLICE} AND greatest(so.kind, si.kind) = ${SLICE}`;
 
-/** Columns of the event query, in order. */
+/** Columns of the event query, in order. A slice's own row carries its thread_ts and thread_dur in intValue and realValue. */
 const enum C { kind, rel, dur, id, sub, track, category, name, value, key, intValue, stringValue, realValue, valueType, path }
 
 function eventsSql(baseSql: string): string {
@@ -45,7 +45,7 @@ function eventsSql(baseSql: string): string {
   WITH fl AS (${FLOWS_SQL}),
   r AS (
     SELECT ts, ${SLICE_KIND_SQL} AS kind, greatest(dur, 0) AS d, id, ${EVENT_ROW} AS sub, 0 AS pos, track_id, category, name, CAST(NULL AS DOUBLE) AS value,
-           CAST(NULL AS VARCHAR) AS key, CAST(NULL AS BIGINT) AS int_value, CAST(NULL AS VARCHAR) AS string_value, CAST(NULL AS DOUBLE) AS real_value,
+           CAST(NULL AS VARCHAR) AS key, thread_ts AS int_value, CAST(NULL AS VARCHAR) AS string_value, CAST(thread_dur AS DOUBLE) AS real_value,
            CAST(NULL AS VARCHAR) AS value_type, CAST(NULL AS VARCHAR) AS path
     FROM slice
     UNION ALL
@@ -92,10 +92,13 @@ function eventOf({ row, args, flowsOut, flowsIn }: Pending): StreamEvent {
     if (sample) return { kind: 'timers', sample };
   }
   const dur = num(row[C.dur]);
+  const tts = row[C.intValue], tdur = row[C.realValue];
+  const thread = tts === null && tdur === null ? undefined : { ts: tts === null ? null : num(tts), dur: tdur === null ? null : num(tdur) };
   if (kind === SLICE || (kind === TIMERS && (dur > 0 || GPU_CATEGORIES.has(category)))) {
-    return { kind: 'slice', track, name, category, ts, dur, ...(args ? { args } : {}), ...(flowsOut ? { flowsOut } : {}), ...(flowsIn ? { flowsIn } : {}) };
+    return { kind: 'slice', track, name, category, ts, dur, ...(args ? { args } : {}), ...(flowsOut ? { flowsOut } : {}), ...(flowsIn ? { flowsIn } : {}),
+      ...(thread ? { thread } : {}) };
   }
-  return { kind: 'instant', track, name, category, ts, ...(args ? { args } : {}) };
+  return { kind: 'instant', track, name, category, ts, ...(args ? { args } : {}), ...(thread ? { thread } : {}) };
 }
 
 /** Adds an arg or flow row to the event it belongs to. */

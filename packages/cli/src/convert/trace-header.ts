@@ -5,7 +5,7 @@
  * events (tables-to-model.ts, event-rows.ts) share: how an args row reads back, how per-env timers decode.
  */
 import { basename } from 'node:path';
-import type { ArgValue, Args, EnvTimerSample, TraceDb, TraceMetadata, TraceProcess, TraceTrack } from '@gsprof/profiler';
+import { realArg, type ArgValue, type Args, type EnvTimerSample, type TraceDb, type TraceMetadata, type TraceProcess, type TraceTrack } from '@gsprof/profiler';
 
 export const GPU_CATEGORIES = new Set(['kernel', 'gpu_memcpy', 'gpu_memset', 'gpu_user_annotation']);
 export const GPU_CATEGORY_SQL = `(${[...GPU_CATEGORIES].map((c) => `'${c}'`).join(',')})`;
@@ -25,14 +25,15 @@ export const ARG_ROWS_SQL = `
 
 /**
  * A row's value as its type says: a bool is not 1; an empty array or object (from arg_shape) is JSON; an int
- * beyond 2^53 (which the database hands over as its decimal string) is a bigint, so it stays exact.
+ * beyond 2^53 (which the database hands over as its decimal string) is a bigint, so it stays exact; a real with
+ * an integral value stays a real (RealArg), so that writers do not make it an int.
  */
 export function argValue(r: ArgRow): ArgValue {
   if (r.value_type === 'bool') return num(r.int_value) !== 0;
   if (r.value_type === 'null') return null;
   if (r.value_type === 'json' && r.string_value !== null) return JSON.parse(r.string_value) as ArgValue;
   if (r.string_value !== null) return r.string_value;
-  if (r.int_value === null) return r.real_value;
+  if (r.int_value === null) return r.value_type === 'real' && r.real_value !== null ? realArg(r.real_value) : r.real_value;
   return typeof r.int_value === 'number' ? r.int_value : BigInt(r.int_value);
 }
 

@@ -3,8 +3,9 @@
 // threads, and one method per event kind. Events are encoded into ~256 KiB byte batches (json-batch.ts) written
 // through a FileSink with backpressure; a .gz path is gzipped on the fly, and only a complete file is renamed
 // into place.
-import type { ArgValue, Args, EnvTimerSample, TraceMetadata, TraceProcess, TraceTrack } from '../model/trace.js';
+import { RealArg, realText, type ArgValue, type Args, type EnvTimerSample, type TraceMetadata, type TraceProcess, type TraceTrack } from '../model/trace.js';
 import { ENV_TIMERS_CATEGORY, ENV_TIMERS_EVENT, envTimerArgs, laneName, metadataJson } from './common.js';
+import type { ThreadTime } from './event-stream.js';
 import { FileSink } from './file-sink.js';
 import { formatMicros, JsonBatch, quote } from './json-batch.js';
 
@@ -30,15 +31,16 @@ const PIECE = {
   false: Buffer.from('false'),
 };
 
-/** JSON text of a nested arg value; a bigint (an int64 beyond 2^53) as its exact integer literal. */
+/** JSON text of a nested arg value; a bigint (an int64 beyond 2^53) as its exact integer literal, a RealArg with its point. */
 function argJson(v: ArgValue): string {
   if (typeof v === 'bigint') return v.toString();
+  if (v instanceof RealArg) return realText(v.value);
   if (v === null || typeof v !== 'object') return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map(argJson).join(',')}]`;
   return `{${Object.keys(v).map((k) => `${quote(k)}:${argJson(v[k]!)}`).join(',')}}`;
 }
 
-/** JSON.stringify unless the value holds a bigint somewhere (rare), which JSON.stringify refuses. */
+/** JSON.stringify unless the value holds a bigint or a RealArg somewhere (rare), which JSON.stringify refuses. */
 function nestedJson(v: ArgValue): string {
   try {
     return JSON.stringify(v);
@@ -62,6 +64,7 @@ function writeArgMembers(out: JsonBatch, args: Args): void {
     else if (typeof v === 'string') out.string(v);
     else if (typeof v === 'boolean') out.bytes(v ? PIECE.true : PIECE.false);
     else if (typeof v === 'bigint') out.text(v.toString());
+    else if (v instanceof RealArg) out.text(realText(v.value));
     else out.text(nestedJson(v));
   }
 }
@@ -174,8 +177,8 @@ export class ChromeEventWriter {
     this.add(`{"ph":"M","name":"thread_sort_index",${where},"args":{"sort_index":${sortIndex}}}`);
   }
 
-  /** One X event, written as bytes; `where` is `,"pid":..,"tid":..` pre-encoded. */
-  slice(category: string, name: string, where: Buffer, ts: number, dur: number, args: Args | undefined): void {
+  /** One X event, written as bytes; `where` is `,"pid":..,"tid":..` pre-encoded; `thread` as tts and tdur. */
+  slice(category: string, name: string, where: Buffer, ts: number, dur: number, args: Args | undefined, thread?: ThreadTime): void {
     const out = this.out;
     if (this.started) out.bytes(PIECE.x);
     else { out.text('\n'); out.bytes(PIECE.xFirst); this.started = true; }
@@ -187,6 +190,8 @@ export class ChromeEventWriter {
     out.micros(ts);
     out.bytes(PIECE.dur);
     out.micros(dur);
+    if (thread?.ts != null) { out.text(',"tts":'); out.micros(thread.ts); }
+    if (thread?.dur != null) { out.text(',"tdur":'); out.micros(thread.dur); }
     if (args) {
       out.bytes(PIECE.args);
       writeArgMembers(out, args);
@@ -196,8 +201,9 @@ export class ChromeEventWriter {
     }
   }
 
-  instant(track: TraceTrack, where: string, name: string, category: string, ts: number, args: Args | undefined): void {
-    const json = args ? `,"args":${argsJson(args)}` : '';
+  instant(track: TraceTrack, where: string, name: string, category: string, ts: number, args: Args | undefined, thread?: ThreadTime): void {
+    // A JSON instant has no thread duration (trace_processor reads none).
+    const json = `${thread?.ts != null ? `,"tts":${formatMicros(thread.ts)}` : ''}${args ? `,"args":${argsJson(args)}` : ''}`;
     const scope = SCOPE[track.scope ?? 'thread'];
     const cat = category === '' ? '' : `"cat":${quote(category)},`;
     this.add(`{"ph":"i","s":"${scope}",${cat}"name":${quote(name)},${where},"ts":${formatMicros(ts)}${json}}`);

@@ -41,14 +41,14 @@ export async function writeChromeStream(trace: EventStream, path: string): Promi
             whereBytes.push(Buffer.from(`,${where[lane]}`));
             w.thread(where[lane]!, track, index, lane + (host.synthetic ? 1 : 0));
           }
-          w.slice(e.category, e.name, whereBytes[lane]!, ts, e.dur, e.args);
+          w.slice(e.category, e.name, whereBytes[lane]!, ts, e.dur, e.args, e.thread);
           flows('s', e.flowsOut, where[lane]!, ts);
           flows('f', e.flowsIn, where[lane]!, ts);
         } else if (e.kind === 'instant') {
           const lane = lanes.laneOfTrack.get(e.track);
           if (lane === undefined) throw new Error(`trace: instant '${e.name}' is on unknown track ${e.track}`);
           if (lanes.lanes[lane]!.track.kind === 'counter') throw new Error(`trace: instant '${e.name}' is on counter track ${e.track}`);
-          w.instant(lanes.lanes[lane]!.track, where[lane]!, e.name, e.category, ts, e.args);
+          w.instant(lanes.lanes[lane]!.track, where[lane]!, e.name, e.category, ts, e.args, e.thread);
         } else if (e.kind === 'counter') {
           const track = byId.get(e.track);
           if (track?.kind !== 'counter') throw new Error(`trace: counter sample is on ${track ? 'non-counter' : 'unknown'} track ${e.track}`);

@@ -11,9 +11,12 @@ export interface StreamFlow {
   name?: string;
 }
 
+/** A slice's thread time in ns (Perfetto's slice.thread_ts and thread_dur; Chrome JSON's tts and tdur), null where unknown. */
+export interface ThreadTime { ts: number | null; dur: number | null }
+
 export type StreamEvent =
-  | { kind: 'slice'; track: number; name: string; category: string; ts: number; dur: number; args?: Args; flowsOut?: StreamFlow[]; flowsIn?: StreamFlow[] }
-  | { kind: 'instant'; track: number; name: string; category: string; ts: number; args?: Args }
+  | { kind: 'slice'; track: number; name: string; category: string; ts: number; dur: number; args?: Args; flowsOut?: StreamFlow[]; flowsIn?: StreamFlow[]; thread?: ThreadTime }
+  | { kind: 'instant'; track: number; name: string; category: string; ts: number; args?: Args; thread?: ThreadTime }
   | { kind: 'counter'; track: number; ts: number; value: number }
   | { kind: 'timers'; sample: EnvTimerSample };
 

@@ -20,6 +20,6 @@ export async function writeChromeTrace(trace: TraceModel, path: string): Promise
   await writeChromeTraceFile(trace, path);
 }
 
-export type { EventStream, StreamEvent, StreamFlow } from './event-stream.js';
+export type { EventStream, StreamEvent, StreamFlow, ThreadTime } from './event-stream.js';
 export { writePerfettoStream } from './perfetto-stream.js';
 export { writeChromeStream } from './chrome-stream.js';

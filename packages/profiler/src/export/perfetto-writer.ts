@@ -5,7 +5,7 @@
 // afresh every 4096 names so the tables stay small). Track events are encoded by hand (packet-buffer.ts);
 // descriptors, and everything when asked, go through protobufjs with the .proto subset in ../../proto.
 import protobuf from 'protobufjs';
-import type { ArgValue, Args, EnvTimerSample, TraceMetadata, TraceTrack, TrackKind } from '../model/trace.js';
+import { RealArg, type ArgValue, type Args, type EnvTimerSample, type TraceMetadata, type TraceTrack, type TrackKind } from '../model/trace.js';
 import {
   ENV_TIMERS_CATEGORY, ENV_TIMERS_EVENT, FLOW_NAMES_ARG, METADATA_ARG, METADATA_CATEGORY, METADATA_EVENT, envTimerArgs, laneName, metadataJson,
 } from './common.js';
@@ -108,6 +108,7 @@ function structuredObject(v: ArgValue): Record<string, unknown> {
   if (typeof v === 'boolean') return { boolValue: v };
   if (typeof v === 'bigint') return { intValue: longOf(v) };
   if (typeof v === 'number') return Number.isSafeInteger(v) ? { intValue: v } : { doubleValue: v };
+  if (v instanceof RealArg) return { doubleValue: v.value };
   if (typeof v === 'string') return { stringValue: v };
   const json = emptyOrNull(v);
   if (json !== undefined || v === null) return { legacyJsonValue: json };
@@ -615,10 +616,11 @@ export class PerfettoStreamWriter {
     else if (typeof v === 'bigint') { b.varint(0x20); b.varint64(Number(BigInt.asUintN(32, v)), Number(BigInt.asUintN(32, v >> 32n))); }
     else if (typeof v === 'number') {
       if (Number.isSafeInteger(v)) { b.varint(0x20); b.int64(v); } else { b.varint(0x29); b.double(v); }
-    } else if (typeof v === 'string') { b.varint(0x32); b.string(v); }
+    } else if (v instanceof RealArg) { b.varint(0x29); b.double(v.value); }
+    else if (typeof v === 'string') { b.varint(0x32); b.string(v); }
     else if (json !== undefined) { b.varint(0x4a); b.string(json); }
     if (name !== undefined) { b.varint(0x52); b.string(name); }
-    if (v === null || typeof v !== 'object' || json !== undefined) return;
+    if (v === null || typeof v !== 'object' || v instanceof RealArg || json !== undefined) return;
     if (Array.isArray(v)) {
       for (const e of v) { b.varint(0x62); const m = b.open(); this.structuredValue(e); b.close(m); }
     } else {

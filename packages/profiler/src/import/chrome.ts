@@ -7,15 +7,20 @@ import { TraceFormatError } from './errors.js';
 import { scanJson } from './json-scan.js';
 import { recordGsprofMetadata } from './metadata.js';
 import type { TraceSink } from './sink.js';
+import { RealArg } from '../model/trace.js';
 import {
   BIND_DIRECT, BIND_ENCLOSING, BIND_NEXT, FLOW_END, FLOW_IN, FLOW_START, FLOW_STEP,
 } from '../sql/schema.js';
 
 /** A begin or end event (B/E, async b/e and S/F), kept until the end: they are matched in time order. */
-interface Edge { begin: boolean; ts: number; order: number; id: number; name: string | null; category: string | null; args: unknown }
+interface Edge {
+  begin: boolean; ts: number; order: number; id: number; name: string | null; category: string | null; args: unknown;
+  /** The event's tts in ns (null: none). */
+  tts: number | null;
+}
 
 /** A begin event with what its end gave (`dur` -1 while none did); `open` until ended. */
-interface Paired { b: Edge; dur: number; endArgs: unknown; open: boolean }
+interface Paired { b: Edge; dur: number; endArgs: unknown; open: boolean; endTts: number | null }
 
 /** A slice on a track's stack while pairing: an X (`slice` null) or a begin event, ending at `end`. */
 interface Open { end: number; slice: Paired | null }
@@ -90,6 +95,9 @@ class ChromeImporter {
    * then are its args walked for such a number (a Kineto ts has 16 digits from a 1, and is not one).
    */
   private mayHoldUnsafeInt = true;
+  /** Where the events of this flush end in their buffer, and the next occurrence of each of REAL_MARKS there. */
+  private realLimit = 0;
+  private readonly realAt = REAL_MARKS.map(() => 0);
 
   constructor(readonly path: string, readonly sink: TraceSink, readonly strict: boolean) {}
 
@@ -111,6 +119,8 @@ class ChromeImporter {
     this.nPending = 0;
     const text = n > 1 ? buf.toString('utf8', p[0]!, p[(n - 1) * PENDING_FIELDS + 1]!) : null;
     const all = text === null ? null : parseAll(text, n);
+    this.realLimit = p[(n - 1) * PENDING_FIELDS + 1]!;
+    this.realAt.fill(0);
     for (let i = 0; i < n; i++) {
       const o = i * PENDING_FIELDS;
       const e = all?.[i];
@@ -168,7 +178,9 @@ class ChromeImporter {
       return;
     }
     if (ph === 'M') { this.metadataEvent(e); return; }
-    if (this.mayHoldUnsafeInt && ph !== 'C' && hasArgs(e) && hasUnsafeInt(e.args, 0)) exactArgs(e, buf.toString('utf8', start, end));
+    if (ph !== 'C' && hasArgs(e) && ((this.mayHoldUnsafeInt && hasUnsafeInt(e.args, 0)) || this.mayHoldIntegralReal(buf, start, end))) {
+      exactArgs(e, buf.toString('utf8', start, end));
+    }
     numberToken(buf, tsAt, end, tokens.ts);
     numberToken(buf, durAt, end, tokens.dur);
     const ts = this.tsOf(e, buf);
@@ -194,6 +206,7 @@ class ChromeImporter {
         this.v2Flow(e, id, ts, track);
         this.sink.slice(id, ts, dur, track, category, name, argSet, this.sink.depth, this.sink.parent);
         if (dur === 0) this.sink.zeroDurSlice(id);
+        if (e.tts !== undefined || e.tdur !== undefined) this.sink.threadTime(id, threadNs(e.tts), threadNs(e.tdur));
         return;
       }
       case 'B': case 'E': case 'b': case 'e': case 'S': case 'F': {
@@ -204,7 +217,9 @@ class ChromeImporter {
         const id = begin ? this.sink.newSliceId() : -1;
         let list = this.edges.get(track);
         if (!list) { list = []; this.edges.set(track, list); }
-        list.push({ begin, ts, order: this.events, id, name, category, args: hasArgs(e) ? e.args : undefined });
+        // As trace_processor, thread time is read for B/E only, not for async events.
+        const tts = sync && e.tts !== undefined ? threadNs(e.tts) : null;
+        list.push({ begin, ts, order: this.events, id, name, category, args: hasArgs(e) ? e.args : undefined, tts });
         if (begin) this.v2Flow(e, id, ts, track);
         return;
       }
@@ -218,6 +233,10 @@ class ChromeImporter {
         if (!(ts <= (this.lastInstant.get(track) ?? -Infinity))) this.lastInstant.set(track, ts);
         this.sink.nestStart(track, id, ts, ts);
         this.sink.slice(id, ts, 0, track, category, name, this.args(e), this.sink.depth, this.sink.parent);
+        // trace_processor keeps the tts of a thread's instant (with no thread_dur), not of another scope's.
+        if (e.tts !== undefined && scope !== 'g' && scope !== 'p' && ph !== 'n' && ph !== 'T' && ph !== 'p') {
+          this.sink.threadTime(id, threadNs(e.tts), null);
+        }
         if (name === 'gsprof.metadata') {
           const json = (e.args as Json | undefined)?.json;
           if (typeof json === 'string') recordGsprofMetadata(this.sink, json);
@@ -255,6 +274,25 @@ class ChromeImporter {
         return;
       }
     }
+  }
+
+  /**
+   * Whether the event's args may hold a real written with an integral value (`1.0`, `1.50e+2`), which
+   * JSON.parse makes an integer where trace_processor types it real. A native search per mark, kept as a
+   * cursor: a flush's events are handled in buffer order, so each mark is searched for once over them.
+   */
+  private mayHoldIntegralReal(buf: Buffer, start: number, end: number): boolean {
+    const argsAt = buf.indexOf(ARGS_KEY, start);
+    if (argsAt < 0 || argsAt >= end) return false;
+    let candidate = false;
+    for (let m = 0; m < REAL_MARKS.length; m++) {
+      if (this.realAt[m]! < argsAt) {
+        const i = buf.subarray(argsAt, Math.max(end, this.realLimit)).indexOf(REAL_MARKS[m]!);
+        this.realAt[m] = i < 0 ? Infinity : argsAt + i;
+      }
+      if (this.realAt[m]! < end) candidate = true;
+    }
+    return candidate && INTEGRAL_REAL.test(buf.toString('utf8', argsAt, end));
   }
 
   /** Flow v2: `bind_id` with flow_out / flow_in on the slice itself. */
@@ -445,6 +483,8 @@ class ChromeImporter {
         this.sink.nestStart(track, b.id, b.ts, s.dur < 0 ? Infinity : b.ts + s.dur);
         this.sink.slice(b.id, b.ts, s.dur, track, b.category, b.name, argSet, this.sink.depth, this.sink.parent);
         if (s.dur === 0) this.sink.zeroDurSlice(b.id);
+        // thread_dur only from an E that ended the slice, both ends with a tts (as trace_processor).
+        if (b.tts !== null) this.sink.threadTime(b.id, b.tts, s.endTts === null ? null : s.endTts - b.tts);
       }
     }
     this.edges.clear();
@@ -476,7 +516,7 @@ class ChromeImporter {
       }
       endedByX += this.endEnclosed(stack, ev.ts);
       if (ev.begin) {
-        const s: Paired = { b: ev, dur: -1, endArgs: undefined, open: true };
+        const s: Paired = { b: ev, dur: -1, endArgs: undefined, open: true, endTts: null };
         slices.push(s);
         stack.push({ end: Infinity, slice: s });
         continue;
@@ -491,6 +531,7 @@ class ChromeImporter {
       const s = stack[i]!.slice!;
       s.dur = ev.ts - s.b.ts;
       s.endArgs = ev.args;
+      s.endTts = ev.tts;
       s.open = false;
       if (i === stack.length - 1) stack.pop();
       else stack[i]!.end = ev.ts;
@@ -550,7 +591,7 @@ function mergeEndArgs(begin: unknown, end: unknown): unknown {
 }
 
 function isObject(v: unknown): v is Json {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof RealArg);
 }
 
 /** Errors that mean a bug in the importer rather than bad input: never disguised as a format error. */
@@ -590,6 +631,12 @@ function tooDeep(err: unknown): string | null {
   return err instanceof RangeError && /call stack/i.test(err.message) ? 'event nested too deeply to read' : null;
 }
 
+/** A thread time field (µs, a number or a numeric string) in ns, rounded as trace_processor does; null if none. */
+function threadNs(v: unknown): number | null {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : Number.NaN;
+  return Number.isFinite(n) ? Math.round(n * 1000) : null;
+}
+
 /** `n` events' text (commas between them) as one array, or null when it does not parse to exactly `n` elements. */
 function parseAll(events: string, n: number): unknown[] | null {
   // An event with a "__proto__" key goes through the one-by-one path, which refuses it.
@@ -616,16 +663,23 @@ function hasUnsafeInt(v: unknown, depth: number): boolean {
 
 /** What a marked token reads as once parsed (the NUL keeps it apart from any ordinary string). */
 const EXACT_INT = '\u0000gsprof-int:';
+const EXACT_REAL = '\u0000gsprof-real:';
+const ARGS_KEY = Buffer.from('"args"');
+/** Text every integral real token holds: a zero after its point, or a positive exponent as JSON writers put it. */
+const REAL_MARKS = ['.0', 'e+', 'E+'].map((m) => Buffer.from(m));
+/** A number token (not inside a word) with an all-zero fraction, or with an exponent (what exactArgs checks). */
+const INTEGRAL_REAL = /(?<![\w."-])-?\d+(?:\.0+(?![\d.])|(?:\.\d+)?[eE])/;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
 /**
  * Re-reads an event's args from its text with integer tokens past 2^53 as exact bigints (int64 args, as
- * trace_processor keeps them); tokens past int64 stay doubles. Each such token becomes a marked string for
- * JSON.parse, turned back into a bigint after. Only events holding such a number come here.
+ * trace_processor keeps them), and reals whose value is an integer (`1.0`) as RealArg (trace_processor types them
+ * real, JSON.parse gives an integer); tokens past int64 stay doubles. Each such token becomes a marked string for
+ * JSON.parse, turned back after. Only events that may hold such a number come here.
  */
 function exactArgs(e: Json, text: string): void {
-  if (text.includes('gsprof-int:')) return;
+  if (text.includes('gsprof-int:') || text.includes('gsprof-real:')) return;
   let out = '';
   let from = 0;
   let i = 0;
@@ -650,6 +704,10 @@ function exactArgs(e: Json, text: string): void {
         from = j;
         replaced = true;
       }
+    } else if (/[.eE]/.test(token) && Number.isInteger(Number(token))) {
+      out += `${text.slice(from, i)}"\\u0000gsprof-real:${token}"`;
+      from = j;
+      replaced = true;
     }
     i = j;
   }
@@ -662,14 +720,17 @@ function exactArgs(e: Json, text: string): void {
     // An event that parsed only once repaired (see repairJson); one that still does not keeps its doubles.
     try { exact = JSON.parse(repairJson(out)); } catch { return; }
   }
-  e.args = withBigInts((exact as Json).args, 0);
+  e.args = withExactNumbers((exact as Json).args, 0);
 }
 
-function withBigInts(v: unknown, depth: number): unknown {
-  if (typeof v === 'string') return v.startsWith(EXACT_INT) ? BigInt(v.slice(EXACT_INT.length)) : v;
+function withExactNumbers(v: unknown, depth: number): unknown {
+  if (typeof v === 'string') {
+    return v.startsWith(EXACT_INT) ? BigInt(v.slice(EXACT_INT.length))
+      : v.startsWith(EXACT_REAL) ? new RealArg(Number(v.slice(EXACT_REAL.length))) : v;
+  }
   if (v === null || typeof v !== 'object' || depth > 64) return v;
-  if (Array.isArray(v)) return v.map((x) => withBigInts(x, depth + 1));
-  for (const k of Object.keys(v)) (v as Json)[k] = withBigInts((v as Json)[k], depth + 1);
+  if (Array.isArray(v)) return v.map((x) => withExactNumbers(x, depth + 1));
+  for (const k of Object.keys(v)) (v as Json)[k] = withExactNumbers((v as Json)[k], depth + 1);
   return v;
 }
 

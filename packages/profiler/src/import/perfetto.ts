@@ -11,6 +11,7 @@ import { recordFlowNames, recordGsprofMetadata } from './metadata.js';
 import { ProtoError, ProtoReader } from './proto-reader.js';
 import { mergeArgs, type ArgScalar, type CapturedArg, type TraceSink } from './sink.js';
 import { BIND_DIRECT, FLOW_END, FLOW_IN, FLOW_START, FLOW_STEP } from '../sql/schema.js';
+import { realArg } from '../model/trace.js';
 
 type Key = number | string;
 
@@ -64,7 +65,7 @@ interface TrackReg {
  * instant 1 = global, 2 = process, 3 = thread.
  */
 interface LegacyInfo {
-  phase: number; durUs: number; id: string | null; bindId: Key | null; flowDirection: number; nameIid: number;
+  phase: number; durUs: number; threadDurUs: number; id: string | null; bindId: Key | null; flowDirection: number; nameIid: number;
   scope: number; pidOverride: number | null; tidOverride: number | null;
 }
 
@@ -72,6 +73,8 @@ interface OpenSlice {
   id: number; ts: number; argSet: number | null; name: string | null; category: string | null; depth: number; parent: number | null;
   /** The begin's args, written when the end (whose args may repeat their keys) comes. */
   captured: CapturedArg[] | null;
+  /** The begin's thread time in ns (slice.thread_ts), or null. */
+  tts: number | null;
 }
 
 export interface PerfettoImportOptions {
@@ -691,9 +694,11 @@ class PerfettoImporter {
         this.sink.counter(ts, this.threadCounterTrack('thread_instruction_count', utid, reg!.upid), threadInstructions);
       }
     }
-    // Extra counter values ride along with any event type.
-    this.extraCounters(seq, extraUuids ?? seq.extraCounters, extraValues, ts);
-    this.extraCounters(seq, extraDoubleUuids ?? seq.extraDoubleCounters, extraDoubleValues, ts);
+    // Extra counter values ride along with any event type. As trace_processor, a value on a counter track named
+    // thread_time is the slice's thread time too, over the legacy fields.
+    const extraTts = this.extraCounters(seq, extraUuids ?? seq.extraCounters, extraValues, ts);
+    const extraDoubleTts = this.extraCounters(seq, extraDoubleUuids ?? seq.extraDoubleCounters, extraDoubleValues, ts);
+    let tts = extraDoubleTts ?? extraTts ?? threadTimeNs;
 
     if (type === 0 && legacy) {
       const ph = String.fromCharCode(legacy.phase);
@@ -719,6 +724,7 @@ class PerfettoImporter {
         trackId = t;
         reg = undefined;
         type = ph === 'b' ? 1 : ph === 'e' ? 2 : 3;
+        tts = null;
       } else { this.sink.stat('legacy_event_unsupported_phase'); return; }
     }
     if (reg) {
@@ -737,6 +743,8 @@ class PerfettoImporter {
       return;
     }
     if (reg?.isCounter) { this.sink.stat('slice_event_on_counter_track'); return; }
+    // Only a thread's slices keep a thread time (trace_processor's async slices do not).
+    if ((reg?.utid ?? null) === null) tts = null;
 
     if (type === 1 || type === 3 || type === 5) {
       const legacyDur = (legacy?.durUs ?? 0) * 1000;
@@ -764,16 +772,19 @@ class PerfettoImporter {
       }
       this.sink.nestStart(trackId, id, ts, type === 3 ? ts : type === 5 ? ts + legacyDur : Infinity);
       const { depth, parent } = this.sink;
-      if (type === 3) this.sink.slice(id, ts, 0, trackId, category, name, argSet, depth, parent);
-      else if (type === 5) {
+      if (type === 3) {
+        this.sink.slice(id, ts, 0, trackId, category, name, argSet, depth, parent);
+        if (tts !== null) this.sink.threadTime(id, tts, 0);
+      } else if (type === 5) {
         this.sink.slice(id, ts, legacyDur, trackId, category, name, argSet, depth, parent);
         if (legacyDur === 0) this.sink.zeroDurSlice(id);
+        if (tts !== null) this.sink.threadTime(id, tts, (legacy?.threadDurUs ?? 0) * 1000);
       }
       else {
         let st = this.stacks.get(trackId);
         if (!st) { st = []; this.stacks.set(trackId, st); }
         // The row is written when the slice ends; keep its name and category until then.
-        st.push({ id, ts, argSet, name, category, depth, parent, captured });
+        st.push({ id, ts, argSet, name, category, depth, parent, captured, tts });
       }
       return;
     }
@@ -793,6 +804,8 @@ class PerfettoImporter {
       this.sink.nestEnd(trackId, open.id, Math.max(ts, open.ts));
       this.sink.slice(open.id, open.ts, Math.max(0, ts - open.ts), trackId, open.category, open.name, argSet, open.depth, open.parent);
       if (ts <= open.ts) this.sink.zeroDurSlice(open.id);
+      // trace_processor sets thread_dur from an end with a thread time unless it equals the begin's (then NULL).
+      if (open.tts !== null) this.sink.threadTime(open.id, open.tts, tts !== null && tts !== open.tts ? tts - open.tts : null);
       return;
     }
     this.sink.stat('track_event_without_type');
@@ -820,6 +833,7 @@ class PerfettoImporter {
   private legacyEvent(r: ProtoReader): LegacyInfo {
     let phase = 0;
     let durUs = 0;
+    let threadDurUs = 0;
     let id: string | null = null;
     let bindId: Key | null = null;
     let flowDirection = 0;
@@ -832,6 +846,7 @@ class PerfettoImporter {
         case 1: nameIid = r.varint(); break;
         case 2: phase = r.varint(); break;
         case 3: r.readVarint(); durUs = r.signed(); break;
+        case 4: r.readVarint(); threadDurUs = r.signed(); break;
         case 6: r.readVarint(); id = `u${r.key()}`; break;
         case 10: r.readVarint(); id = `l${r.key()}`; break;
         case 11: r.readVarint(); id = `g${r.key()}`; break;
@@ -843,7 +858,7 @@ class PerfettoImporter {
         default: r.skip();
       }
     }
-    return { phase, durUs, id, bindId, flowDirection, nameIid, scope, pidOverride, tidOverride };
+    return { phase, durUs, threadDurUs, id, bindId, flowDirection, nameIid, scope, pidOverride, tidOverride };
   }
 
   private flows(flows: Key[], terminating: Key[], ts: number, trackId: number, sliceId: number): void {
@@ -851,20 +866,25 @@ class PerfettoImporter {
     for (const f of terminating) this.sink.flowEvent(`p${f}`, FLOW_END, ts, trackId, BIND_DIRECT, sliceId);
   }
 
-  private extraCounters(seq: SeqState, uuids: Key[], values: number[], ts: number): void {
+  /** Writes the extra counter values; returns the last one on a track named thread_time (truncated), or null. */
+  private extraCounters(seq: SeqState, uuids: Key[], values: number[], ts: number): number | null {
+    let threadTime: number | null = null;
     for (let i = 0; i < values.length; i++) {
       const u = uuids[i];
       const reg = u === undefined ? undefined : this.tracks.get(u);
       if (!reg?.isCounter) { this.sink.stat('extra_counter_without_track'); continue; }
-      this.counterValue(seq, u!, reg, values[i]!, ts);
+      const v = this.counterValue(seq, u!, reg, values[i]!, ts);
+      if (this.sink.track(reg.trackId)?.name === 'thread_time') threadTime = Math.trunc(v);
     }
+    return threadTime;
   }
 
-  private counterValue(seq: SeqState, uuid: Key, reg: TrackReg, raw: number, ts: number): void {
+  private counterValue(seq: SeqState, uuid: Key, reg: TrackReg, raw: number, ts: number): number {
     let v = raw * reg.multiplier;
     if (reg.incremental) { v += seq.counterValues.get(uuid) ?? 0; seq.counterValues.set(uuid, v); }
     reg.hadEvent = true;
     this.sink.counter(ts, reg.trackId, v);
+    return v;
   }
 
   /**
@@ -886,7 +906,7 @@ class PerfettoImporter {
         case 2: value = r.varint() !== 0; break;
         case 3: r.readVarint(); value = r.hi < 0x200000 ? r.number() : r.bigint(); break;
         case 4: r.readVarint(); value = Math.abs(r.signed()) <= Number.MAX_SAFE_INTEGER ? r.signed() : BigInt.asIntN(64, r.bigint()); break;
-        case 5: if (r.wire === 1) value = r.double(); else r.skip(); break;
+        case 5: if (r.wire === 1) value = realArg(r.double()); else r.skip(); break;
         case 6: value = r.string(); break;
         case 17: value = seq.annStrings.get(r.varint()) ?? null; break;
         case 7: r.readVarint(); value = `0x${r.bigint().toString(16)}`; break;
@@ -927,7 +947,7 @@ class PerfettoImporter {
         case 3: dictValues.push(r.sub()); break;
         case 4: arrayValues.push(r.sub()); break;
         case 5: r.readVarint(); value = r.signed(); break;
-        case 6: if (r.wire === 1) value = r.double(); else r.skip(); break;
+        case 6: if (r.wire === 1) value = realArg(r.double()); else r.skip(); break;
         case 7: value = r.varint() !== 0; break;
         case 8: value = r.string(); break;
         default: r.skip();
@@ -946,6 +966,7 @@ class PerfettoImporter {
       for (const open of st) {
         if (open.captured && open.argSet !== null) this.sink.writeCaptured(open.argSet, open.captured);
         this.sink.slice(open.id, open.ts, -1, trackId, open.category, open.name, open.argSet, open.depth, open.parent);
+        this.sink.threadTime(open.id, open.tts, null);
         this.sink.stat('slice_without_end');
       }
     }

@@ -6,11 +6,12 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { childArgPath, pathOfArgKey, type ArgPath } from './arg-path.js';
 import { nullRowSink, type Cell, type RowSink } from './column-buffer.js';
+import { RealArg } from '../model/trace.js';
 import {
   BIND_DIRECT, BIND_ENCLOSING, BIND_NEXT, FLOW_DDL, LAUNCH_DDL, publicViewsDdl,
 } from '../sql/schema.js';
 
-export type ArgScalar = string | number | boolean | bigint | null;
+export type ArgScalar = string | number | boolean | bigint | null | RealArg;
 
 /** An arg held back by `beginArgCapture`; `empty` marks an empty array or object (value '[]' or '{}'). */
 export interface CapturedArg { key: string; value: ArgScalar; path: ArgPath | null; empty?: boolean }
@@ -108,6 +109,7 @@ export interface SinkState {
   unordered: Set<number>;
   spills: { trackId: number; renested: boolean }[];
   zeroDurSlices: number[];
+  threadTimes: number[];
 }
 
 export class TraceSink {
@@ -157,6 +159,8 @@ export class TraceSink {
   private nextArg = 0;
   /** Slices of dur 0 that are not instants (the zero_dur_slice table). */
   private readonly zeroDurSlices: number[] = [];
+  /** (slice id, thread_ts, thread_dur) triples, NaN for NULL: few traces carry thread time, so it stays apart. */
+  private readonly threadTimes: number[] = [];
 
   private readonly sliceOut: RowSink;
   private readonly counterOut: RowSink;
@@ -189,7 +193,7 @@ export class TraceSink {
       origin: this.origin, baseOffsetNs: this.baseOffsetNs, sameTsInFileOrder: this.sameTsInFileOrder,
       processes: this.processes, threads: this.threads, tracks: this.tracks, meta: this.meta,
       flowNames: this.flowNames, stats: this.stats, unordered: this.unordered, spills: this.spills,
-      zeroDurSlices: this.zeroDurSlices,
+      zeroDurSlices: this.zeroDurSlices, threadTimes: this.threadTimes,
     };
   }
 
@@ -208,6 +212,7 @@ export class TraceSink {
     for (const t of s.unordered) this.unordered.add(t);
     for (const x of s.spills) this.spills.push(x);
     for (const id of s.zeroDurSlices) this.zeroDurSlices.push(id);
+    for (const v of s.threadTimes) this.threadTimes.push(v);
   }
 
   private intern(s: string | null): number | null {
@@ -281,6 +286,11 @@ export class TraceSink {
 
   /** The slice `id`, of dur 0, was written as a slice (a JSON X, a pftrace BEGIN/END), not as an instant. */
   zeroDurSlice(id: number): void { this.zeroDurSlices.push(id); }
+
+  /** The slice's thread time (slice.thread_ts, thread_dur, in ns; null: NULL, as trace_processor leaves it). */
+  threadTime(id: number, ts: number | null, dur: number | null): void {
+    if (ts !== null || dur !== null) this.threadTimes.push(id, ts ?? NaN, dur ?? NaN);
+  }
 
   counter(ts: number, trackId: number, value: number): void {
     this.counterOut.row([this.nextCounter++, ts, trackId, value]);
@@ -404,7 +414,8 @@ export class TraceSink {
     else if (typeof value === 'bigint') {
       if (value >= -(2n ** 63n) && value < 2n ** 63n) { r[3] = value.toString(); r[4] = ARG_BIG_INT; }
       else { r[3] = value.toString(); r[4] = ARG_STRING; }
-    } else { r[2] = value; r[4] = Number.isSafeInteger(value) ? ARG_INT : ARG_REAL; }
+    } else if (value instanceof RealArg) { r[2] = value.value; r[4] = ARG_REAL; }
+    else { r[2] = value; r[4] = Number.isSafeInteger(value) ? ARG_INT : ARG_REAL; }
     this.writeArg(r, path);
   }
 
@@ -418,7 +429,7 @@ export class TraceSink {
   }
 
   private argTreeAt(argSetId: number, node: ArgKey, value: unknown, depth: number): void {
-    if (value === null || typeof value !== 'object') {
+    if (value === null || typeof value !== 'object' || value instanceof RealArg) {
       if (value === undefined) return;
       this.argAt(argSetId, node, value as ArgScalar);
       return;
@@ -570,7 +581,7 @@ export class TraceSink {
     if (!this.connection) return;
     await this.nestAndBind();
     await this.writeSmallTables();
-    await this.conn.run(publicViewsDdl((this.origin ?? 0n) + this.baseOffsetNs, this.unordered.size > 0));
+    await this.conn.run(publicViewsDdl((this.origin ?? 0n) + this.baseOffsetNs, this.unordered.size > 0, this.threadTimes.length > 0));
     // Views, not tables: FLOW_DDL reads each once, and copying the flow events twice cost more than the rest.
     await this.conn.run(`
       CREATE TEMP VIEW _flow_bound AS
@@ -581,6 +592,7 @@ export class TraceSink {
       DROP VIEW _flow_bound; DROP ${this.unordered.size > 0 ? 'TABLE' : 'VIEW'} _flow_bind;
       DROP TABLE _slice_raw; DROP TABLE _counter_raw; DROP TABLE _string; DROP TABLE _nest;
       DROP TABLE _flow_event; DROP TABLE _flow_name; DROP TABLE _unordered;`);
+    if (this.threadTimes.length > 0) await this.conn.run('DROP TABLE _thread_time');
   }
 
   private async writeSmallTables(): Promise<void> {
@@ -615,6 +627,17 @@ export class TraceSink {
     ap = await c.createAppender('zero_dur_slice');
     for (const id of this.zeroDurSlices) { ap.appendBigInt(BigInt(id)); ap.endRow(); }
     ap.closeSync();
+    if (this.threadTimes.length > 0) {
+      await c.run('CREATE TEMP TABLE _thread_time (id INTEGER, thread_ts BIGINT, thread_dur BIGINT)');
+      ap = await c.createAppender('_thread_time', null, 'temp');
+      const t = this.threadTimes;
+      for (let i = 0; i < t.length; i += 3) {
+        ap.appendInteger(t[i]!);
+        for (const v of [t[i + 1]!, t[i + 2]!]) { if (Number.isNaN(v)) ap.appendNull(); else ap.appendBigInt(BigInt(v)); }
+        ap.endRow();
+      }
+      ap.closeSync();
+    }
     ap = await c.createAppender('_flow_name', null, 'temp');
     for (const [key, { category, name }] of this.flowNames) {
       if (key === null) ap.appendNull(); else ap.appendVarchar(key);

@@ -10,7 +10,29 @@
  * Scalars, and the arrays and objects of Kineto's args (`"Input Dims": [[2, 3], []]`). A bigint is an int64
  * beyond 2^53 (a pftrace's debug annotation), kept exact.
  */
-export type ArgValue = string | number | bigint | boolean | null | ArgValue[] | { [key: string]: ArgValue };
+/**
+ * A real arg whose value is an integer (JSON `1.0` or `1e3`, a protobuf double annotation of 1): a plain number
+ * would be read and written as an int, where trace_processor types it 'real'. JSON.stringify refuses it (toJSON
+ * throws a TypeError, as for a bigint) so that writers fall back to a serializer that keeps the decimal point.
+ */
+export class RealArg {
+  constructor(readonly value: number) {}
+  toJSON(): never { throw new TypeError('RealArg: write it with its decimal point (realText)'); }
+}
+
+/** A value read as a real, as an arg: a RealArg where a plain number would read back as an int. */
+export function realArg(v: number): number | RealArg {
+  return Number.isInteger(v) ? new RealArg(v) : v;
+}
+
+/** A real's JSON text with a decimal point or an exponent, so that a reader types it real. */
+export function realText(v: number): string {
+  if (!Number.isFinite(v)) return 'null';
+  const s = Object.is(v, -0) ? '-0' : String(v);
+  return /[.eE]/.test(s) ? s : `${s}.0`;
+}
+
+export type ArgValue = string | number | bigint | boolean | null | RealArg | ArgValue[] | { [key: string]: ArgValue };
 export type Args = Record<string, ArgValue>;
 
 export type TrackKind = 'thread' | 'gpu_queue' | 'counter';

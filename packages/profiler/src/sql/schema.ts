@@ -56,8 +56,11 @@ export const GPU_OP_CATEGORY_SQL = `(${GPU_OP_CATEGORIES.map((c) => `'${c}'`).jo
 /** CPU-side calls that launch GPU work: CUDA/HIP runtime and driver calls, and our queue.submit. */
 export const LAUNCH_CATEGORY_SQL = `('cuda_runtime','cuda_driver')`;
 
-/** `renested`: some slices' depth and parent were computed again in SQL, into `_nest` (see TraceSink.nestAndBind). */
-export function publicViewsDdl(offsetNs: bigint, renested: boolean): string {
+/**
+ * `renested`: some slices' depth and parent were computed again in SQL, into `_nest` (see TraceSink.nestAndBind).
+ * `threadTimes`: some slices have a thread time, in `_thread_time`; otherwise thread_ts and thread_dur are NULL.
+ */
+export function publicViewsDdl(offsetNs: bigint, renested: boolean, threadTimes = false): string {
   const off = offsetNs.toString();
   const depth = renested ? 'CASE WHEN n.id IS NULL THEN r.depth ELSE n.depth END' : 'r.depth';
   const parent = renested ? 'CASE WHEN n.id IS NULL THEN r.parent_id ELSE n.parent_id END' : 'r.parent_id';
@@ -65,8 +68,9 @@ export function publicViewsDdl(offsetNs: bigint, renested: boolean): string {
 CREATE TABLE slice AS
   SELECT CAST(r.id AS BIGINT) AS id, CAST(r.ts AS BIGINT) + ${off} AS ts, CAST(r.dur AS BIGINT) AS dur, r.track_id,
          c.str AS category, nm.str AS name, ${depth} AS depth, CAST(${parent} AS BIGINT) AS parent_id,
-         CAST(r.arg_set_id AS BIGINT) AS arg_set_id
-  FROM _slice_raw r ${renested ? 'LEFT JOIN _nest n ON n.id = r.id' : ''}
+         CAST(r.arg_set_id AS BIGINT) AS arg_set_id,
+         ${threadTimes ? 'tt.thread_ts, tt.thread_dur' : 'CAST(NULL AS BIGINT) AS thread_ts, CAST(NULL AS BIGINT) AS thread_dur'}
+  FROM _slice_raw r ${renested ? 'LEFT JOIN _nest n ON n.id = r.id' : ''} ${threadTimes ? 'LEFT JOIN _thread_time tt ON tt.id = r.id' : ''}
   LEFT JOIN _string c ON c.id = r.category_id LEFT JOIN _string nm ON nm.id = r.name_id;
 CREATE TABLE _arg_key AS
   SELECT id, str AS key, regexp_replace(str, '\\[\\d+\\]', '', 'g') AS flat_key FROM _string WHERE id IN (SELECT DISTINCT key_id FROM _args_raw);

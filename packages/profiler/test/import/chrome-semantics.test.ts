@@ -279,3 +279,78 @@ describe('Chrome JSON import, Perfetto semantics', () => {
     expect(await rows('never-ended.json', [x, b], stats)).toEqual([{ name: 'stats.json_begin_without_end', n: 1 }]);
   });
 });
+
+describe('Chrome JSON thread time (tts, tdur)', () => {
+  it('fills slice.thread_ts and thread_dur as trace_processor does, and leaves them NULL where it does', async () => {
+    // The expected values are what trace_processor_shell v58.2 gives on this JSON.
+    const t = { pid: 1, tid: 1 };
+    expect(await rows('thread-time.json', [
+      { ph: 'X', name: 'x', ...t, ts: 10, dur: 5, tts: 3, tdur: 2 },
+      { ph: 'X', name: 'x no tdur', ...t, ts: 20, dur: 5, tts: 7 },
+      { ph: 'X', name: 'x no tts', ...t, ts: 30, dur: 5, tdur: 4 },
+      // An E's tts gives thread_dur; an E without one leaves it NULL, and so does a B without one.
+      { ph: 'B', name: 'b', ...t, ts: 40, tts: 11 },
+      { ph: 'E', ...t, ts: 50, tts: 15 },
+      { ph: 'B', name: 'b no end tts', ...t, ts: 60, tts: 20 },
+      { ph: 'E', ...t, ts: 70 },
+      { ph: 'B', name: 'b no begin tts', ...t, ts: 80 },
+      { ph: 'E', ...t, ts: 90, tts: 30 },
+      // µs to ns rounded to the nearest; a numeric string is read as its number.
+      { ph: 'X', name: 'fraction', ...t, ts: 100, dur: 5, tts: 1.0006, tdur: 2.9999 },
+      { ph: 'X', name: 'string', ...t, ts: 110, dur: 5, tts: '7', tdur: '3' },
+      // A thread's instant keeps its tts (no thread_dur); a global instant and an async slice keep none.
+      { ph: 'i', name: 'instant', ...t, ts: 120, s: 't', tts: 40 },
+      { ph: 'i', name: 'global', ...t, ts: 130, s: 'g', tts: 41 },
+      { ph: 'b', name: 'async', cat: 'c', id: 1, ...t, ts: 140, tts: 5 },
+      { ph: 'e', name: 'async', cat: 'c', id: 1, ...t, ts: 150, tts: 9 },
+      { ph: 'B', name: 'open', ...t, ts: 160, tts: 50 },
+    ], 'select name, thread_ts, thread_dur from slice order by ts')).toEqual([
+      { name: 'x', thread_ts: 3000, thread_dur: 2000 },
+      { name: 'x no tdur', thread_ts: 7000, thread_dur: null },
+      { name: 'x no tts', thread_ts: null, thread_dur: 4000 },
+      { name: 'b', thread_ts: 11_000, thread_dur: 4000 },
+      { name: 'b no end tts', thread_ts: 20_000, thread_dur: null },
+      { name: 'b no begin tts', thread_ts: null, thread_dur: null },
+      { name: 'fraction', thread_ts: 1001, thread_dur: 3000 },
+      { name: 'string', thread_ts: 7000, thread_dur: 3000 },
+      { name: 'instant', thread_ts: 40_000, thread_dur: null },
+      { name: 'global', thread_ts: null, thread_dur: null },
+      { name: 'async', thread_ts: null, thread_dur: null },
+      { name: 'open', thread_ts: 50_000, thread_dur: null },
+    ]);
+  });
+
+  it('a trace without thread times has the columns, all NULL', async () => {
+    expect(await rows('no-thread-time.json', [{ ph: 'X', name: 'x', pid: 1, tid: 1, ts: 10, dur: 5 }],
+      'select thread_ts, thread_dur from slice')).toEqual([{ thread_ts: null, thread_dur: null }]);
+  });
+});
+
+describe('Chrome JSON arg types', () => {
+  it('a number written with a point or an exponent is a real even when its value is an integer', async () => {
+    // Written as text: JSON.stringify would write 1.0 as 1. The types are what trace_processor_shell v58.2 gives.
+    const db = await openTrace(files.write('real-args.json', `[
+      {"ph":"X","name":"x","pid":1,"tid":1,"ts":10.000,"dur":5.000,
+       "args":{"a":1.0,"b":1,"c":1.5,"d":1e+3,"e":-0.0,"f":2.50,"list":[1.0,2],"obj":{"k":3.00},"s":"1.0"}},
+      {"ph":"B","name":"b","pid":1,"tid":1,"ts":20,"args":{"g":4.0}},
+      {"ph":"E","pid":1,"tid":1,"ts":30,"args":{"h":5.0}}]`));
+    try {
+      expect((await db.query(`select key, value_type, int_value, real_value, string_value from args order by key`)).rows).toEqual([
+        { key: 'args.a', value_type: 'real', int_value: null, real_value: 1, string_value: null },
+        { key: 'args.b', value_type: 'int', int_value: 1, real_value: null, string_value: null },
+        { key: 'args.c', value_type: 'real', int_value: null, real_value: 1.5, string_value: null },
+        { key: 'args.d', value_type: 'real', int_value: null, real_value: 1000, string_value: null },
+        { key: 'args.e', value_type: 'real', int_value: null, real_value: -0, string_value: null },
+        { key: 'args.f', value_type: 'real', int_value: null, real_value: 2.5, string_value: null },
+        { key: 'args.g', value_type: 'real', int_value: null, real_value: 4, string_value: null },
+        { key: 'args.h', value_type: 'real', int_value: null, real_value: 5, string_value: null },
+        { key: 'args.list[0]', value_type: 'real', int_value: null, real_value: 1, string_value: null },
+        { key: 'args.list[1]', value_type: 'int', int_value: 2, real_value: null, string_value: null },
+        { key: 'args.obj.k', value_type: 'real', int_value: null, real_value: 3, string_value: null },
+        { key: 'args.s', value_type: 'string', int_value: null, real_value: null, string_value: '1.0' },
+      ]);
+    } finally {
+      await db.close();
+    }
+  });
+});

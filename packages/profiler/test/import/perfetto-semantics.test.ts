@@ -200,6 +200,93 @@ describe('Perfetto thread time and instruction counts', () => {
   });
 });
 
+describe('Perfetto thread time in slice columns', () => {
+  const SLICE_TT = 'select s.name, s.thread_ts, s.thread_dur from slice s order by s.ts';
+
+  it('thread_time_absolute_us of a thread\'s begin, end and instant give thread_ts and thread_dur in ns', async () => {
+    const path = files.write('slice-thread-time.pftrace', trace([
+      [[SEQ, 1], [FLAGS, CLEARED], [DESC, [[1, 1], [4, [[1, 10], [2, 11], [5, 'main']]]]]],
+      [[SEQ, 1], [DESC, [[1, 3], [3, [[1, 10]]]]]],
+      [[SEQ, 1], [DESC, [[1, 4], [5, 3], [2, 'async']]]],
+      [[SEQ, 1], [TS, 100], [EVENT, [[9, BEGIN], [11, 1], [23, 'work'], [17, 7]]]],
+      [[SEQ, 1], [TS, 300], [EVENT, [[9, END], [11, 1], [17, 9]]]],
+      [[SEQ, 1], [TS, 400], [EVENT, [[9, INSTANT], [11, 1], [23, 'inst'], [17, 12]]]],
+      [[SEQ, 1], [TS, 500], [EVENT, [[9, BEGIN], [11, 1], [23, 'no end time'], [17, 20]]]],
+      [[SEQ, 1], [TS, 600], [EVENT, [[9, END], [11, 1]]]],
+      [[SEQ, 1], [TS, 700], [EVENT, [[9, BEGIN], [11, 1], [23, 'same end time'], [17, 21]]]],
+      [[SEQ, 1], [TS, 800], [EVENT, [[9, END], [11, 1], [17, 21]]]],
+      [[SEQ, 1], [TS, 900], [EVENT, [[9, BEGIN], [11, 4], [23, 'async'], [17, 30]]]],
+      [[SEQ, 1], [TS, 950], [EVENT, [[9, END], [11, 4], [17, 31]]]],
+      [[SEQ, 1], [TS, 1000], [EVENT, [[9, BEGIN], [11, 1], [23, 'open'], [17, 40]]]],
+    ]));
+    // What trace_processor_shell v58.2 gives on these bytes: an end whose thread time equals the begin's leaves
+    // thread_dur NULL, an instant has thread_dur 0, a slice on a process's async track keeps no thread time.
+    expect(await rows(path, SLICE_TT)).toEqual([
+      { name: 'work', thread_ts: 7000, thread_dur: 2000 },
+      { name: 'inst', thread_ts: 12_000, thread_dur: 0 },
+      { name: 'no end time', thread_ts: 20_000, thread_dur: null },
+      { name: 'same end time', thread_ts: 21_000, thread_dur: null },
+      { name: 'async', thread_ts: null, thread_dur: null },
+      { name: 'open', thread_ts: 40_000, thread_dur: null },
+    ]);
+  });
+
+  it('delta-encoded thread time and a legacy X\'s thread_duration_us', async () => {
+    const path = files.write('slice-thread-time-legacy.pftrace', trace([
+      [[SEQ, 1], [FLAGS, CLEARED], [THREAD_DESC, [[1, 10], [2, 11], [5, 'legacy'], [6, 1000], [7, 50]]]],
+      [[SEQ, 1], [EVENT, [[9, BEGIN], [23, 'outer'], [1, 10], [2, 2]]]],
+      [[SEQ, 1], [EVENT, [[9, END], [1, 20], [2, 3]]]],
+      // LegacyEvent phase 'X' (88), duration_us 3 = 4, thread_duration_us 4 = 2.
+      [[SEQ, 1], [EVENT, [[23, 'legacy x'], [1, 5], [2, 1], [6, [[2, 88], [3, 4], [4, 2]]]]]],
+      [[SEQ, 1], [EVENT, [[23, 'legacy x, no thread time'], [1, 10], [6, [[2, 88], [3, 4], [4, 2]]]]]],
+    ]));
+    // As trace_processor_shell v58.2 gives them on these bytes.
+    expect(await rows(path, SLICE_TT)).toEqual([
+      { name: 'outer', thread_ts: 52_000, thread_dur: 3000 },
+      { name: 'legacy x', thread_ts: 56_000, thread_dur: 2000 },
+      { name: 'legacy x, no thread time', thread_ts: null, thread_dur: null },
+    ]);
+  });
+
+  it('extra counter values on a thread_time counter track, from TrackEventDefaults or the event', async () => {
+    const path = files.write('slice-thread-time-extra.pftrace', trace([
+      [[SEQ, 1], [FLAGS, CLEARED], [DESC, [[1, 1], [4, [[1, 10], [2, 11], [5, 'main']]]]]],
+      // COUNTER_THREAD_TIME_NS (unnamed: named thread_time), incremental, unit_multiplier 1000.
+      [[SEQ, 1], [DESC, [[1, 2], [5, 1], [8, [[1, 1], [3, 1], [5, true], [4, 1000]]]]]],
+      // A plain counter track that is named thread_time counts as well.
+      [[SEQ, 1], [DESC, [[1, 6], [5, 1], [2, 'thread_time'], [8, []]]]],
+      [[SEQ, 1], [DEFAULTS, [[11, [[11, 1], [31, 2]]]]]],
+      [[SEQ, 1], [TS, 100], [EVENT, [[9, BEGIN], [23, 'incremental'], [12, 7]]]],
+      [[SEQ, 1], [TS, 300], [EVENT, [[9, END], [12, 3]]]],
+      [[SEQ, 1], [TS, 350], [EVENT, [[9, INSTANT], [23, 'over the absolute field'], [12, 1], [17, 50]]]],
+      [[SEQ, 1], [TS, 400], [EVENT, [[9, BEGIN], [23, 'double'], [45, 6], [46, { double: 1234.7 }]]]],
+      [[SEQ, 1], [TS, 500], [EVENT, [[9, END], [45, 6], [46, { double: 2000.2 }]]]],
+    ]));
+    // As trace_processor_shell v58.2 gives them on these bytes (a double value is truncated to whole ns).
+    expect(await rows(path, SLICE_TT)).toEqual([
+      { name: 'incremental', thread_ts: 7000, thread_dur: 3000 },
+      { name: 'over the absolute field', thread_ts: 11_000, thread_dur: 0 },
+      { name: 'double', thread_ts: 1234, thread_dur: 766 },
+    ]);
+  });
+});
+
+describe('Perfetto debug annotation types', () => {
+  it('a double annotation is a real even when its value is an integer, in an array too', async () => {
+    // DebugAnnotation: name 10, int_value 4, double_value 5, array_values 12.
+    const path = files.write('double-annotation.pftrace', trace([
+      [[SEQ, 1], [FLAGS, CLEARED], [DESC, [[1, 1], [4, [[1, 10], [2, 11], [5, 'main']]]]]],
+      [[SEQ, 1], [TS, 100], [EVENT, [[9, INSTANT], [11, 1], [23, 'i'], [4, [[10, 'd'], [5, { double: 1 }]]],
+        [4, [[10, 'n'], [4, 1]]], [4, [[10, 'arr'], [12, [[5, { double: 2 }]]], [12, [[4, 3]]]]]]]],
+    ]));
+    // As trace_processor_shell v58.2 types them on these bytes.
+    expect(await rows(path, `select key, value_type from args order by key`)).toEqual([
+      { key: 'debug.arr[0]', value_type: 'real' }, { key: 'debug.arr[1]', value_type: 'int' },
+      { key: 'debug.d', value_type: 'real' }, { key: 'debug.n', value_type: 'int' },
+    ]);
+  });
+});
+
 describe('Perfetto incremental state', () => {
   it('a clear keeps the sequence\'s default track, not its default clock (as trace_processor)', async () => {
     // Perfetto's own track_event_counters.pftrace relies on it: an instant after a clear has no track_uuid.
