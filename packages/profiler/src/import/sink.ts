@@ -88,7 +88,8 @@ interface ProcessInfo { upid: number; pid: number; name: string | null }
 interface ThreadInfo { utid: number; tid: number; name: string | null; upid: number | null }
 
 /** A flattened arg key, its id in _string once a row used it (-1 before), its path (see `arg`) and its children. */
-interface ArgKey { key: string; id: number; path: ArgPath | null; children: Map<string | number, ArgKey> | null }
+/** `pathJson`: the JSON of its path (`path`, else the key's own), made once: every arg row under it may need it. */
+interface ArgKey { key: string; id: number; path: ArgPath | null; pathJson: string | null; children: Map<string | number, ArgKey> | null }
 
 /** The staging tables that importers' rows stream into, in STAGING_DDL. */
 export const STAGED_TABLES = ['_slice_raw', '_counter_raw', '_args_raw', '_flow_event', '_string', 'arg_shape'] as const;
@@ -402,10 +403,11 @@ export class TraceSink {
    */
   arg(argSetId: number, key: string, value: ArgScalar, path: ArgPath | null = null): void {
     if (this.captured) { this.captured.push({ key, value, path }); return; }
-    this.stageArg(argSetId, this.intern(key)!, value, path);
+    this.stageArg(argSetId, this.intern(key)!, value, path === null ? null : JSON.stringify(path));
   }
 
-  private stageArg(argSetId: number, keyId: number, value: ArgScalar, path: ArgPath | null): void {
+  /** `pathJson`: the JSON of the arg's path, where its key does not read back as it (see `arg`). */
+  private stageArg(argSetId: number, keyId: number, value: ArgScalar, pathJson: string | null): void {
     const r = this.argRow;
     r[0] = argSetId; r[1] = keyId; r[2] = null; r[3] = null;
     if (value === null) r[4] = ARG_NULL;
@@ -416,7 +418,7 @@ export class TraceSink {
       else { r[3] = value.toString(); r[4] = ARG_STRING; }
     } else if (value instanceof RealArg) { r[2] = value.value; r[4] = ARG_REAL; }
     else { r[2] = value; r[4] = Number.isSafeInteger(value) ? ARG_INT : ARG_REAL; }
-    this.writeArg(r, path);
+    this.writeArg(r, pathJson);
   }
 
   /**
@@ -439,7 +441,7 @@ export class TraceSink {
     if ((keys ?? (value as unknown[])).length === 0) {
       const empty = keys === null ? '[]' : '{}';
       if (this.captured) { this.captured.push({ key: node.key, value: empty, path: node.path, empty: true }); return; }
-      this.argShapeOut.row([argSetId, this.nextArg++, JSON.stringify(node.path ?? pathOfArgKey(node.key)), empty]);
+      this.argShapeOut.row([argSetId, this.nextArg++, this.pathJsonOf(node), empty]);
       return;
     }
     if (keys === null) {
@@ -453,14 +455,19 @@ export class TraceSink {
   private argAt(argSetId: number, node: ArgKey, value: ArgScalar): void {
     if (this.captured) { this.captured.push({ key: node.key, value, path: node.path }); return; }
     if (node.id < 0) node.id = this.intern(node.key)!;
-    this.stageArg(argSetId, node.id, value, node.path);
+    this.stageArg(argSetId, node.id, value, node.path === null ? null : this.pathJsonOf(node));
+  }
+
+  private pathJsonOf(node: ArgKey): string {
+    node.pathJson ??= JSON.stringify(node.path ?? pathOfArgKey(node.key));
+    return node.pathJson;
   }
 
   private argKeyRoot(prefix: string, path: ArgPath | null): ArgKey {
-    if (path !== null) return { key: prefix, id: -1, path, children: null };
+    if (path !== null) return { key: prefix, id: -1, path, pathJson: null, children: null };
     let root = this.argKeys.get(prefix);
     if (root === undefined) {
-      root = { key: prefix, id: -1, path: null, children: null };
+      root = { key: prefix, id: -1, path: null, pathJson: null, children: null };
       this.argKeys.set(prefix, root);
     }
     return root;
@@ -476,7 +483,7 @@ export class TraceSink {
       if (++this.argKeyCount > 1 << 20) { this.argKeys.clear(); this.argKeyCount = 0; }
       const key = typeof name === 'number' ? `${parent.key}[${name}]` : `${parent.key}.${name}`;
       const path = typeof name === 'number' ? parent.path && [...parent.path, name] : childArgPath(parent.key, parent.path, name);
-      k = { key, id: -1, path, children: null };
+      k = { key, id: -1, path, pathJson: null, children: null };
       children.set(name, k);
     }
     return k;
@@ -502,9 +509,9 @@ export class TraceSink {
   }
 
   /** Stages an arg row with its id; its path, if any, goes to arg_shape under that id. */
-  private writeArg(r: Cell[], path: ArgPath | null): void {
+  private writeArg(r: Cell[], pathJson: string | null): void {
     r[5] = this.nextArg++;
-    if (path !== null) this.argShapeOut.row([r[0]!, r[5], JSON.stringify(path), null]);
+    if (pathJson !== null) this.argShapeOut.row([r[0]!, r[5], pathJson, null]);
     this.argsOut.row(r);
   }
 
