@@ -483,6 +483,7 @@ class ChromeImporter {
         this.sink.nestStart(track, b.id, b.ts, s.dur < 0 ? Infinity : b.ts + s.dur);
         this.sink.slice(b.id, b.ts, s.dur, track, b.category, b.name, argSet, this.sink.depth, this.sink.parent);
         if (s.dur === 0) this.sink.zeroDurSlice(b.id);
+        else this.sink.startsInFileOrder(b.id);
         // thread_dur only from an E that ended the slice, both ends with a tts (as trace_processor).
         if (b.tts !== null) this.sink.threadTime(b.id, b.tts, s.endTts === null ? null : s.endTts - b.tts);
       }
@@ -521,8 +522,11 @@ class ChromeImporter {
         stack.push({ end: Infinity, slice: s });
         continue;
       }
+      // As trace_processor, an end closes the innermost open slice its name and category match: a named end
+      // matches a slice of that name (an unnamed B is "[No name]" there), an end with a category one of that
+      // category; an end that matches none is dropped.
       let i = stack.length - 1;
-      while (i >= 0 && !stack[i]!.slice?.open) i--;
+      while (i >= 0 && !(stack[i]!.slice?.open && endMatches(stack[i]!.slice!.b, ev))) i--;
       if (i < 0) {
         if (endedByX > 0) endedByX--;
         else this.sink.stat('json_end_without_begin');
@@ -629,6 +633,10 @@ function repairJson(text: string): string {
 /** The engine's stack overflow on deeply nested JSON, said plainly. */
 function tooDeep(err: unknown): string | null {
   return err instanceof RangeError && /call stack/i.test(err.message) ? 'event nested too deeply to read' : null;
+}
+
+function endMatches(begin: Edge, end: Edge): boolean {
+  return (end.category === null || begin.category === end.category) && (end.name === null || (begin.name ?? '[No name]') === end.name);
 }
 
 /** A thread time field (µs, a number or a numeric string) in ns, rounded as trace_processor does; null if none. */

@@ -111,6 +111,7 @@ export interface SinkState {
   spills: { trackId: number; renested: boolean }[];
   zeroDurSlices: number[];
   threadTimes: number[];
+  fileOrderStarts: number[];
 }
 
 export class TraceSink {
@@ -162,6 +163,8 @@ export class TraceSink {
   private readonly zeroDurSlices: number[] = [];
   /** (slice id, thread_ts, thread_dur) triples, NaN for NULL: few traces carry thread time, so it stays apart. */
   private readonly threadTimes: number[] = [];
+  /** Slices that start in file order among those at their ts whatever their duration (see `startsInFileOrder`). */
+  private readonly fileOrderStarts: number[] = [];
 
   private readonly sliceOut: RowSink;
   private readonly counterOut: RowSink;
@@ -194,7 +197,7 @@ export class TraceSink {
       origin: this.origin, baseOffsetNs: this.baseOffsetNs, sameTsInFileOrder: this.sameTsInFileOrder,
       processes: this.processes, threads: this.threads, tracks: this.tracks, meta: this.meta,
       flowNames: this.flowNames, stats: this.stats, unordered: this.unordered, spills: this.spills,
-      zeroDurSlices: this.zeroDurSlices, threadTimes: this.threadTimes,
+      zeroDurSlices: this.zeroDurSlices, threadTimes: this.threadTimes, fileOrderStarts: this.fileOrderStarts,
     };
   }
 
@@ -214,6 +217,7 @@ export class TraceSink {
     for (const x of s.spills) this.spills.push(x);
     for (const id of s.zeroDurSlices) this.zeroDurSlices.push(id);
     for (const v of s.threadTimes) this.threadTimes.push(v);
+    for (const id of s.fileOrderStarts) this.fileOrderStarts.push(id);
   }
 
   private intern(s: string | null): number | null {
@@ -292,6 +296,12 @@ export class TraceSink {
   threadTime(id: number, ts: number | null, dur: number | null): void {
     if (ts !== null || dur !== null) this.threadTimes.push(id, ts ?? NaN, dur ?? NaN);
   }
+
+  /**
+   * The slice `id` (a JSON B/E pair) starts in file order among the slices that start at its ts, after those
+   * that sort longest first (JSON X): trace_processor sorts the events at one ts by duration for X events only.
+   */
+  startsInFileOrder(id: number): void { this.fileOrderStarts.push(id); }
 
   counter(ts: number, trackId: number, value: number): void {
     this.counterOut.row([this.nextCounter++, ts, trackId, value]);
@@ -705,7 +715,8 @@ export class TraceSink {
    * order): in SQL, one sorted pass per track. Each slice contributes +1 at its start and -1 at its end; the
    * running sum before a start is its depth, and its parent is the latest earlier start one level up (an ASOF
    * join). Ends at a time come before starts at that time (touching slices are siblings); starts come longest
-   * first (parents before children), or in file order where `sameTsInFileOrder` says so. A zero-length slice
+   * first (parents before children), or in file order where `sameTsInFileOrder` says so, and the slices
+   * `startsInFileOrder` lists in file order after the others (as zero-length ones do). A zero-length slice
    * ends just before the next longer slice that starts at its ts, or after everything at its ts (as `nestStart`).
    * A flow event bound to its enclosing slice sits after the starts at its ts and takes the deepest open slice;
    * one bound to the next slice takes the first slice starting at or after its ts.
@@ -722,8 +733,16 @@ export class TraceSink {
       await c.run(`CREATE TEMP TABLE _nest (id INTEGER, depth INTEGER, parent_id INTEGER);
         CREATE TEMP VIEW _flow_bind AS SELECT flow_key, seq, kind, ts, streamed AS slice_id FROM _flow_event WHERE bind <> ${BIND_DIRECT};`);
     } else {
+      let sk = this.sameTsInFileOrder ? '0' : '-dur';
+      if (!this.sameTsInFileOrder && this.fileOrderStarts.length > 0) {
+        await c.run('CREATE TEMP TABLE _file_order (id INTEGER)');
+        const ap = await c.createAppender('_file_order', null, 'temp');
+        for (const id of this.fileOrderStarts) { ap.appendInteger(id); ap.endRow(); }
+        ap.closeSync();
+        sk = 'CASE WHEN id IN (SELECT id FROM _file_order) THEN 0 ELSE -dur END';
+      }
       await c.run(`INSERT INTO _unordered VALUES ${[...this.unordered].map((t) => `(${t})`).join(', ')};
-      CREATE TEMP TABLE _sl AS SELECT *, ${this.sameTsInFileOrder ? '0' : '-dur'} AS sk FROM _slice_raw
+      CREATE TEMP TABLE _sl AS SELECT *, ${sk} AS sk FROM _slice_raw
         WHERE track_id IN (SELECT track_id FROM _unordered);
       CREATE TEMP TABLE _zend AS SELECT id, track_id, ts, nk2, nk3 FROM (
         SELECT id, track_id, ts, dur,
@@ -768,6 +787,7 @@ export class TraceSink {
       this.stat('tracks_out_of_order', this.unordered.size);
       await this.renestOverflowing();
       await c.run(`DROP TABLE _sl`);
+      if (sk.startsWith('CASE')) await c.run('DROP TABLE _file_order');
     }
     this.countSpills();
     const [r] = (await c.runAndReadAll(`SELECT count(*) FILTER (WHERE slice_id IS NULL) AS n FROM _flow_bind`)).getRowObjectsJS();

@@ -354,3 +354,74 @@ describe('Chrome JSON arg types', () => {
     }
   });
 });
+
+describe('Chrome JSON nesting at one ts and end matching, as trace_processor', () => {
+  const sql = `select s.ts, s.dur, s.name, s.depth, p.name as parent from slice s left join slice p on p.id = s.parent_id
+    order by s.ts, s.depth, s.name`;
+  const t = { pid: 1, tid: 1 };
+
+  it('an X of dur 0 and a B at one ts nest in file order; an X with a duration comes first', async () => {
+    // The expected values are what trace_processor_shell v58.2 gives on these files: it sorts only X events at
+    // one ts (longest first, ahead of the rest); a B, an instant and an X of dur 0 keep their file order, and a
+    // zero-length slice is closed by the next slice at its ts that has a duration.
+    expect(await rows('x0-then-b.json', [
+      { ph: 'X', name: 'z', ...t, ts: 10, dur: 0 }, { ph: 'B', name: 'b', ...t, ts: 10 }, { ph: 'E', ...t, ts: 20 },
+      { ph: 'B', name: 'b2', ...t, ts: 30 }, { ph: 'X', name: 'z2', ...t, ts: 30, dur: 0 }, { ph: 'E', ...t, ts: 40 },
+    ], sql)).toEqual([
+      { ts: 10_000, dur: 10_000, name: 'b', depth: 0, parent: null },
+      { ts: 10_000, dur: 0, name: 'z', depth: 0, parent: null },
+      { ts: 30_000, dur: 10_000, name: 'b2', depth: 0, parent: null },
+      { ts: 30_000, dur: 0, name: 'z2', depth: 1, parent: 'b2' },
+    ]);
+    expect(await rows('x0-instant-b.json', [
+      { ph: 'X', name: 'z', ...t, ts: 10, dur: 0 }, { ph: 'i', name: 'i', s: 't', ...t, ts: 10 },
+      { ph: 'B', name: 'b', ...t, ts: 10 }, { ph: 'X', name: 'z2', ...t, ts: 10, dur: 0 }, { ph: 'E', ...t, ts: 12 },
+    ], sql)).toEqual([
+      { ts: 10_000, dur: 2000, name: 'b', depth: 0, parent: null },
+      { ts: 10_000, dur: 0, name: 'z', depth: 0, parent: null },
+      { ts: 10_000, dur: 0, name: 'i', depth: 1, parent: 'z' },
+      { ts: 10_000, dur: 0, name: 'z2', depth: 1, parent: 'b' },
+    ]);
+    // A B written before an X at its ts is still its child; a B longer than the X ends with it (misplaced_end_event).
+    expect(await rows('b-then-x.json', [
+      { ph: 'X', name: 'z', ...t, ts: 10, dur: 0 }, { ph: 'X', name: 'y', ...t, ts: 10, dur: 5 },
+      { ph: 'B', name: 'b', ...t, ts: 10 }, { ph: 'E', ...t, ts: 12 },
+      { ph: 'B', name: 'c', ...t, ts: 30 }, { ph: 'X', name: 'x', ...t, ts: 30, dur: 5 }, { ph: 'E', ...t, ts: 35 },
+    ], sql)).toEqual([
+      { ts: 10_000, dur: 5000, name: 'y', depth: 0, parent: null },
+      { ts: 10_000, dur: 2000, name: 'b', depth: 1, parent: 'y' },
+      { ts: 10_000, dur: 0, name: 'z', depth: 1, parent: 'y' },
+      { ts: 30_000, dur: 5000, name: 'x', depth: 0, parent: null },
+      { ts: 30_000, dur: 5000, name: 'c', depth: 1, parent: 'x' },
+    ]);
+  });
+
+  it('an E closes the innermost open slice its name matches; one matching none is dropped', async () => {
+    // As trace_processor_shell v58.2 gives them: an E naming an outer slice ends it, and the slice still open in
+    // it ends there too at the next event (misplaced_end_event); an unnamed E matches any slice.
+    const events = [
+      { ph: 'B', name: 'outer', ...t, ts: 10 }, { ph: 'B', name: 'inner', ...t, ts: 12 },
+      { ph: 'E', name: 'outer', ...t, ts: 15 }, { ph: 'E', name: 'inner', ...t, ts: 20 },
+      { ph: 'B', name: 'a', ...t, ts: 30 }, { ph: 'E', name: 'zzz', ...t, ts: 35 },
+      { ph: 'B', name: 'p', ...t, ts: 40 }, { ph: 'B', name: 'q', ...t, ts: 41 },
+      { ph: 'E', name: 'p', ...t, ts: 42 }, { ph: 'E', ...t, ts: 43 }, { ph: 'E', ...t, ts: 44 },
+    ];
+    expect(await rows('end-names.json', events, sql)).toEqual([
+      { ts: 10_000, dur: 5000, name: 'outer', depth: 0, parent: null },
+      { ts: 12_000, dur: 3000, name: 'inner', depth: 1, parent: 'outer' },
+      { ts: 30_000, dur: 13_000, name: 'a', depth: 0, parent: null },
+      { ts: 40_000, dur: 2000, name: 'p', depth: 1, parent: 'a' },
+      { ts: 41_000, dur: 1000, name: 'q', depth: 2, parent: 'p' },
+    ]);
+    expect(await rows('end-names.json', events, `select int_value as n from metadata where name = 'stats.misplaced_end_event'`))
+      .toEqual([{ n: 2 }]);
+    // An E with a category closes only a slice of that category.
+    expect(await rows('end-category.json', [
+      { ph: 'B', name: 'a', cat: 'x', ...t, ts: 10 }, { ph: 'B', name: 'b', ...t, ts: 11 },
+      { ph: 'E', cat: 'y', ...t, ts: 12 }, { ph: 'E', cat: 'x', ...t, ts: 13 }, { ph: 'E', ...t, ts: 14 },
+    ], sql)).toEqual([
+      { ts: 10_000, dur: 3000, name: 'a', depth: 0, parent: null },
+      { ts: 11_000, dur: 2000, name: 'b', depth: 1, parent: 'a' },
+    ]);
+  });
+});
