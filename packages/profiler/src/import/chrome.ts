@@ -5,6 +5,7 @@
  */
 import { TraceFormatError } from './errors.js';
 import { scanJson } from './json-scan.js';
+import { INTEGRAL_REAL, LONG_DIGITS } from './json-scanner.js';
 import { recordGsprofMetadata } from './metadata.js';
 import type { TraceSink } from './sink.js';
 import { RealArg } from '../model/trace.js';
@@ -27,7 +28,7 @@ interface Open { end: number; slice: Paired | null }
 
 type Json = Record<string, unknown>;
 
-/** start, end, line, offset, tsAt, durAt, longDigits (0/1) of an event waiting to be parsed. */
+/** start, end, line, offset, tsAt, durAt, numberFlags of an event waiting to be parsed. */
 const PENDING_FIELDS = 7;
 const MAX_PENDING = 4096;
 
@@ -42,7 +43,7 @@ export async function importChrome(
 ): Promise<void> {
   const imp = new ChromeImporter(path, sink, strict);
   const scan = await scanJson(chunks, {
-    event: (buf, start, end, line, offset, tsAt, durAt, longDigits) => imp.event(buf, start, end, line, offset, tsAt, durAt, longDigits),
+    event: (buf, start, end, line, offset, tsAt, durAt, numberFlags) => imp.event(buf, start, end, line, offset, tsAt, durAt, numberFlags),
     topLevel: (key, raw, line) => imp.topLevel(key, raw, line),
     nullEvent: strict ? undefined : () => sink.stat('json_parser_failure'),
   }, () => imp.flush(), threaded);
@@ -91,21 +92,19 @@ class ChromeImporter {
   private lastTid: unknown = undefined;
   private lastTrack = -1;
   /**
-   * Whether the event being handled has a digit run an integer past 2^53 needs (the scanner's longDigits): only
-   * then are its args walked for such a number (a Kineto ts has 16 digits from a 1, and is not one).
+   * The scanner's numberFlags for the event being handled: only with LONG_DIGITS are its args walked for an
+   * integer past 2^53 (a Kineto ts has 16 digits from a 1, and is not one), and only with INTEGRAL_REAL (`1.0`,
+   * which JSON.parse makes an integer where trace_processor types it real) are they read again from the text.
    */
-  private mayHoldUnsafeInt = true;
-  /** Where the events of this flush end in their buffer, and the next occurrence of each of REAL_MARKS there. */
-  private realLimit = 0;
-  private readonly realAt = REAL_MARKS.map(() => 0);
+  private numberFlags = LONG_DIGITS | INTEGRAL_REAL;
 
   constructor(readonly path: string, readonly sink: TraceSink, readonly strict: boolean) {}
 
-  event(buf: Buffer, start: number, end: number, line: number, offset: number, tsAt: number, durAt: number, longDigits: boolean): void {
+  event(buf: Buffer, start: number, end: number, line: number, offset: number, tsAt: number, durAt: number, numberFlags: number): void {
     if (buf !== this.pendingBuf) { this.flush(); this.pendingBuf = buf; }
     const p = this.pending, o = this.nPending++ * PENDING_FIELDS;
     p[o] = start; p[o + 1] = end; p[o + 2] = line; p[o + 3] = offset; p[o + 4] = tsAt; p[o + 5] = durAt;
-    p[o + 6] = longDigits ? 1 : 0;
+    p[o + 6] = numberFlags;
     if (this.nPending === MAX_PENDING) this.flush();
   }
 
@@ -119,12 +118,10 @@ class ChromeImporter {
     this.nPending = 0;
     const text = n > 1 ? buf.toString('utf8', p[0]!, p[(n - 1) * PENDING_FIELDS + 1]!) : null;
     const all = text === null ? null : parseAll(text, n);
-    this.realLimit = p[(n - 1) * PENDING_FIELDS + 1]!;
-    this.realAt.fill(0);
     for (let i = 0; i < n; i++) {
       const o = i * PENDING_FIELDS;
       const e = all?.[i];
-      this.mayHoldUnsafeInt = p[o + 6] === 1;
+      this.numberFlags = p[o + 6]!;
       if (e !== null && typeof e === 'object' && !Array.isArray(e)) {
         this.events++;
         this.handleAt(e as Json, buf, p[o]!, p[o + 1]!, p[o + 2]!, p[o + 3]!, p[o + 4]!, p[o + 5]!);
@@ -178,7 +175,8 @@ class ChromeImporter {
       return;
     }
     if (ph === 'M') { this.metadataEvent(e); return; }
-    if (ph !== 'C' && hasArgs(e) && ((this.mayHoldUnsafeInt && hasUnsafeInt(e.args, 0)) || this.mayHoldIntegralReal(buf, start, end))) {
+    const flags = this.numberFlags;
+    if (ph !== 'C' && hasArgs(e) && ((flags & INTEGRAL_REAL) !== 0 || ((flags & LONG_DIGITS) !== 0 && hasUnsafeInt(e.args, 0)))) {
       exactArgs(e, buf.toString('utf8', start, end));
     }
     numberToken(buf, tsAt, end, tokens.ts);
@@ -274,25 +272,6 @@ class ChromeImporter {
         return;
       }
     }
-  }
-
-  /**
-   * Whether the event's args may hold a real written with an integral value (`1.0`, `1.50e+2`), which
-   * JSON.parse makes an integer where trace_processor types it real. A native search per mark, kept as a
-   * cursor: a flush's events are handled in buffer order, so each mark is searched for once over them.
-   */
-  private mayHoldIntegralReal(buf: Buffer, start: number, end: number): boolean {
-    const argsAt = buf.indexOf(ARGS_KEY, start);
-    if (argsAt < 0 || argsAt >= end) return false;
-    let candidate = false;
-    for (let m = 0; m < REAL_MARKS.length; m++) {
-      if (this.realAt[m]! < argsAt) {
-        const i = buf.subarray(argsAt, Math.max(end, this.realLimit)).indexOf(REAL_MARKS[m]!);
-        this.realAt[m] = i < 0 ? Infinity : argsAt + i;
-      }
-      if (this.realAt[m]! < end) candidate = true;
-    }
-    return candidate && INTEGRAL_REAL.test(buf.toString('utf8', argsAt, end));
   }
 
   /** Flow v2: `bind_id` with flow_out / flow_in on the slice itself. */
@@ -672,11 +651,6 @@ function hasUnsafeInt(v: unknown, depth: number): boolean {
 /** What a marked token reads as once parsed (the NUL keeps it apart from any ordinary string). */
 const EXACT_INT = '\u0000gsprof-int:';
 const EXACT_REAL = '\u0000gsprof-real:';
-const ARGS_KEY = Buffer.from('"args"');
-/** Text every integral real token holds: a zero after its point, or a positive exponent as JSON writers put it. */
-const REAL_MARKS = ['.0', 'e+', 'E+'].map((m) => Buffer.from(m));
-/** A number token (not inside a word) with an all-zero fraction, or with an exponent (what exactArgs checks). */
-const INTEGRAL_REAL = /(?<![\w."-])-?\d+(?:\.0+(?![\d.])|(?:\.\d+)?[eE])/;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 

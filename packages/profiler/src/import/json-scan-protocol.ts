@@ -1,6 +1,6 @@
 /** Messages between the main thread and the JSON scan worker (json-scan.ts, json-scan-worker.ts). */
 
-/** Numbers per scanned event: start, end, line, offset, tsAt, durAt, longDigits as 0/1 (as JsonScanHandler.event has them). */
+/** Numbers per scanned event: start, end, line, offset, tsAt, durAt, numberFlags (as JsonScanHandler.event has them). */
 export const SCAN_FIELDS = 7;
 
 export interface ScanWorkerData {

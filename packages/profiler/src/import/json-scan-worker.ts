@@ -17,7 +17,7 @@ let extras: ScanExtra[] = [];
 const { nullEvents } = workerData as ScanWorkerData;
 
 const scanner = new ChromeJsonScanner({
-  event: (buf, start, end, line, offset, tsAt, durAt, longDigits) => {
+  event: (buf, start, end, line, offset, tsAt, durAt, numberFlags) => {
     eventBuf = buf;
     if ((nEvents + 1) * SCAN_FIELDS > events.length) {
       const grown = new Float64Array(events.length * 2);
@@ -26,7 +26,7 @@ const scanner = new ChromeJsonScanner({
     }
     const o = nEvents++ * SCAN_FIELDS;
     events[o] = start; events[o + 1] = end; events[o + 2] = line; events[o + 3] = offset; events[o + 4] = tsAt; events[o + 5] = durAt;
-    events[o + 6] = longDigits ? 1 : 0;
+    events[o + 6] = numberFlags;
   },
   topLevel: (key, raw, line) => { extras.push({ at: nEvents, kind: 'top', key, raw, line, offset: 0 }); },
   nullEvent: nullEvents ? (line, offset) => { extras.push({ at: nEvents, kind: 'null', key: '', raw: null, line, offset }); } : undefined,

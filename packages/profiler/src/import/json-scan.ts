@@ -124,6 +124,6 @@ function replay(batch: ScanBatch, handler: JsonScanHandler): void {
     }
     if (i === n) break;
     const o = i * SCAN_FIELDS;
-    handler.event(buf, ev[o]!, ev[o + 1]!, ev[o + 2]!, ev[o + 3]!, ev[o + 4]!, ev[o + 5]!, ev[o + 6] === 1);
+    handler.event(buf, ev[o]!, ev[o + 1]!, ev[o + 2]!, ev[o + 3]!, ev[o + 4]!, ev[o + 5]!, ev[o + 6]!);
   }
 }

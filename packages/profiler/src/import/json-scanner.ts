@@ -13,16 +13,23 @@ export interface JsonScanHandler {
   /**
    * One element of traceEvents: bytes [start, end) of `buf`, starting on `line`. `tsAt` and `durAt` are the
    * positions in `buf` just past the colon of the event's own (depth-1) "ts" and "dur" keys, or -1: found while
-   * splitting, so the exact digits of the times need no second pass over the event. `longDigits` says whether
-   * the event has a number with the digits an integer at or past 2^53 needs (17, or 16 from a 9): only such an
-   * event can hold an int64 that a double would round.
+   * splitting, so the exact digits of the times need no second pass over the event. `numberFlags` (LONG_DIGITS,
+   * INTEGRAL_REAL) say which numbers the event has that JSON.parse reads as something else than trace_processor.
    */
-  event(buf: Buffer, start: number, end: number, line: number, offset: number, tsAt: number, durAt: number, longDigits: boolean): void;
+  event(buf: Buffer, start: number, end: number, line: number, offset: number, tsAt: number, durAt: number, numberFlags: number): void;
   /** A top-level key other than traceEvents with its raw value text, or null when it was too large to keep. */
   topLevel(key: string, raw: string | null, line: number): void;
   /** A `null` element in traceEvents (Perfetto skips it); without this handler it is an error. */
   nullEvent?(line: number, offset: number): void;
 }
+
+/** A number with the digits an integer at or past 2^53 needs (17, or 16 from a 9): an int64 a double may round. */
+export const LONG_DIGITS = 1;
+/**
+ * A number inside the event's objects (an arg, not its own ts or dur) written with an all-zero fraction or an
+ * exponent (`1.0`, `1e3`): a real that JSON.parse makes an integer.
+ */
+export const INTEGRAL_REAL = 2;
 
 const enum S { Start, ObjKey, ObjColon, ObjValue, Events, EventsNext, ObjNext, Done }
 
@@ -41,15 +48,22 @@ class ValueExtent {
   private pendingKey = 0;
   tsAt = -1;
   durAt = -1;
-  /** The current run of digits outside strings: its length and first digit; whether a run was long (see event). */
+  /** The current run of digits outside strings: its length and first digit. */
   private digits = 0;
   private firstDigit = 0;
-  longDigits = false;
+  /** The number being read: whether it had a point, a non-zero digit after it, an exponent. */
+  private inNumber = false;
+  private point = false;
+  private fractionNonZero = false;
+  private exponent = false;
+  /** What the event's numbers were (LONG_DIGITS, INTEGRAL_REAL): found here, on the scan's thread, so that the parsing thread needs no pass of its own over the text. */
+  numberFlags = 0;
 
   reset(): void {
     this.depth = 0; this.inStr = false; this.esc = false; this.kind = 0; this.newlines = 0;
     this.strStart = -1; this.pendingKey = 0; this.tsAt = -1; this.durAt = -1;
-    this.digits = 0; this.firstDigit = 0; this.longDigits = false;
+    this.digits = 0; this.firstDigit = 0; this.numberFlags = 0;
+    this.inNumber = false; this.point = false; this.fractionNonZero = false; this.exponent = false;
   }
 
   /** The buffer lost its first `n` bytes: move the remembered positions with it. */
@@ -100,13 +114,21 @@ class ValueExtent {
         continue;
       }
       const c = buf[pos++]!;
-      // Counted here, on the scan's thread, so that the parsing thread needs no pass of its own over the text.
       if (c >= 0x30 && c <= 0x39) {
         if (this.digits++ === 0) this.firstDigit = c;
-        if (this.digits >= 16 && (this.digits > 16 || this.firstDigit === 0x39)) this.longDigits = true;
+        if (this.digits >= 16 && (this.digits > 16 || this.firstDigit === 0x39)) this.numberFlags |= LONG_DIGITS;
+        if (this.point && !this.exponent && c !== 0x30) this.fractionNonZero = true;
+        this.inNumber = true;
         continue;
       }
       this.digits = 0;
+      if (this.inNumber) {
+        if (c === 0x2e) { this.point = true; continue; }
+        if (c === 0x65 || c === 0x45) { this.exponent = true; continue; }
+        if (c === 0x2b || c === 0x2d) continue;
+        if (this.depth >= 2 && (this.exponent || (this.point && !this.fractionNonZero))) this.numberFlags |= INTEGRAL_REAL;
+        this.inNumber = false; this.point = false; this.fractionNonZero = false; this.exponent = false;
+      }
       if (c === 0x22) { this.inStr = true; this.strStart = pos - 1; this.pendingKey = 0; }
       else if (c === 0x3a) {
         // A string followed by a colon is a key; the same string as a value is followed by ',' or '}'.
@@ -286,7 +308,7 @@ export class ChromeJsonScanner {
         break;
       }
       case S.Events:
-        this.handler.event(buf, start, endAt, this.tokenLine, this.base + start, this.extent.tsAt, this.extent.durAt, this.extent.longDigits);
+        this.handler.event(buf, start, endAt, this.tokenLine, this.base + start, this.extent.tsAt, this.extent.durAt, this.extent.numberFlags);
         this.state = S.EventsNext;
         break;
       default:

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { openTrace, queryTrace, TraceFormatError } from '../../src/index.js';
-import { ChromeJsonScanner } from '../../src/import/json-scanner.js';
+import { ChromeJsonScanner, INTEGRAL_REAL, LONG_DIGITS } from '../../src/import/json-scanner.js';
 import { tempFiles } from './support/tmp.js';
 
 const files = tempFiles();
@@ -194,25 +194,33 @@ describe('JSON scanner', () => {
     }
   });
 
-  it('flags exactly the events with a number whose digits an integer past 2^53 needs, whatever the chunking', () => {
-    // 17 digits, or 16 from a 9 (2^53 = 9007199254740992); digits inside strings are not numbers; a 16-digit
-    // number from a 1 (a Kineto ts in ns) is below 2^53.
+  it('flags exactly the events with numbers JSON.parse would misread: past 2^53, or a real with an integral value in an object', () => {
+    // LONG_DIGITS: 17 digits, or 16 from a 9 (2^53 = 9007199254740992); a 16-digit number from a 1 (a Kineto ts
+    // in ns) is below 2^53. INTEGRAL_REAL: an all-zero fraction or an exponent, inside the event's objects (its
+    // own ts is not an arg). Digits inside strings are not numbers.
+    const L = LONG_DIGITS, R = INTEGRAL_REAL;
     const events = [
-      ['{"args": {"id": 12345678901234567}}', true],
-      ['{"args": {"id": -9007199254740993}}', true],
-      ['{"ts": 1712345678901234, "args": {"n": 1.5}}', false],
-      ['{"name": "12345678901234567890", "args": {"s": "99999999999999999"}}', false],
-      ['{"args": {"x": 0.12345678901234567}}', true], // a fraction: a false alarm costs one walk of the args
-      ['{"args": {"a": [1, 900719925474099]}}', false],
+      ['{"args": {"id": 12345678901234567}}', L],
+      ['{"args": {"id": -9007199254740993}}', L],
+      ['{"ts": 1712345678901234, "args": {"n": 1.5}}', 0],
+      ['{"name": "12345678901234567890", "args": {"s": "99999999999999999", "t": "1.0"}}', 0],
+      ['{"args": {"x": 0.12345678901234567}}', L], // a fraction: a false alarm costs one walk of the args
+      ['{"args": {"a": [1, 900719925474099]}}', 0],
+      ['{"ts": 1.0, "dur": 2e3, "args": {"n": 10, "m": 0.5, "b": true, "f": false}}', 0],
+      ['{"args": {"n": 1.0}}', R],
+      ['{"args": {"a": [2, -3.000]}}', R],
+      ['{"args": {"n": 1e3}}', R],
+      ['{"args": {"n": 2.5E-1, "big": 123456789012345678}}', L | R],
+      ['{"args": {"n": 1.05}}', 0],
     ] as const;
     const text = `[${events.map(([e]) => e).join(',\n')}]`;
     for (let size = 1; size <= 19; size++) {
-      const seen: boolean[] = [];
-      const scanner = new ChromeJsonScanner({ event: (_b, _s, _e, _l, _o, _t, _d, longDigits) => seen.push(longDigits), topLevel: () => {} });
+      const seen: number[] = [];
+      const scanner = new ChromeJsonScanner({ event: (_b, _s, _e, _l, _o, _t, _d, flags) => seen.push(flags), topLevel: () => {} });
       const bytes = Buffer.from(text);
       for (let i = 0; i < bytes.length; i += size) scanner.push(bytes.subarray(i, i + size));
       scanner.end();
-      expect(seen, `chunks of ${size} bytes`).toEqual(events.map(([, long]) => long));
+      expect(seen, `chunks of ${size} bytes`).toEqual(events.map(([, flags]) => flags));
     }
   });
 });

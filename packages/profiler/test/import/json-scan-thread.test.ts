@@ -17,7 +17,7 @@ async function record(text: string, chunkSize: number, threaded: boolean, lenien
   const calls: string[] = [];
   const tokenAt = (buf: Buffer, at: number): string => (at < 0 ? '-' : buf.toString('utf8', at, at + 8).split(/[,}]/)[0]!.trim());
   const handler: JsonScanHandler = {
-    event: (buf, s, e, line, offset, tsAt, durAt, longDigits) => calls.push(`event ${line}:${offset} ${buf.toString('utf8', s, e)} ts=${tokenAt(buf, tsAt)} dur=${tokenAt(buf, durAt)} long=${longDigits}`),
+    event: (buf, s, e, line, offset, tsAt, durAt, numberFlags) => calls.push(`event ${line}:${offset} ${buf.toString('utf8', s, e)} ts=${tokenAt(buf, tsAt)} dur=${tokenAt(buf, durAt)} flags=${numberFlags}`),
     topLevel: (key, raw, line) => calls.push(`top ${line} ${key}=${raw}`),
     nullEvent: lenient ? (line, offset) => calls.push(`null ${line}:${offset}`) : undefined,
   };
@@ -33,7 +33,7 @@ async function record(text: string, chunkSize: number, threaded: boolean, lenien
 const INPUTS: Record<string, string> = {
   'object form, top-level values around the events': '{"schemaVersion": 1, "traceEvents": [\n{"ph":"X","name":"a","ts":1.5,"dur":2,"pid":1,"tid":1},\n'
     + '{"ph":"C","name":"µs ✓ 🚀","ts":3,"args":{"ts":9,"v":[1,{"dur":4}]}}\n], "deviceProperties": [{"name":"GPU"}], "tail": "x\\"}"}',
-  'integers past 2^53 and digit runs in strings': '[{"ph":"i","ts":1,"args":{"id":12345678901234567}},\n{"ph":"i","ts":2,"name":"12345678901234567"},\n'
+  'integers past 2^53 and digit runs in strings': '[{"ph":"i","ts":1,"args":{"id":12345678901234567}},{"ph":"i","ts":3,"args":{"r":1.0}},\n{"ph":"i","ts":2,"name":"12345678901234567"},\n'
     + '{"ph":"i","ts":9007199254740993}]',
   'array form without its closing bracket': '[{"ph":"i","name":"p","ts":1},\n{"ph":"i","name":"q","ts":2},\n',
   'a null element': '{"traceEvents": [{"ph":"i","ts":1}, null, {"ph":"i","ts":2}]}',
