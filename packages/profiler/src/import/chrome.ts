@@ -3,6 +3,7 @@
  * absolute epoch µs (kept exact to the ns by reading the ts token text), string pids/tids, ac2g flows (s/f with
  * bp "e"), v2 flows (bind_id), M naming events, deviceProperties and distributedInfo as metadata.
  */
+import { isAscii } from 'node:buffer';
 import { TraceFormatError } from './errors.js';
 import { scanJson } from './json-scan.js';
 import { INTEGRAL_REAL, LONG_DIGITS } from './json-scanner.js';
@@ -116,7 +117,7 @@ class ChromeImporter {
     const p = this.pending, buf = this.pendingBuf, n = this.nPending;
     if (n === 0 || buf === null) return;
     this.nPending = 0;
-    const text = n > 1 ? buf.toString('utf8', p[0]!, p[(n - 1) * PENDING_FIELDS + 1]!) : null;
+    const text = n > 1 ? decodeText(buf.subarray(p[0]!, p[(n - 1) * PENDING_FIELDS + 1]!)) : null;
     const all = text === null ? null : parseAll(text, n);
     for (let i = 0; i < n; i++) {
       const o = i * PENDING_FIELDS;
@@ -625,6 +626,11 @@ function threadNs(v: unknown): number | null {
 }
 
 /** `n` events' text (commas between them) as one array, or null when it does not parse to exactly `n` elements. */
+/** The text of events: an ASCII run (most traces) decodes as latin1, byte for byte, at about half UTF-8's cost. */
+function decodeText(bytes: Buffer): string {
+  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
+}
+
 function parseAll(events: string, n: number): unknown[] | null {
   // An event with a "__proto__" key goes through the one-by-one path, which refuses it.
   if (events.includes('"__proto__"')) return null;
