@@ -2,7 +2,7 @@
  * convert invents no names (issue 12): a process or thread the source leaves unnamed stays unnamed through
  * JSON -> JSON and JSON -> pftrace -> JSON. trace_processor v58.2 reads the source below with a NULL name for
  * process 7 and threads 3 and 8 (and threads 2 and 9 named), and the same from each converted file (its thread tracks have
- * no name of their own; gsprof's carry their thread's). Before, convert wrote `process 7` and `thread 8`, and
+ * no name of their own, nor have gsprof's). Before, convert wrote `process 7` and `thread 8`, and
  * the pftrace importer named thread 8's track after its first slice.
  */
 import { expect, it } from 'vitest';
@@ -19,12 +19,8 @@ const SOURCE = {
     { ph: 'M', name: 'thread_name', pid: 7, tid: 9, args: { name: 'named' } },
   ],
 };
-/**
- * pid, process name, tid, thread name and thread track name of each thread with a slice ('' for NULL). The
- * JSON importer names an unnamed thread's track after its named process (thread 3): convert still writes no
- * name for the thread.
- */
-const EXPECTED = ['1,app,2,main,main', '1,app,3,,app', '7,,8,,', '7,,9,named,named'];
+/** pid, process name, tid, thread name and thread track name of each thread with a slice ('' for NULL). */
+const EXPECTED = ['1,app,2,main,', '1,app,3,,', '7,,8,,', '7,,9,named,'];
 
 const { convert, query, read } = convertFixture(SOURCE);
 

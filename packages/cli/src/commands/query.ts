@@ -4,7 +4,7 @@ import { GsprofCommand, cacheFlag } from '../base.js';
 export default class Query extends GsprofCommand {
   static override summary = 'Run read-only SQL over a trace\'s tables (Perfetto\'s names: slice, track, thread, counter, args, flow, ...).';
   static override description = [
-    'The trace is imported into a temporary DuckDB database (removed on exit) whose tables are named and shaped like Perfetto trace processor\'s: slice(id, ts, dur, track_id, category, name, depth, parent_id, arg_set_id), track, thread_track, process_track, thread, process, counter, counter_track, args, flow. Times are ns. The database is opened read-only: only reading statements are accepted. Duplicate result column names are kept apart (`a`, `a_1`). csv and json rows are written as they are produced; the table format reads the whole result to size its columns.',
+    'The trace is imported into a temporary DuckDB database (removed on exit) whose tables are named and shaped like Perfetto trace processor\'s: slice(id, ts, dur, track_id, category, name, depth, parent_id, arg_set_id, thread_ts, thread_dur), track, thread_track, process_track, thread, process, counter, counter_track, args, flow. Times are ns. The database is opened read-only: only reading statements are accepted. Duplicate result column names are kept apart (`a`, `a_1`). csv and json rows are written as they are produced; the table format reads the whole result to size its columns.',
   ].join('\n\n');
   static override examples = [
     '<%= config.bin %> query out/run.pftrace "select name, count(*) n, sum(dur) total from slice group by name order by total desc"',

@@ -445,7 +445,7 @@ class PerfettoImporter {
     const existing = this.tracks.get(uuid);
     if (existing && !existing.placeholder) {
       // A re-emitted descriptor renames the track only until its first event (Perfetto's default merging).
-      const newName = name ?? thread?.name ?? proc?.name ?? null;
+      const newName = name ?? (thread ? null : proc?.name ?? null);
       if (!existing.hadEvent && newName !== null) this.sink.updateTrack(existing.trackId, { name: newName });
       if (thread?.name && existing.utid !== null) this.sink.setThreadName(existing.utid, thread.name);
       if (proc?.name && existing.upid !== null && existing.utid === null) this.sink.setProcessName(existing.upid, proc.name);
@@ -476,8 +476,9 @@ class PerfettoImporter {
       else if (thread.name) this.sink.setThreadName(utid, thread.name);
       this.threadUuids.set(uuid, utid);
       if (seq.valid) this.setSequenceThread(seq, thread);
-      // A thread track is known by its thread's name; only unnamed custom tracks take their first event's.
-      info = { type: 'thread', name: name ?? thread.name ?? null, utid, upid };
+      // As trace_processor, a thread's track is not named after its thread (displays fall back to it); only
+      // unnamed custom tracks take their first event's name.
+      info = { type: 'thread', name, utid, upid };
     } else {
       utid = parentReg?.utid ?? null;
       upid = parentReg?.upid ?? null;
@@ -487,7 +488,7 @@ class PerfettoImporter {
     let reg: TrackReg;
     if (existing) {
       // Events came before the descriptor: the placeholder track becomes the declared one, keeping its events.
-      if (existing.hadEvent && info.name === null) delete info.name;
+      if (existing.hadEvent && info.name === null && info.type !== 'thread') delete info.name;
       this.sink.updateTrack(existing.trackId, info);
       reg = existing;
       reg.placeholder = false;

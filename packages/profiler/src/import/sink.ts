@@ -632,8 +632,10 @@ export class TraceSink {
     ap = await c.createAppender('track');
     for (const t of this.tracks) {
       ap.appendInteger(t.id);
-      const name = t.name ?? (t.utid !== null ? this.threads[t.utid]?.name : null)
-        ?? (t.upid !== null ? this.processes[t.upid]?.name : null) ?? null;
+      // As trace_processor, a thread's own track is not named after its thread or process (displays fall back to
+      // them, see TRACK_NAME_SQL); a name its descriptor gives is kept, which trace_processor drops.
+      const name = t.name ?? (t.type === 'thread' ? null : (t.utid !== null ? this.threads[t.utid]?.name : null)
+        ?? (t.upid !== null ? this.processes[t.upid]?.name : null) ?? null);
       if (name === null) ap.appendNull(); else ap.appendVarchar(name);
       ap.appendVarchar(t.type);
       for (const v of [t.parentId, t.utid, t.upid]) { if (v === null) ap.appendNull(); else ap.appendInteger(v); }

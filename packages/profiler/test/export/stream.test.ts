@@ -55,7 +55,9 @@ function streamOf(trace: TraceModel, batchSize = 7): EventStream {
 }
 
 const QUERIES = {
-  slices: `SELECT t.name AS track, s.name, s.ts, s.dur, s.depth, s.category FROM slice s JOIN track t ON t.id = s.track_id
+  // A thread's track is unnamed (as in trace_processor): its thread names it.
+  slices: `SELECT coalesce(t.name, th.name) AS track, s.name, s.ts, s.dur, s.depth, s.category FROM slice s
+           JOIN track t ON t.id = s.track_id LEFT JOIN thread th ON th.utid = t.utid
            WHERE s.name <> 'gsprof.metadata' ORDER BY ALL`,
   args: `SELECT s.name, a.key, a.display_value FROM slice s JOIN (SELECT *, coalesce(string_value, CAST(int_value AS VARCHAR), CAST(real_value AS VARCHAR)) AS display_value FROM args) a
          ON a.arg_set_id = s.arg_set_id WHERE s.name <> 'gsprof.metadata' ORDER BY ALL`,

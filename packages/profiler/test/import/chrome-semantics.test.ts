@@ -425,3 +425,19 @@ describe('Chrome JSON nesting at one ts and end matching, as trace_processor', (
     ]);
   });
 });
+
+describe('Chrome JSON thread track names', () => {
+  it('a thread\'s track has no name of its own, as in trace_processor; its thread and process do', async () => {
+    // As trace_processor_shell v58.2 gives them on this JSON.
+    expect(await rows('thread-track-names.json', [
+      { ph: 'M', name: 'process_name', pid: 1, args: { name: 'proc' } },
+      { ph: 'M', name: 'thread_name', pid: 1, tid: 2, args: { name: 'worker' } },
+      { ph: 'X', name: 'x', pid: 1, tid: 2, ts: 10, dur: 5 },
+      { ph: 'X', name: 'y', pid: 1, tid: 3, ts: 10, dur: 5 },
+    ], `select t.name as track, th.tid, th.name as thread, p.name as process from thread_track t
+      join thread th using (utid) join process p using (upid) order by th.tid`)).toEqual([
+      { track: null, tid: 2, thread: 'worker', process: 'proc' },
+      { track: null, tid: 3, thread: null, process: 'proc' },
+    ]);
+  });
+});
