@@ -75,6 +75,8 @@ interface OpenSlice {
   captured: CapturedArg[] | null;
   /** The begin's thread time in ns (slice.thread_ts), or null. */
   tts: number | null;
+  /** Set when an END closed this slice while slices begun inside it were still open (its row is written). */
+  endedAt?: number;
 }
 
 export interface PerfettoImportOptions {
@@ -746,6 +748,7 @@ class PerfettoImporter {
     if (reg?.isCounter) { this.sink.stat('slice_event_on_counter_track'); return; }
     // Only a thread's slices keep a thread time (trace_processor's async slices do not).
     if ((reg?.utid ?? null) === null) tts = null;
+    if (type === 1 || type === 2 || type === 3 || type === 5) this.endMisplaced(trackId, ts);
 
     if (type === 1 || type === 3 || type === 5) {
       const legacyDur = (legacy?.durUs ?? 0) * 1000;
@@ -791,8 +794,16 @@ class PerfettoImporter {
     }
     if (type === 2) {
       const st = this.stacks.get(trackId);
-      const open = st?.pop();
-      if (!open) { this.sink.stat('slice_end_without_begin'); return; }
+      if (!st || st.length === 0) { this.sink.stat('slice_end_without_begin'); return; }
+      // As trace_processor, an END closes the innermost open slice its name and category match (an END without
+      // them, as the SDK writes it, matches the innermost); one that matches none is dropped. Slices still open
+      // above the one it closes end with it at the next event (endMisplaced).
+      let i = st.length - 1;
+      while (i >= 0 && (st[i]!.endedAt !== undefined || !endMatches(st[i]!, name, category))) i--;
+      if (i < 0) return;
+      const open = st[i]!;
+      if (i === st.length - 1) st.pop();
+      else open.endedAt = ts;
       let argSet = open.argSet;
       if (annotations.length > 0) {
         argSet ??= this.sink.newArgSet();
@@ -810,6 +821,29 @@ class PerfettoImporter {
       return;
     }
     this.sink.stat('track_event_without_type');
+  }
+
+  /**
+   * What trace_processor does before each slice event on a track: a slice an END closed under slices still
+   * open ends them at its end once an event comes after it (misplaced_end_event), and leaves the stack with them.
+   */
+  private endMisplaced(trackId: number, ts: number): void {
+    const st = this.stacks.get(trackId);
+    if (!st) return;
+    for (let i = st.length - 1; i >= 0; i--) {
+      const ended = st[i]!;
+      if (ended.endedAt === undefined || ts <= ended.endedAt) continue;
+      for (let j = st.length - 1; j > i; j--) {
+        const o = st[j]!;
+        if (o.endedAt !== undefined) continue;
+        if (o.captured && o.argSet !== null) this.sink.writeCaptured(o.argSet, o.captured);
+        this.sink.nestEnd(trackId, o.id, ended.endedAt);
+        this.sink.slice(o.id, o.ts, ended.endedAt - o.ts, trackId, o.category, o.name, o.argSet, o.depth, o.parent);
+        this.sink.threadTime(o.id, o.tts, null);
+      }
+      st.length = i;
+      this.sink.stat('misplaced_end_event');
+    }
   }
 
   private threadCounterTrack(name: string, utid: number, upid: number | null): number {
@@ -965,6 +999,7 @@ class PerfettoImporter {
   finish(): void {
     for (const [trackId, st] of this.stacks) {
       for (const open of st) {
+        if (open.endedAt !== undefined) continue;
         if (open.captured && open.argSet !== null) this.sink.writeCaptured(open.argSet, open.captured);
         this.sink.slice(open.id, open.ts, -1, trackId, open.category, open.name, open.argSet, open.depth, open.parent);
         this.sink.threadTime(open.id, open.tts, null);
@@ -985,3 +1020,7 @@ class PerfettoImporter {
   }
 }
 
+/** Whether an END with this name and category closes `open` (trace_processor: a missing one matches any). */
+function endMatches(open: OpenSlice, name: string | null, category: string | null): boolean {
+  return (category === null || open.category === category) && (name === null || open.name === null || open.name === name);
+}

@@ -306,6 +306,29 @@ describe('Perfetto thread track names', () => {
   });
 });
 
+describe('Perfetto END matching', () => {
+  it('an END closes the innermost open slice its name matches; one matching none is dropped', async () => {
+    const path = files.write('end-names.pftrace', trace([
+      [[SEQ, 1], [FLAGS, CLEARED], [DESC, [[1, 1], [4, [[1, 10], [2, 11], [5, 'main']]]]]],
+      [[SEQ, 1], [TS, 100], [EVENT, [[9, BEGIN], [11, 1], [23, 'outer']]]],
+      [[SEQ, 1], [TS, 120], [EVENT, [[9, BEGIN], [11, 1], [23, 'inner']]]],
+      [[SEQ, 1], [TS, 150], [EVENT, [[9, END], [11, 1], [23, 'outer']]]],
+      [[SEQ, 1], [TS, 200], [EVENT, [[9, END], [11, 1], [23, 'inner']]]],
+      [[SEQ, 1], [TS, 300], [EVENT, [[9, BEGIN], [11, 1], [23, 'a']]]],
+      [[SEQ, 1], [TS, 350], [EVENT, [[9, END], [11, 1], [23, 'zzz']]]],
+      [[SEQ, 1], [TS, 400], [EVENT, [[9, END], [11, 1]]]],
+    ]));
+    // As trace_processor_shell v58.2 gives them on these bytes: 'outer' ends at its END, 'inner' (still open in
+    // it) ends with it at the next event (misplaced_end_event 1), the END named 'zzz' closes nothing.
+    expect(await rows(path, SLICES)).toEqual([
+      { ts: '100', dur: 50, name: 'outer', depth: 0 },
+      { ts: '120', dur: 30, name: 'inner', depth: 1 },
+      { ts: '300', dur: 100, name: 'a', depth: 0 },
+    ]);
+    expect(await stat(path, 'misplaced_end_event')).toBe(1);
+  });
+});
+
 describe('Perfetto incremental state', () => {
   it('a clear keeps the sequence\'s default track, not its default clock (as trace_processor)', async () => {
     // Perfetto's own track_event_counters.pftrace relies on it: an instant after a clear has no track_uuid.
