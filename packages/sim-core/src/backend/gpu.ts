@@ -83,8 +83,8 @@ export function refuseCpuOnlyPairs(model: Model): void {
 /**
  * Refuses hfield geoms that can touch any geom: height field collision (MuJoCo's prisms through the convex
  * routine) runs on the CPU backend only, and the WGSL narrow phase would skip the pair (a ball would fall through
- * the terrain). Meshes collide on the GPU with every geom but meshes (plane-mesh in gpu/kernels/mesh.ts, the
- * rest through the convex routine with the hull's support); refuseCpuOnlyPairs refuses mesh-mesh.
+ * the terrain). Meshes collide on the GPU with every geom (plane-mesh in gpu/kernels/mesh.ts, the rest, mesh-mesh
+ * too, through the convex routine with the hulls' supports).
  */
 export function refuseHFieldCollision(model: Model): void {
   if (!model.opt.enableCollision) return;

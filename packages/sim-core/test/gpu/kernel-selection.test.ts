@@ -72,6 +72,18 @@ describe('which optional WGSL a model compiles', () => {
     expect(routines(scene(rock() + ball, asset)).meshSupport).toBe(true);
   });
 
+  test('two meshes that can touch get mesh-mesh in the convex routine; a mesh and a box alone do not', () => {
+    const asset = `<asset><mesh name="tet" vertex="${TET}"/></asset>`;
+    const rock = '<body pos="0 0 1"><freejoint/><geom type="mesh" mesh="tet"/></body>';
+    const pebble = '<body pos="0 0 2"><freejoint/><geom type="mesh" mesh="tet"/></body>';
+    const crate = '<body pos="0 0 2"><freejoint/><geom type="box" size="0.1 0.1 0.1"/></body>';
+    const meshMesh = (m: Model): boolean => gpuKernelsFor(m).find((k) => k.name === 'collision')!.helpers.includes('|| t1 == 7; }');
+    expect(routines(scene(rock + pebble, asset))).toEqual({ convex: true, meshSupport: true, planeMesh: true, spatial: false });
+    expect(meshMesh(scene(rock + pebble, asset))).toBe(true);
+    expect(meshMesh(scene(rock + crate, asset))).toBe(false);
+    expect(GPU_KERNELS.find((k) => k.name === 'collision')!.helpers).toContain('|| t1 == 7; }');
+  });
+
   test('a spatial tendon gets the wraps', () => {
     expect(routines(model(SPATIAL_ARM_XML)).spatial).toBe(true);
   });

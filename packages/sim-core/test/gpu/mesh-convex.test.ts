@@ -10,20 +10,18 @@
  * square root of that (see convex.test.ts). Each bound is the largest error measured on lavapipe (stated next to
  * it) times 10 for other GPUs' rounding; NaN fails every bound (toBeLessThan is false for NaN).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { CPU_STAGES, stepCpu } from '../../src/cpu/step.js';
+import { stepCpu } from '../../src/cpu/step.js';
 import type { Data } from '../../src/data/data.js';
 import { makeData } from '../../src/data/make-data.js';
-import { gpuKernelsFor } from '../../src/gpu/kernels/index.js';
-import { GpuSim } from '../../src/gpu/runtime.js';
+import type { GpuSim } from '../../src/gpu/runtime.js';
 import { loadMJCF } from '../../src/loaders/index.js';
 import { GeomType, type Model } from '../../src/model/model.js';
 import { setConst } from '../../src/physics/setconst.js';
 import { lcg } from '../../../../test/support/random.js';
-import { gpuOrSkip, hasGpu } from './gpu-env.js';
+import { writeXml } from '../helpers/xml-file.js';
+import { cpuCollide, gpuCollideAt, sceneSim } from './given-poses.js';
+import { hasGpu } from './gpu-env.js';
 import { upload } from './upload.js';
 
 const IRREGULAR = '0.13 0.02 -0.05  -0.11 0.07 0.03  0.04 -0.12 0.08  -0.02 -0.03 -0.14  0.09 0.11 0.12  -0.1 -0.09 -0.02 ' +
@@ -52,9 +50,7 @@ const N = 2;
 const SLIDE = [0.3, 0, 0, 0, 0, 0];
 
 function loadScene(): Model {
-  const dir = mkdtempSync(join(tmpdir(), 'gsprof-gpu-mesh-convex-'));
-  writeFileSync(join(dir, 'scene.xml'), XML);
-  return setConst(loadMJCF(join(dir, 'scene.xml')).model);
+  return setConst(loadMJCF(writeXml(XML, 'gsprof-gpu-mesh-convex-')).model);
 }
 
 function startData(model: Model): Data {
@@ -105,10 +101,7 @@ let sim: GpuSim | null = null;
 describe.skipIf(!hasGpu)('meshes against other geoms on the GPU, against the f32 CPU (issue 13)', { timeout: 1_200_000 }, () => {
   beforeAll(async () => {
     model = loadScene();
-    const gpu = (await gpuOrSkip())!;
-    const d = startData(model);
-    sim = new GpuSim(gpu, model, N, { performanceMode: false, capacities: { maxContacts: d.maxContacts, maxEfc: d.maxEfc } });
-    await sim.compile(gpuKernelsFor(model));
+    sim = await sceneSim(model, startData(model), N);
   }, 1_200_000);
   afterAll(() => sim?.destroy());
 
@@ -116,36 +109,27 @@ describe.skipIf(!hasGpu)('meshes against other geoms on the GPU, against the f32
     const traj = startData(model);
     const d = startData(model);
     const rnd = lcg(13);
-    const only = new Set(['collision']);
     const err = Object.fromEntries(PARTNERS.map((p) => [p, { steps: 0, pos: 0, normal: 0, dist: 0, at: '' }])) as Record<Partner, PairErrors>;
     for (let s = 1; s <= 300; s++) {
       stepCpu(model, traj, 0, N);
       d.qpos.set(traj.qpos);
       tilt(d, rnd);
-      // the CPU's contacts at these poses, and the poses its collision stage read
-      for (const stage of CPU_STAGES) {
-        stage.run(model, d, 0, N);
-        if (stage.name === 'collision') break;
-      }
-      sim!.writeField('geomXpos', Float32Array.from(d.geomXpos));
-      sim!.writeField('geomXmat', Float32Array.from(d.geomXmat));
-      sim!.step(1, only);
-      const [ncon, cpos, cframe, cdist, cgeom] = await Promise.all(
-        ['ncon', 'contactPos', 'contactFrame', 'contactDist', 'contactGeom'].map((f) => sim!.readField(f)),
-      );
+      // the CPU's contacts at these poses, and the GPU's at the poses the CPU's collision stage read
+      cpuCollide(model, d, N);
+      const { ncon, pos: cpos, frame: cframe, dist: cdist, geom: cgeom } = await gpuCollideAt(sim!, d);
       for (let e = 0; e < N; e++) {
-        expect(ncon![e], `env ${e} step ${s}: contact count`).toBe(d.ncon[e]);
+        expect(ncon[e], `env ${e} step ${s}: contact count`).toBe(d.ncon[e]);
         const seen = new Set<Partner>();
         for (let c = 0; c < d.ncon[e]!; c++) {
-          expect(cgeom![2 * c * N + e], `env ${e} step ${s} contact ${c}: geom`).toBe(d.contactGeom[2 * c * N + e]);
+          expect(cgeom[2 * c * N + e], `env ${e} step ${s} contact ${c}: geom`).toBe(d.contactGeom[2 * c * N + e]);
           const p = partnerOf(model, d, c, e);
           if (!p) continue;
           seen.add(p);
           const r = err[p];
-          r.dist = Math.max(r.dist, Math.abs(cdist![c * N + e]! - d.contactDist[c * N + e]!));
+          r.dist = Math.max(r.dist, Math.abs(cdist[c * N + e]! - d.contactDist[c * N + e]!));
           for (let k = 0; k < 3; k++) {
-            r.pos = Math.max(r.pos, Math.abs(cpos![(3 * c + k) * N + e]! - d.contactPos[(3 * c + k) * N + e]!));
-            const dn = Math.abs(cframe![(9 * c + k) * N + e]! - d.contactFrame[(9 * c + k) * N + e]!);
+            r.pos = Math.max(r.pos, Math.abs(cpos[(3 * c + k) * N + e]! - d.contactPos[(3 * c + k) * N + e]!));
+            const dn = Math.abs(cframe[(9 * c + k) * N + e]! - d.contactFrame[(9 * c + k) * N + e]!);
             if (dn > r.normal) r.at = `env ${e} step ${s} depth ${d.contactDist[c * N + e]}`;
             r.normal = Math.max(r.normal, dn);
           }

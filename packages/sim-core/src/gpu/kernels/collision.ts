@@ -12,8 +12,8 @@
  * Narrow phases mirrored: plane against sphere, capsule, cylinder, box and mesh (mesh.ts); sphere-sphere,
  * sphere-capsule, capsule-capsule, sphere-cylinder, sphere-box, capsule-box, box-box (box_box.ts).
  * The CPU's general convex pairs (ellipsoids, capsule-cylinder, cylinder-cylinder, cylinder-box, and a mesh
- * against sphere, capsule, ellipsoid, cylinder and box with the hull's support) run through convex.ts
- * (f32 GJK/EPA); mesh-mesh and height fields are refused at build (gpuHasNarrow, refuseCpuOnlyPairs).
+ * against sphere, capsule, ellipsoid, cylinder, box and mesh with the hull's support) run through convex.ts
+ * (f32 GJK/EPA); height fields are refused at build (refuseHFieldCollision).
  * Geom types: 0 plane, 2 sphere, 3 capsule, 4 ellipsoid, 5 cylinder, 6 box, 7 mesh.
  */
 import type { KernelDef } from '../runtime.js';
@@ -555,11 +555,13 @@ export function gpuHasNarrow(t1: number, t2: number): boolean {
 }
 
 /**
- * The collision kernel with the general convex routine (with or without the mesh hull's support) and plane-mesh,
- * or without them (empty stand-ins): see gpuKernelsFor, which leaves out what a model's pairs cannot reach.
+ * The collision kernel with the general convex routine (with or without the mesh hull's support, with or without
+ * mesh-mesh) and plane-mesh, or without them (empty stand-ins): see gpuKernelsFor, which leaves out what a model's
+ * pairs cannot reach.
  */
-export function collisionKernelWith(features: { convex: boolean; meshConvex: boolean; planeMesh: boolean }): KernelDef {
-  const convex = features.convex || features.meshConvex ? convexWgsl(features.meshConvex) : CONVEX_STUB_WGSL;
+export function collisionKernelWith(features: { convex: boolean; meshConvex: boolean; planeMesh: boolean; meshMesh?: boolean }): KernelDef {
+  const meshMesh = features.meshMesh ?? false;
+  const convex = features.convex || features.meshConvex || meshMesh ? convexWgsl(features.meshConvex || meshMesh, meshMesh) : CONVEX_STUB_WGSL;
   return {
     name: 'collision',
     helpers: WGSL_MATH + COLLISION_HELPERS + BOX_BOX_WGSL + convex + MESH_HULL_WGSL
@@ -610,4 +612,4 @@ const COLLISION_BODY = /* wgsl */ `
   iset(D_NCON, 0, e, ncon);`;
 
 /** Every narrow phase (the default of tests that build their own pipeline for any model). */
-export const collisionKernel: KernelDef = collisionKernelWith({ convex: true, meshConvex: true, planeMesh: true });
+export const collisionKernel: KernelDef = collisionKernelWith({ convex: true, meshConvex: true, planeMesh: true, meshMesh: true });

@@ -8,7 +8,10 @@
  * The steps, tie-breaks and the order of the polytope's faces and horizon edges follow the CPU's, so both build
  * the same polytope; the arithmetic is f32. Two thresholds that the CPU compares against 1e-15 (a face visible
  * from the new support point; GJK's duality gap, which f32 never drives below 0.5 * ccd_tolerance^2 and which
- * then runs out of iterations at a slightly worse point) are raised to f32's rounding of the terms compared.
+ * then runs out of iterations at a slightly worse point) are raised to f32's rounding of the terms compared. EPA's
+ * bounds on the depth, which decide what faces stay in its search, get room for f32's rounding of a face's
+ * distance (CV_SLACK): two hulls face on face make many coplanar faces, and the hull face meeting the upper bound
+ * rounded out of the search, leaving EPA on a sliver 0.1 mm short of the depth (test/gpu/mesh-mesh.test.ts).
  *
  * Shapes are described per side (cv_* index 0 and 1) with the geom's type, pose and index; the support dispatch
  * is cv_support's switch on the type. A mesh's case (compiled only into models with a mesh pair, see
@@ -37,20 +40,28 @@ const CV_FMAX = 256;
 
 /**
  * Mesh against sphere, capsule, ellipsoid, cylinder or box (t1 <= t2): the convex routine with the hull's support.
- * Mesh-mesh is left to the CPU: where two hulls rest face on face, EPA in f32 stops on a repeated support vertex
- * at other faces than the CPU's, and the depths differed by up to 3 mm (test/gpu/mesh-convex.test.ts).
+ * Mesh-mesh is gpuMeshMeshPair.
  */
 export function gpuMeshConvexPair(t1: number, t2: number): boolean {
   return t2 === GeomType.Mesh && t1 >= GeomType.Sphere && t1 <= GeomType.Box;
 }
 
 /**
+ * Mesh against mesh: the convex routine with both hulls' supports, in convex_pair only for models with such a
+ * pair (convexWgsl's meshMesh).
+ */
+export function gpuMeshMeshPair(t1: number, t2: number): boolean {
+  return t1 === GeomType.Mesh && t2 === GeomType.Mesh;
+}
+
+/**
  * The type pairs (t1 <= t2) the WGSL convex routine collides: every pair with an ellipsoid, capsule-cylinder,
- * cylinder-cylinder, cylinder-box and a mesh against sphere, capsule, ellipsoid, cylinder and box, as on the CPU.
+ * cylinder-cylinder, cylinder-box and a mesh against sphere, capsule, ellipsoid, cylinder, box and mesh, as on the
+ * CPU.
  * Keep in step with convex_pair in convexWgsl.
  */
 export function gpuConvexPair(t1: number, t2: number): boolean {
-  if (t2 === GeomType.Mesh) return gpuMeshConvexPair(t1, t2);
+  if (t2 === GeomType.Mesh) return gpuMeshConvexPair(t1, t2) || gpuMeshMeshPair(t1, t2);
   if (t2 === GeomType.Ellipsoid) return t1 === GeomType.Plane || t1 === GeomType.Sphere || t1 === GeomType.Capsule || t1 === GeomType.Ellipsoid;
   if (t1 === GeomType.Ellipsoid) return t2 === GeomType.Cylinder || t2 === GeomType.Box;
   if (t2 === GeomType.Cylinder) return t1 === GeomType.Capsule || t1 === GeomType.Cylinder;
@@ -69,9 +80,10 @@ fn convex_narrow(g1: i32, g2: i32, t1: i32, t2: i32, p1: vec3<f32>, m1: mat3x3<f
 
 /**
  * The general convex routine; with `mesh`, the mesh hull's support too (a case of cv_support, needing
- * MESH_HULL_WGSL's mesh_support) and the mesh pairs in convex_pair. Without it a model compiles no hull search.
+ * MESH_HULL_WGSL's mesh_support) and the mesh pairs in convex_pair, with `meshMesh` mesh-mesh among them. Without
+ * `mesh` a model compiles no hull search.
  */
-export function convexWgsl(mesh: boolean): string {
+export function convexWgsl(mesh: boolean, meshMesh = false): string {
   return /* wgsl */ `
 const CV_MINVAL: f32 = 1e-15;
 const CV_MINVAL2: f32 = 1e-30;
@@ -79,6 +91,8 @@ const CV_MAXVAL2: f32 = 1e20;
 const CV_MAX: f32 = 3.0e38;
 // f32 rounding of a dot product, relative to the product of the norms (a few ulps)
 const CV_EPS: f32 = 4.8e-7;
+// EPA's room for f32 rounding in its bounds on the depth, relative to the support points' norms (8 CV_EPS)
+const CV_SLACK: f32 = 4e-6;
 const CV_VMAX: i32 = ${GPU_CCD_MAX_ITERATIONS + 5};
 const CV_FMAX: i32 = ${CV_FMAX};
 // support kinds besides the geom types: a sphere's centre and a capsule's segment
@@ -87,7 +101,7 @@ const CV_LINE: i32 = 101;
 
 // keep in step with gpuConvexPair (convex.ts)
 fn convex_pair(t1: i32, t2: i32) -> bool {
-  ${mesh ? 'if (t2 == 7) { return t1 == 2 || t1 == 3 || t1 == 4 || t1 == 5 || t1 == 6; }' : ''}
+  ${mesh ? `if (t2 == 7) { return t1 == 2 || t1 == 3 || t1 == 4 || t1 == 5 || t1 == 6${meshMesh ? ' || t1 == 7' : ''}; }` : ''}
   if (t2 == 4) { return t1 == 0 || t1 == 2 || t1 == 3 || t1 == 4; }
   if (t1 == 4) { return t2 == 5 || t2 == 6; }
   if (t2 == 5) { return t1 == 3 || t1 == 5; }
@@ -705,6 +719,7 @@ fn cv_epa(P: ptr<function, CvPoly>) {
   var upper = CV_MAX;
   var upper2 = CV_MAX;
   var lower2 = 0.0;
+  var slack = 0.0;
   var face = -1;
   var pface = -1;
   let discrete = cv_discrete();
@@ -722,7 +737,12 @@ fn cv_epa(P: ptr<function, CvPoly>) {
     let wi = cv_epa_support(P, (*P).fp[face], lower);
     let w = (*P).v[wi].w;
     let upper_k = dot((*P).fp[face], w) / lower;
-    if (upper_k < upper) { upper = upper_k; upper2 = upper * upper; }
+    // f32 rounds a face's distance by about CV_EPS times the vertices' norms: the bounds that keep faces in the
+    // search get that much room, or the face of the hull that meets the upper bound can round out of it
+    slack = max(slack, CV_SLACK * length(w));
+    if (upper_k < upper) { upper = upper_k; }
+    upper2 = (upper + slack) * (upper + slack);
+    let lo = max(lower - slack, 0.0);
     if (upper - lower < tol) { break; }
     if (discrete) {
       let id = (*P).v[wi].id;
@@ -743,7 +763,7 @@ fn cv_epa(P: ptr<function, CvPoly>) {
       (*P).fa[h.x][h.y] = nf + i;
       let d2 = cv_attach(P, wi, b, a, select(nf + i - 1, nf + ne - 1, i == 0), h.x, select(nf + i + 1, nf + (i + 1) % ne, i == 0 || i == ne - 1));
       if (d2 == 0.0) { face = -1; break; }
-      cv_map_within(P, (*P).nf - 1, d2, lower2, upper2);
+      cv_map_within(P, (*P).nf - 1, d2, lo * lo, upper2);
     }
     (*P).ne = 0;
     if ((*P).nmap == 0 || face < 0) { break; }
