@@ -7,9 +7,10 @@
  * Two polytopes face on face make a Minkowski difference with many coplanar vertices, where EPA's faces are
  * slivers whose distances f32 rounds by about 1e-7 times the vertices' norms (1 m here). The WGSL EPA gives its
  * bounds on the depth that much room (CV_SLACK in gpu/kernels/convex.ts); without it the hull face meeting the
- * upper bound rounded out of the search and EPA kept a nearer sliver, 0.1 mm short of the depth. MuJoCo's EPA
- * (the CPU's, in f64) stops early there as well at some poses: the CPU's depth is then up to 1.5 mm short of the
- * exact one, so depths are held to the exact depth, and normals and points to the CPU's where its depth is exact.
+ * upper bound rounded out of the search and EPA kept a nearer sliver, 0.1 mm short of the depth. The f32 CPU runs
+ * MuJoCo's EPA in f64 on f32-rounded geom poses, and stopped 1.5 mm short of the exact depth at one of them
+ * (mujoco-js, from the same qpos with its f64 poses, gives the exact depth to 7e-9 m there). So depths are held to
+ * the exact depth, and normals and points to the CPU's where its depth is exact.
  *
  * Each bound is the largest error measured on lavapipe (stated next to it) times 10 for other GPUs' rounding; NaN
  * fails every bound (toBeLessThan is false for NaN).
