@@ -625,12 +625,12 @@ function threadNs(v: unknown): number | null {
   return Number.isFinite(n) ? Math.round(n * 1000) : null;
 }
 
-/** `n` events' text (commas between them) as one array, or null when it does not parse to exactly `n` elements. */
 /** The text of events: an ASCII run (most traces) decodes as latin1, byte for byte, at about half UTF-8's cost. */
 function decodeText(bytes: Buffer): string {
   return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
 }
 
+/** `n` events' text (commas between them) as one array, or null when it does not parse to exactly `n` elements. */
 function parseAll(events: string, n: number): unknown[] | null {
   // An event with a "__proto__" key goes through the one-by-one path, which refuses it.
   if (events.includes('"__proto__"')) return null;

@@ -735,8 +735,9 @@ export class TraceSink {
       await c.run(`CREATE TEMP TABLE _nest (id INTEGER, depth INTEGER, parent_id INTEGER);
         CREATE TEMP VIEW _flow_bind AS SELECT flow_key, seq, kind, ts, streamed AS slice_id FROM _flow_event WHERE bind <> ${BIND_DIRECT};`);
     } else {
+      const fileOrder = !this.sameTsInFileOrder && this.fileOrderStarts.length > 0;
       let sk = this.sameTsInFileOrder ? '0' : '-dur';
-      if (!this.sameTsInFileOrder && this.fileOrderStarts.length > 0) {
+      if (fileOrder) {
         await c.run('CREATE TEMP TABLE _file_order (id INTEGER)');
         const ap = await c.createAppender('_file_order', null, 'temp');
         for (const id of this.fileOrderStarts) { ap.appendInteger(id); ap.endRow(); }
@@ -789,7 +790,7 @@ export class TraceSink {
       this.stat('tracks_out_of_order', this.unordered.size);
       await this.renestOverflowing();
       await c.run(`DROP TABLE _sl`);
-      if (sk.startsWith('CASE')) await c.run('DROP TABLE _file_order');
+      if (fileOrder) await c.run('DROP TABLE _file_order');
     }
     this.countSpills();
     const [r] = (await c.runAndReadAll(`SELECT count(*) FILTER (WHERE slice_id IS NULL) AS n FROM _flow_bind`)).getRowObjectsJS();

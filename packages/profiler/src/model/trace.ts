@@ -7,10 +7,6 @@
  */
 
 /**
- * Scalars, and the arrays and objects of Kineto's args (`"Input Dims": [[2, 3], []]`). A bigint is an int64
- * beyond 2^53 (a pftrace's debug annotation), kept exact.
- */
-/**
  * A real arg whose value is an integer (JSON `1.0` or `1e3`, a protobuf double annotation of 1): a plain number
  * would be read and written as an int, where trace_processor types it 'real'. JSON.stringify refuses it (toJSON
  * throws a TypeError, as for a bigint) so that writers fall back to a serializer that keeps the decimal point.
@@ -32,6 +28,10 @@ export function realText(v: number): string {
   return /[.eE]/.test(s) ? s : `${s}.0`;
 }
 
+/**
+ * Scalars, and the arrays and objects of Kineto's args (`"Input Dims": [[2, 3], []]`). A bigint is an int64
+ * beyond 2^53 (a pftrace's debug annotation), kept exact; a RealArg is a real with an integral value.
+ */
 export type ArgValue = string | number | bigint | boolean | null | RealArg | ArgValue[] | { [key: string]: ArgValue };
 export type Args = Record<string, ArgValue>;
 
