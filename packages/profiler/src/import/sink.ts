@@ -1,7 +1,8 @@
 /**
  * Where importers put what they read: rows go to DuckDB in 2048-row chunks (so memory does not grow with the
  * file), while the few processes, threads and tracks are kept in maps and written at the end.
- * `finalize` computes nesting (depth, parent_id) and binds flows in SQL, then builds the public tables.
+ * `finalize` nests again the tracks whose events came out of time order (from their kept events, else in SQL)
+ * and binds their flows, then builds the public tables.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { childArgPath, pathOfArgKey, type ArgPath } from './arg-path.js';
@@ -78,10 +79,28 @@ interface NestState {
   unordered: boolean;
   /** Flow events waiting for the next slice to start on this track. */
   pendingNext: PendingFlow[];
+  /** What the track's nesting needs, kept to nest it again in time order (see `replayUnordered`); null: not kept. */
+  kept: KeptEvents | null;
 }
 
-function newNestState(): NestState {
-  return { ids: [], starts: [], ends: [], lastTs: -Infinity, lastDur: Infinity, unordered: false, pendingNext: [] };
+/**
+ * A track's slices (id, start, end) and flow events bound to their enclosing slice, in file order. The flow
+ * events are written at the end, bound in time order; those of a track that is never replayed, as streamed.
+ */
+interface KeptEvents { ids: number[]; starts: number[]; ends: number[]; flows: KeptFlow[] }
+interface KeptFlow { key: string; seq: number; kind: number; ts: number; streamed: number | null }
+
+/**
+ * Slices kept for replay over all tracks: 24 bytes each, so at most about 24 MiB. Past it nothing more is kept
+ * and the tracks found out of order are nested in SQL, as every such track was before replays.
+ */
+const MAX_KEPT_SLICES = 1 << 20;
+/** A kept flow event, an object of about 100 bytes, counts as this many slices. */
+const KEPT_FLOW_WEIGHT = 4;
+
+function newNestState(keep: boolean): NestState {
+  return { ids: [], starts: [], ends: [], lastTs: -Infinity, lastDur: Infinity, unordered: false, pendingNext: [],
+    kept: keep ? { ids: [], starts: [], ends: [], flows: [] } : null };
 }
 
 interface ProcessInfo { upid: number; pid: number; name: string | null }
@@ -92,7 +111,7 @@ interface ThreadInfo { utid: number; tid: number; name: string | null; upid: num
 interface ArgKey { key: string; id: number; path: ArgPath | null; pathJson: string | null; children: Map<string | number, ArgKey> | null }
 
 /** The staging tables that importers' rows stream into, in STAGING_DDL. */
-export const STAGED_TABLES = ['_slice_raw', '_counter_raw', '_args_raw', '_flow_event', '_string', 'arg_shape'] as const;
+export const STAGED_TABLES = ['_slice_raw', '_counter_raw', '_args_raw', '_flow_event', '_string', 'arg_shape', '_nest'] as const;
 export type StagedTable = (typeof STAGED_TABLES)[number];
 export type StagedRows = Record<StagedTable, RowSink>;
 
@@ -108,6 +127,7 @@ export interface SinkState {
   flowNames: Map<string | null, { category: string; name: string }>;
   stats: Map<string, number>;
   unordered: Set<number>;
+  tracksReplayed: number;
   spills: { trackId: number; renested: boolean }[];
   zeroDurSlices: number[];
   threadTimes: number[];
@@ -150,6 +170,10 @@ export class TraceSink {
   parent: number | null = null;
   /** Tracks whose events did not arrive in time order: their nesting and flow binding are done in SQL. */
   private readonly unordered = new Set<number>();
+  /** Tracks out of order that were nested again from their kept events (see `replayUnordered`). */
+  private tracksReplayed = 0;
+  /** Slices kept for replays so far; past MAX_KEPT_SLICES none are. */
+  private keptSlices = 0;
   /** Complete slices that overflow the slice they start in (see `place`). */
   private readonly spills: { trackId: number; renested: boolean }[] = [];
   private readonly argRow: Cell[] = new Array<Cell>(6);
@@ -172,6 +196,7 @@ export class TraceSink {
   private readonly flowOut: RowSink;
   private readonly stringOut: RowSink;
   private readonly argShapeOut: RowSink;
+  private readonly nestOut: RowSink;
 
   /** `connection` holds the staging tables (STAGING_DDL) that `rows` fill; without one, `finalize` only closes `rows`. */
   constructor(private readonly connection: DuckDBConnection | null, rows: StagedRows) {
@@ -181,6 +206,7 @@ export class TraceSink {
     this.flowOut = rows._flow_event;
     this.stringOut = rows._string;
     this.argShapeOut = rows.arg_shape;
+    this.nestOut = rows._nest;
   }
 
   /** A sink that discards rows: runs an importer's parsing and checks only (see validateTrace). */
@@ -196,7 +222,8 @@ export class TraceSink {
     return {
       origin: this.origin, baseOffsetNs: this.baseOffsetNs, sameTsInFileOrder: this.sameTsInFileOrder,
       processes: this.processes, threads: this.threads, tracks: this.tracks, meta: this.meta,
-      flowNames: this.flowNames, stats: this.stats, unordered: this.unordered, spills: this.spills,
+      flowNames: this.flowNames, stats: this.stats, unordered: this.unordered, tracksReplayed: this.tracksReplayed,
+      spills: this.spills,
       zeroDurSlices: this.zeroDurSlices, threadTimes: this.threadTimes, fileOrderStarts: this.fileOrderStarts,
     };
   }
@@ -214,6 +241,7 @@ export class TraceSink {
     for (const [k, v] of s.flowNames) this.flowNames.set(k, v);
     for (const [k, v] of s.stats) this.stats.set(k, v);
     for (const t of s.unordered) this.unordered.add(t);
+    this.tracksReplayed += s.tracksReplayed;
     for (const x of s.spills) this.spills.push(x);
     for (const id of s.zeroDurSlices) this.zeroDurSlices.push(id);
     for (const v of s.threadTimes) this.threadTimes.push(v);
@@ -322,6 +350,15 @@ export class TraceSink {
       st.lastTs = ts;
       st.lastDur = dur;
     }
+    const kept = st.kept;
+    if (kept !== null) {
+      // A replay nests complete slices and instants only: a B/BEGIN's end and a legacy X's dropping belong to SQL.
+      if (!complete && end !== ts) this.dropKept(trackId, st);
+      else {
+        kept.ids.push(id); kept.starts.push(ts); kept.ends.push(end);
+        this.keepMore(1);
+      }
+    }
     if (this.place(st, id, ts, end, complete)) this.spills.push({ trackId, renested: false });
     if (st.pendingNext.length > 0) {
       for (const f of st.pendingNext) this.writeFlow(f.key, f.seq, f.kind, f.ts, trackId, BIND_NEXT, null, id);
@@ -386,14 +423,73 @@ export class TraceSink {
   private nestState(trackId: number): NestState {
     let st = this.nests.get(trackId);
     if (!st) {
-      st = newNestState();
+      st = newNestState(this.keptSlices < MAX_KEPT_SLICES);
       this.nests.set(trackId, st);
     }
     return st;
   }
 
   /** Has a track's nesting and flow binding done in SQL (an importer emits its slices out of time order). */
-  nestInSql(trackId: number): void { this.markUnordered(trackId, this.nestState(trackId)); }
+  nestInSql(trackId: number): void {
+    const st = this.nestState(trackId);
+    this.dropKept(trackId, st);
+    this.markUnordered(trackId, st);
+  }
+
+  /** Counts what was kept for replays; past MAX_KEPT_SLICES every track stops keeping. */
+  private keepMore(slices: number): void {
+    this.keptSlices += slices;
+    if (this.keptSlices >= MAX_KEPT_SLICES) for (const [t, s] of this.nests) this.dropKept(t, s);
+  }
+
+  /** Stops keeping a track's events for a replay: its kept flow events are written as streamed. */
+  private dropKept(trackId: number, st: NestState): void {
+    if (st.kept === null) return;
+    for (const f of st.kept.flows) this.writeFlow(f.key, f.seq, f.kind, f.ts, trackId, BIND_ENCLOSING, null, f.streamed);
+    st.kept = null;
+  }
+
+  /**
+   * Nests each track found out of order whose events were kept again, in time order: its slices sorted as SQL
+   * sorts them (ts, then longest first or file order, then id), its flow events after the slices starting at
+   * their ts, through the same stack as streaming. Each slice's depth and parent go to _nest. This is what
+   * `nestAndBind` computes in SQL, in a fraction of its time; the tracks not kept are left to it.
+   */
+  private replayUnordered(): void {
+    for (const [trackId, st] of this.nests) {
+      const kept = st.kept;
+      if (kept === null) continue;
+      if (!st.unordered) { this.dropKept(trackId, st); continue; }
+      st.kept = null;
+      const { ids, starts, ends, flows } = kept;
+      const fileOrder = this.sameTsInFileOrder;
+      const order = Array.from(ids.keys()).sort((a, b) => starts[a]! - starts[b]!
+        || (fileOrder ? 0 : (ends[b]! - starts[b]!) - (ends[a]! - starts[a]!)) || ids[a]! - ids[b]!);
+      flows.sort((a, b) => a.ts - b.ts || a.seq - b.seq);
+      const replay = newNestState(false);
+      const row: Cell[] = [0, 0, null];
+      let f = 0;
+      for (let k = 0; k <= order.length; k++) {
+        const i = order[k];
+        const ts = i === undefined ? Infinity : starts[i]!;
+        for (; f < flows.length && flows[f]!.ts < ts; f++) {
+          const fl = flows[f]!;
+          this.writeFlow(fl.key, fl.seq, fl.kind, fl.ts, trackId, BIND_ENCLOSING, null, this.enclosing(replay, fl.ts));
+        }
+        if (i === undefined) break;
+        if (this.place(replay, ids[i]!, ts, ends[i]!, true)) this.spills.push({ trackId, renested: true });
+        row[0] = ids[i]!; row[1] = this.depth; row[2] = this.parent;
+        this.nestOut.row(row);
+      }
+      // What streaming found on this track is void; the replay's spills stand.
+      for (let k = this.spills.length - 1; k >= 0; k--) {
+        const s = this.spills[k]!;
+        if (s.trackId === trackId && !s.renested) this.spills.splice(k, 1);
+      }
+      this.unordered.delete(trackId);
+      this.tracksReplayed++;
+    }
+  }
 
   private markUnordered(trackId: number, st: NestState): void {
     if (st.unordered) return;
@@ -534,16 +630,27 @@ export class TraceSink {
     // binds to is decided in SQL).
     if (ts < st.lastTs || (bind === BIND_NEXT && ts === st.lastTs)) this.markUnordered(trackId, st);
     else { st.lastTs = ts; st.lastDur = -Infinity; }
-    if (bind === BIND_NEXT) { st.pendingNext.push({ key: flowKey, seq, kind, ts }); return; }
+    if (bind === BIND_NEXT) {
+      this.dropKept(trackId, st);
+      st.pendingNext.push({ key: flowKey, seq, kind, ts });
+      return;
+    }
+    const found = this.enclosing(st, ts);
+    if (st.kept !== null) {
+      st.kept.flows.push({ key: flowKey, seq, kind, ts, streamed: found });
+      this.keepMore(KEPT_FLOW_WEIGHT);
+    } else this.writeFlow(flowKey, seq, kind, ts, trackId, bind, null, found);
+  }
+
+  /** The deepest slice open at `ts` on a stack, as for a zero-length slice starting there: one of zero length at ts takes it too. */
+  private enclosing(st: NestState, ts: number): number | null {
     const { ids, starts, ends } = st;
-    // The deepest open slice, as for a zero-length slice starting here: one of zero length at ts takes it too.
     for (let top = ends.length - 1; top >= 0; top--) {
       const e = ends[top]!;
       if (e > ts || (e === ts && starts[top] === e)) break;
       ids.pop(); starts.pop(); ends.pop();
     }
-    const found = ids.length > 0 ? ids[ids.length - 1]! : null;
-    this.writeFlow(flowKey, seq, kind, ts, trackId, bind, null, found);
+    return ids.length > 0 ? ids[ids.length - 1]! : null;
   }
 
   private writeFlow(key: string, seq: number, kind: number, ts: number, trackId: number, bind: number,
@@ -590,15 +697,17 @@ export class TraceSink {
   // ---- finish ----------------------------------------------------------------------------------------------
 
   async finalize(): Promise<void> {
+    this.replayUnordered();
     for (const [trackId, st] of this.nests) {
       for (const f of st.pendingNext) this.writeFlow(f.key, f.seq, f.kind, f.ts, trackId, BIND_NEXT, null, null);
       st.pendingNext = [];
     }
-    for (const out of [this.sliceOut, this.counterOut, this.argsOut, this.flowOut, this.stringOut, this.argShapeOut]) out.close();
+    for (const out of [this.sliceOut, this.counterOut, this.argsOut, this.flowOut, this.stringOut, this.argShapeOut, this.nestOut]) out.close();
     if (!this.connection) return;
     await this.nestAndBind();
     await this.writeSmallTables();
-    await this.conn.run(publicViewsDdl((this.origin ?? 0n) + this.baseOffsetNs, this.unordered.size > 0, this.threadTimes.length > 0));
+    const renested = this.unordered.size > 0 || this.tracksReplayed > 0;
+    await this.conn.run(publicViewsDdl((this.origin ?? 0n) + this.baseOffsetNs, renested, this.threadTimes.length > 0));
     // Views, not tables: FLOW_DDL reads each once, and copying the flow events twice cost more than the rest.
     await this.conn.run(`
       CREATE TEMP VIEW _flow_bound AS
@@ -689,7 +798,7 @@ export class TraceSink {
     const ap = await c.createAppender('_renest', null, 'temp');
     for (const [track] of broken) {
       const trackId = Number(track);
-      const st = newNestState();
+      const st = newNestState(false);
       const rows = (await c.runAndReadAll(`SELECT id, ts, dur FROM _sl WHERE track_id = ${trackId} ORDER BY ts, sk, id`)).getRows();
       for (const [id, ts, dur] of rows) {
         const start = Number(ts);
@@ -713,16 +822,17 @@ export class TraceSink {
   }
 
   /**
-   * Nesting and flow binding for the tracks whose events were out of order (none, for traces written in time
-   * order): in SQL, one sorted pass per track. Each slice contributes +1 at its start and -1 at its end; the
-   * running sum before a start is its depth, and its parent is the latest earlier start one level up (an ASOF
-   * join). Ends at a time come before starts at that time (touching slices are siblings); starts come longest
+   * Nesting and flow binding for the tracks whose events were out of order and not kept for a replay (none,
+   * for traces written in time order): in SQL, one sorted pass per track. Each slice contributes +1 at its
+   * start and -1 at its end; the running sum before a start is its depth, and its parent is the latest earlier
+   * start one level up (an ASOF join). Ends at a time come before starts at that time (touching slices are siblings); starts come longest
    * first (parents before children), or in file order where `sameTsInFileOrder` says so, and the slices
    * `startsInFileOrder` lists in file order after the others (as zero-length ones do). A zero-length slice
    * ends just before the next longer slice that starts at its ts, or after everything at its ts (as `nestStart`).
    * A flow event bound to its enclosing slice sits after the starts at its ts and takes the deepest open slice;
    * one bound to the next slice takes the first slice starting at or after its ts.
-   * Other tracks keep what `nestStart` computed (the depth and parent staged with each slice row).
+   * Other tracks keep what `nestStart` computed (the depth and parent staged with each slice row), or what
+   * `replayUnordered` put in _nest.
    * Its tables are TEMP: they are dropped before the import ends, and the checkpoint would write a persistent
    * one out (a sixth of the checkpoint of a 200 MiB Kineto trace).
    */
@@ -732,8 +842,7 @@ export class TraceSink {
         WHERE bind <> ${BIND_DIRECT} AND track_id NOT IN (SELECT track_id FROM _unordered))`;
     await c.run(`CREATE TEMP TABLE _unordered (track_id INTEGER)`);
     if (this.unordered.size === 0) {
-      await c.run(`CREATE TEMP TABLE _nest (id INTEGER, depth INTEGER, parent_id INTEGER);
-        CREATE TEMP VIEW _flow_bind AS SELECT flow_key, seq, kind, ts, streamed AS slice_id FROM _flow_event WHERE bind <> ${BIND_DIRECT};`);
+      await c.run(`CREATE TEMP VIEW _flow_bind AS SELECT flow_key, seq, kind, ts, streamed AS slice_id FROM _flow_event WHERE bind <> ${BIND_DIRECT};`);
     } else {
       const fileOrder = !this.sameTsInFileOrder && this.fileOrderStarts.length > 0;
       let sk = this.sameTsInFileOrder ? '0' : '-dur';
@@ -772,7 +881,7 @@ export class TraceSink {
         FROM ev
         WINDOW w AS (PARTITION BY track_id ORDER BY t, k1, k2, k3, k4 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING);
       CREATE TEMP TABLE _starts AS SELECT track_id, id, open_before AS depth, pos FROM _ev WHERE delta = 1;
-      CREATE TEMP TABLE _nest AS
+      INSERT INTO _nest
         SELECT s.id, CAST(s.depth AS INTEGER) AS depth, p.id AS parent_id
         FROM _starts s ASOF LEFT JOIN _starts p
           ON s.track_id = p.track_id AND s.depth - 1 = p.depth AND s.pos > p.pos;
@@ -787,12 +896,13 @@ export class TraceSink {
         ASOF LEFT JOIN _sl s ON f.track_id = s.track_id AND f.ts <= s.ts
         UNION ALL ${streamedFlows.slice(1, -1)};
       DROP TABLE _ev; DROP TABLE _starts; DROP TABLE _zend; DROP TABLE _fe;`);
-      this.stat('tracks_out_of_order', this.unordered.size);
       await this.renestOverflowing();
       await c.run(`DROP TABLE _sl`);
       if (fileOrder) await c.run('DROP TABLE _file_order');
     }
     this.countSpills();
+    const outOfOrder = this.unordered.size + this.tracksReplayed;
+    if (outOfOrder > 0) this.stat('tracks_out_of_order', outOfOrder);
     const [r] = (await c.runAndReadAll(`SELECT count(*) FILTER (WHERE slice_id IS NULL) AS n FROM _flow_bind`)).getRowObjectsJS();
     const unbound = Number((r as { n: bigint }).n);
     if (unbound > 0) this.stat('flow_unbound', unbound);

@@ -11,7 +11,7 @@
  * database file never gets them (writing them out at the import's commit cost about a second on a 200 MB trace).
  * DuckDB still spills them to its temp directory when they outgrow the memory limit.
  */
-export const TEMP_STAGING_TABLES = ['_string', '_slice_raw', '_counter_raw', '_flow_event', '_flow_name'] as const;
+export const TEMP_STAGING_TABLES = ['_string', '_slice_raw', '_counter_raw', '_flow_event', '_flow_name', '_nest'] as const;
 
 export const STAGING_DDL = `
 CREATE TEMP TABLE _string (id INTEGER, str VARCHAR);
@@ -19,6 +19,7 @@ CREATE TEMP TABLE _slice_raw (id INTEGER, ts DOUBLE, dur DOUBLE, track_id INTEGE
 CREATE TEMP TABLE _counter_raw (id INTEGER, ts DOUBLE, track_id INTEGER, value DOUBLE);
 CREATE TEMP TABLE _flow_event (flow_key VARCHAR, seq INTEGER, kind TINYINT, ts DOUBLE, track_id INTEGER, bind TINYINT, slice_id INTEGER, streamed INTEGER);
 CREATE TEMP TABLE _flow_name (flow_key VARCHAR, category VARCHAR, name VARCHAR);
+CREATE TEMP TABLE _nest (id INTEGER, depth INTEGER, parent_id INTEGER);
 CREATE TABLE _args_raw (arg_set_id INTEGER, key_id INTEGER, num DOUBLE, string_value VARCHAR, value_type TINYINT, id INTEGER);
 CREATE TABLE arg_shape (arg_set_id INTEGER, arg_id INTEGER, path VARCHAR, json VARCHAR);
 CREATE TABLE process (upid INTEGER, pid BIGINT, name VARCHAR);

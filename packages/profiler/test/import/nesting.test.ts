@@ -1,6 +1,7 @@
 /**
  * Nesting (depth, parent_id) and flow binding are computed while streaming when a track's events arrive in time
- * order, and in SQL when they do not: both paths must give the same tables.
+ * order; when they do not, by replaying the track's kept events in time order, or in SQL when they were not kept
+ * (a track with B/E events, say): every path must give the same tables.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { openTrace } from '../../src/index.js';
@@ -59,7 +60,7 @@ async function tables(events: Ev[], name: string) {
 }
 
 describe('nesting and flow binding', () => {
-  it('give the same result streamed (events in order) and in SQL (events shuffled)', async () => {
+  it('give the same result streamed (events in order), replayed and in SQL (events shuffled)', async () => {
     for (let seed = 1; seed <= 8; seed++) {
       const events = randomTrace(seed);
       // In order: by ts, longest first; flow events after the slices that start at their ts.
@@ -69,12 +70,42 @@ describe('nesting and flow binding', () => {
       const shuffled = [...events].sort(() => r() - 0.5);
       const a = await tables(sorted, `sorted-${seed}.json`);
       const b = await tables(shuffled, `shuffled-${seed}.json`);
+      // A B/E pair on each thread, far from the rest, sends both tracks to SQL's nesting: the shuffled events
+      // are nested in SQL there, and replayed in time order from what was kept without it.
+      const far = [1, 2].flatMap((tid) => [
+        { ph: 'B', name: `far${tid}`, pid: 1, tid, ts: 10_000 }, { ph: 'E', pid: 1, tid, ts: 10_001 }]);
+      const c = await tables([...shuffled, ...far], `sql-${seed}.json`);
       expect(a.outOfOrder, `seed ${seed}`).toBeUndefined();
       expect(b.outOfOrder, `seed ${seed}`).toBeGreaterThan(0);
       expect(b.nest, `seed ${seed}`).toEqual(a.nest);
       expect(b.flows, `seed ${seed}`).toEqual(a.flows);
+      expect(c.outOfOrder, `seed ${seed}`).toBeGreaterThan(0);
+      expect(c.nest.filter((x) => !String(x.name).startsWith('far')), `seed ${seed}`).toEqual(a.nest);
+      expect(c.flows, `seed ${seed}`).toEqual(a.flows);
       expect(a.nest.some((x) => Number(x.depth) >= 2)).toBe(true);
       expect(a.flows.length).toBeGreaterThan(0);
     }
+  });
+
+  it('bind a flow as streaming does when a slice spills over its parent, whatever the file order', async () => {
+    // As Kineto writes a GPU stream: a copy, then a sync that starts inside it and ends after it (a spill: it
+    // does not nest there), and the launch's flow ending at the sync's start. Streaming binds the flow to the
+    // slice open there, the copy; a track written out of order must give the same tables.
+    const events: Ev[] = [
+      { ph: 'X', name: 'launch', pid: 1, tid: 1, ts: 300, dur: 20 },
+      { ph: 's', id: 7, cat: 'ac2g', name: 'ac2g', pid: 1, tid: 1, ts: 311 },
+      { ph: 'X', name: 'copy', pid: 1, tid: 9, ts: 100, dur: 280 },
+      { ph: 'X', name: 'sync', pid: 1, tid: 9, ts: 312, dur: 73 },
+      { ph: 'f', id: 7, cat: 'ac2g', name: 'ac2g', pid: 1, tid: 9, ts: 312, bp: 'e' },
+      { ph: 'X', name: 'after', pid: 1, tid: 9, ts: 400, dur: 5 },
+    ];
+    const inOrder = await tables(events, 'spill-sorted.json');
+    const outOfOrder = await tables([events[0]!, events[1]!, events[5]!, events[2]!, events[3]!, events[4]!], 'spill-shuffled.json');
+    expect(inOrder.outOfOrder).toBeUndefined();
+    expect(outOfOrder.outOfOrder).toBe(1);
+    expect(outOfOrder.nest).toEqual(inOrder.nest);
+    expect(inOrder.nest.find((x) => x.name === 'sync')).toEqual({ name: 'sync', depth: 0, parent: null });
+    expect(inOrder.flows).toEqual([{ o: 'launch', i: 'copy' }]);
+    expect(outOfOrder.flows).toEqual(inOrder.flows);
   });
 });
