@@ -9,7 +9,8 @@ import { childArgPath, pathOfArgKey, type ArgPath } from './arg-path.js';
 import { nullRowSink, type Cell, type RowSink } from './column-buffer.js';
 import { RealArg } from '../model/trace.js';
 import {
-  BIND_DIRECT, BIND_ENCLOSING, BIND_NEXT, FLOW_DDL, LAUNCH_DDL, publicViewsDdl,
+  ARG_BIG_INT, ARG_BOOL, ARG_INT, ARG_NULL, ARG_REAL, ARG_STRING, BIND_DIRECT, BIND_ENCLOSING, BIND_NEXT, FLOW_DDL,
+  LAUNCH_DDL, publicViewsDdl,
 } from '../sql/schema.js';
 
 export type ArgScalar = string | number | boolean | bigint | null | RealArg;
@@ -51,9 +52,6 @@ export function mergeArgs(begin: CapturedArg[], end: CapturedArg[]): CapturedArg
   }
   return out;
 }
-
-/** Type codes of staged args (see ARGS_DDL for their names). */
-const ARG_NULL = 0, ARG_INT = 1, ARG_REAL = 2, ARG_STRING = 3, ARG_BOOL = 4, ARG_BIG_INT = 5;
 
 export type TrackType = 'thread' | 'process' | 'async' | 'counter' | 'global';
 
@@ -111,7 +109,7 @@ interface ThreadInfo { utid: number; tid: number; name: string | null; upid: num
 interface ArgKey { key: string; id: number; path: ArgPath | null; pathJson: string | null; children: Map<string | number, ArgKey> | null }
 
 /** The staging tables that importers' rows stream into, in STAGING_DDL. */
-export const STAGED_TABLES = ['_slice_raw', '_counter_raw', '_args_raw', '_flow_event', '_string', 'arg_shape', '_nest'] as const;
+export const STAGED_TABLES = ['_slice_raw', '_counter_raw', '_args_num', '_args_str', '_flow_event', '_string', 'arg_shape', '_nest'] as const;
 export type StagedTable = (typeof STAGED_TABLES)[number];
 export type StagedRows = Record<StagedTable, RowSink>;
 
@@ -176,7 +174,9 @@ export class TraceSink {
   private keptSlices = 0;
   /** Complete slices that overflow the slice they start in (see `place`). */
   private readonly spills: { trackId: number; renested: boolean }[] = [];
-  private readonly argRow: Cell[] = new Array<Cell>(6);
+  /** (set, key id, value, type code, id) rows of _args_num and _args_str. */
+  private readonly argNumRow: Cell[] = new Array<Cell>(5);
+  private readonly argStrRow: Cell[] = new Array<Cell>(5);
   private captured: CapturedArg[] | null = null;
   /**
    * The next arg's place, in read order: args.id, and arg_shape.arg_id of an empty array or object (which has
@@ -192,7 +192,8 @@ export class TraceSink {
 
   private readonly sliceOut: RowSink;
   private readonly counterOut: RowSink;
-  private readonly argsOut: RowSink;
+  private readonly argsNumOut: RowSink;
+  private readonly argsStrOut: RowSink;
   private readonly flowOut: RowSink;
   private readonly stringOut: RowSink;
   private readonly argShapeOut: RowSink;
@@ -202,7 +203,8 @@ export class TraceSink {
   constructor(private readonly connection: DuckDBConnection | null, rows: StagedRows) {
     this.sliceOut = rows._slice_raw;
     this.counterOut = rows._counter_raw;
-    this.argsOut = rows._args_raw;
+    this.argsNumOut = rows._args_num;
+    this.argsStrOut = rows._args_str;
     this.flowOut = rows._flow_event;
     this.stringOut = rows._string;
     this.argShapeOut = rows.arg_shape;
@@ -504,8 +506,8 @@ export class TraceSink {
    * `path` is given where the key would read back as another structure (an object key with a dot or a bracket:
    * Kineto's "est. achieved occupancy %"), so that convert can rebuild the value (see arg-path.ts); it goes to
    * the arg_shape table, not into a column of args, which would cost every row of a large import.
-   * Staged as (set, key id, number, string, type code, id): an int, a bool (0/1) and a real share the number
-   * column, as a row holds one value and each column costs every row; an int past 2^53 goes as its text.
+   * Staged as (set, key id, value, type code, id) in _args_num (an int, a bool as 0/1, a real, a null) or
+   * _args_str (a string, an int past 2^53 as its digits).
    */
   arg(argSetId: number, key: string, value: ArgScalar, path: ArgPath | null = null): void {
     if (this.captured) { this.captured.push({ key, value, path }); return; }
@@ -514,17 +516,20 @@ export class TraceSink {
 
   /** `pathJson`: the JSON of the arg's path, where its key does not read back as it (see `arg`). */
   private stageArg(argSetId: number, keyId: number, value: ArgScalar, pathJson: string | null): void {
-    const r = this.argRow;
-    r[0] = argSetId; r[1] = keyId; r[2] = null; r[3] = null;
-    if (value === null) r[4] = ARG_NULL;
-    else if (typeof value === 'string') { r[3] = value; r[4] = ARG_STRING; }
-    else if (typeof value === 'boolean') { r[2] = value ? 1 : 0; r[4] = ARG_BOOL; }
+    const text = typeof value === 'string' || typeof value === 'bigint';
+    const r = text ? this.argStrRow : this.argNumRow;
+    r[0] = argSetId; r[1] = keyId;
+    if (value === null) { r[2] = null; r[3] = ARG_NULL; }
+    else if (typeof value === 'string') { r[2] = value; r[3] = ARG_STRING; }
+    else if (typeof value === 'boolean') { r[2] = value ? 1 : 0; r[3] = ARG_BOOL; }
     else if (typeof value === 'bigint') {
-      if (value >= -(2n ** 63n) && value < 2n ** 63n) { r[3] = value.toString(); r[4] = ARG_BIG_INT; }
-      else { r[3] = value.toString(); r[4] = ARG_STRING; }
-    } else if (value instanceof RealArg) { r[2] = value.value; r[4] = ARG_REAL; }
-    else { r[2] = value; r[4] = Number.isSafeInteger(value) ? ARG_INT : ARG_REAL; }
-    this.writeArg(r, pathJson);
+      r[2] = value.toString();
+      r[3] = value >= -(2n ** 63n) && value < 2n ** 63n ? ARG_BIG_INT : ARG_STRING;
+    } else if (value instanceof RealArg) { r[2] = value.value; r[3] = ARG_REAL; }
+    else { r[2] = value; r[3] = Number.isSafeInteger(value) ? ARG_INT : ARG_REAL; }
+    r[4] = this.nextArg++;
+    if (pathJson !== null) this.argShapeOut.row([argSetId, r[4], pathJson, null]);
+    (text ? this.argsStrOut : this.argsNumOut).row(r);
   }
 
   /**
@@ -614,13 +619,6 @@ export class TraceSink {
     }
   }
 
-  /** Stages an arg row with its id; its path, if any, goes to arg_shape under that id. */
-  private writeArg(r: Cell[], pathJson: string | null): void {
-    r[5] = this.nextArg++;
-    if (pathJson !== null) this.argShapeOut.row([r[0]!, r[5], pathJson, null]);
-    this.argsOut.row(r);
-  }
-
   flowEvent(flowKey: string, kind: number, ts: number, trackId: number, bind: number, sliceId: number | null): void {
     const seq = this.nextFlowSeq++;
     if (bind === BIND_DIRECT) { this.writeFlow(flowKey, seq, kind, ts, trackId, bind, sliceId, sliceId); return; }
@@ -702,7 +700,7 @@ export class TraceSink {
       for (const f of st.pendingNext) this.writeFlow(f.key, f.seq, f.kind, f.ts, trackId, BIND_NEXT, null, null);
       st.pendingNext = [];
     }
-    for (const out of [this.sliceOut, this.counterOut, this.argsOut, this.flowOut, this.stringOut, this.argShapeOut, this.nestOut]) out.close();
+    for (const out of [this.sliceOut, this.counterOut, this.argsNumOut, this.argsStrOut, this.flowOut, this.stringOut, this.argShapeOut, this.nestOut]) out.close();
     if (!this.connection) return;
     await this.nestAndBind();
     await this.writeSmallTables();

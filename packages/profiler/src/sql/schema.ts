@@ -13,6 +13,13 @@
  */
 export const TEMP_STAGING_TABLES = ['_string', '_slice_raw', '_counter_raw', '_flow_event', '_flow_name', '_nest'] as const;
 
+/**
+ * Type codes of staged args. Numbers (ints, bools as 0/1, reals, nulls) and text (strings, ints past 2^53 as their
+ * digits) are staged in two tables, each without the other's column: a Kineto trace has ten args per slice, and a
+ * column that is null in most rows still costs every row its append.
+ */
+export const ARG_NULL = 0, ARG_INT = 1, ARG_REAL = 2, ARG_STRING = 3, ARG_BOOL = 4, ARG_BIG_INT = 5;
+
 export const STAGING_DDL = `
 CREATE TEMP TABLE _string (id INTEGER, str VARCHAR);
 CREATE TEMP TABLE _slice_raw (id INTEGER, ts DOUBLE, dur DOUBLE, track_id INTEGER, category_id INTEGER, name_id INTEGER, arg_set_id INTEGER, depth INTEGER, parent_id INTEGER);
@@ -20,7 +27,8 @@ CREATE TEMP TABLE _counter_raw (id INTEGER, ts DOUBLE, track_id INTEGER, value D
 CREATE TEMP TABLE _flow_event (flow_key VARCHAR, seq INTEGER, kind TINYINT, ts DOUBLE, track_id INTEGER, bind TINYINT, slice_id INTEGER, streamed INTEGER);
 CREATE TEMP TABLE _flow_name (flow_key VARCHAR, category VARCHAR, name VARCHAR);
 CREATE TEMP TABLE _nest (id INTEGER, depth INTEGER, parent_id INTEGER);
-CREATE TABLE _args_raw (arg_set_id INTEGER, key_id INTEGER, num DOUBLE, string_value VARCHAR, value_type TINYINT, id INTEGER);
+CREATE TABLE _args_num (arg_set_id INTEGER, key_id INTEGER, num DOUBLE, value_type TINYINT, id INTEGER);
+CREATE TABLE _args_str (arg_set_id INTEGER, key_id INTEGER, string_value VARCHAR, value_type TINYINT, id INTEGER);
 CREATE TABLE arg_shape (arg_set_id INTEGER, arg_id INTEGER, path VARCHAR, json VARCHAR);
 CREATE TABLE process (upid INTEGER, pid BIGINT, name VARCHAR);
 CREATE TABLE thread (utid INTEGER, tid BIGINT, name VARCHAR, upid INTEGER);
@@ -74,15 +82,22 @@ CREATE TABLE slice AS
   FROM _slice_raw r ${renested ? 'LEFT JOIN _nest n ON n.id = r.id' : ''} ${threadTimes ? 'LEFT JOIN _thread_time tt ON tt.id = r.id' : ''}
   LEFT JOIN _string c ON c.id = r.category_id LEFT JOIN _string nm ON nm.id = r.name_id;
 CREATE TABLE _arg_key AS
-  SELECT id, str AS key, regexp_replace(str, '\\[\\d+\\]', '', 'g') AS flat_key FROM _string WHERE id IN (SELECT DISTINCT key_id FROM _args_raw);
+  SELECT id, str AS key, regexp_replace(str, '\\[\\d+\\]', '', 'g') AS flat_key FROM _string
+  WHERE id IN (SELECT key_id FROM _args_num UNION SELECT key_id FROM _args_str);
 CREATE VIEW args AS
   SELECT CAST(a.id AS BIGINT) AS id, CAST(a.arg_set_id AS BIGINT) AS arg_set_id, k.flat_key, k.key,
-         CASE a.value_type WHEN 5 THEN CAST(a.string_value AS BIGINT) WHEN 2 THEN NULL ELSE CAST(a.num AS BIGINT) END AS int_value,
-         CASE WHEN a.value_type = 5 THEN NULL ELSE a.string_value END AS string_value,
-         CASE WHEN a.value_type = 2 THEN a.num END AS real_value,
-         CASE a.value_type WHEN 0 THEN 'null' WHEN 1 THEN 'int' WHEN 2 THEN 'real' WHEN 3 THEN 'string'
-                           WHEN 4 THEN 'bool' ELSE 'int' END AS value_type
-  FROM _args_raw a JOIN _arg_key k ON k.id = a.key_id;
+         CASE WHEN a.value_type <> ${ARG_REAL} THEN CAST(a.num AS BIGINT) END AS int_value,
+         CAST(NULL AS VARCHAR) AS string_value,
+         CASE WHEN a.value_type = ${ARG_REAL} THEN a.num END AS real_value,
+         CASE a.value_type WHEN ${ARG_NULL} THEN 'null' WHEN ${ARG_INT} THEN 'int' WHEN ${ARG_REAL} THEN 'real' ELSE 'bool' END AS value_type
+  FROM _args_num a JOIN _arg_key k ON k.id = a.key_id
+  UNION ALL
+  SELECT CAST(a.id AS BIGINT), CAST(a.arg_set_id AS BIGINT), k.flat_key, k.key,
+         CASE WHEN a.value_type = ${ARG_BIG_INT} THEN CAST(a.string_value AS BIGINT) END,
+         CASE WHEN a.value_type <> ${ARG_BIG_INT} THEN a.string_value END,
+         CAST(NULL AS DOUBLE),
+         CASE WHEN a.value_type = ${ARG_BIG_INT} THEN 'int' ELSE 'string' END
+  FROM _args_str a JOIN _arg_key k ON k.id = a.key_id;
 CREATE TABLE counter AS
   SELECT CAST(id AS BIGINT) AS id, CAST(ts AS BIGINT) + ${off} AS ts, track_id, value FROM _counter_raw;
 CREATE VIEW thread_track AS SELECT id, name, type, parent_id, utid FROM track WHERE utid IS NOT NULL AND type <> 'counter';
