@@ -547,20 +547,25 @@ export class TraceSink {
       this.argAt(argSetId, node, value as ArgScalar);
       return;
     }
-    const keys = Array.isArray(value) ? null : Object.keys(value);
     if (depth > 32) { this.argAt(argSetId, node, JSON.stringify(value)); return; }
-    if ((keys ?? (value as unknown[])).length === 0) {
-      const empty = keys === null ? '[]' : '{}';
-      if (this.captured) { this.captured.push({ key: node.key, value: empty, path: node.path, empty: true }); return; }
-      this.argShapeOut.row([argSetId, this.nextArg++, this.pathJsonOf(node), empty]);
+    if (Array.isArray(value)) {
+      if (value.length === 0) { this.emptyArg(argSetId, node, '[]'); return; }
+      for (let i = 0; i < value.length; i++) this.argTreeAt(argSetId, this.argKeyChild(node, i), value[i], depth + 1);
       return;
     }
-    if (keys === null) {
-      const a = value as unknown[];
-      for (let i = 0; i < a.length; i++) this.argTreeAt(argSetId, this.argKeyChild(node, i), a[i], depth + 1);
-      return;
+    // for-in, not Object.keys: no array per object (a Kineto trace has one args object per event).
+    let empty = true;
+    for (const k in value) {
+      empty = false;
+      this.argTreeAt(argSetId, this.argKeyChild(node, k), (value as Record<string, unknown>)[k], depth + 1);
     }
-    for (const k of keys) this.argTreeAt(argSetId, this.argKeyChild(node, k), (value as Record<string, unknown>)[k], depth + 1);
+    if (empty) this.emptyArg(argSetId, node, '{}');
+  }
+
+  /** An empty array or object: no leaf, so no args row (as in Perfetto); arg_shape keeps it at its place. */
+  private emptyArg(argSetId: number, node: ArgKey, empty: '[]' | '{}'): void {
+    if (this.captured) { this.captured.push({ key: node.key, value: empty, path: node.path, empty: true }); return; }
+    this.argShapeOut.row([argSetId, this.nextArg++, this.pathJsonOf(node), empty]);
   }
 
   private argAt(argSetId: number, node: ArgKey, value: ArgScalar): void {
