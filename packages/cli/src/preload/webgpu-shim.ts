@@ -1,5 +1,6 @@
 /** The `webgpu` package as the preload's resolve hook hands it to the program (see webgpu-hooks.ts). */
 import { createInstance, ensureRuntimeDir } from '@gsprof/dawn';
+import { adoptWebgpu } from '../record/device-hook.js';
 
 type Dawn = { create(flags: string[]): unknown; globals: Record<string, unknown>; isMac?: boolean };
 
@@ -7,6 +8,8 @@ const real = new URL(import.meta.url).searchParams.get('real');
 if (!real) throw new Error('gsprof webgpu shim: loaded without the real module URL');
 ensureRuntimeDir();
 const dawn = (await import(real)) as Dawn;
+// The copy may be the program's own, which the device hook could not find by itself.
+adoptWebgpu(dawn);
 
 export const globals = dawn.globals;
 export const isMac = dawn.isMac;

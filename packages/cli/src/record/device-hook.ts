@@ -3,7 +3,9 @@
  * Catches every WebGPU device created through the `webgpu` package (Dawn), whoever creates it: the adapter's
  * requestDevice is wrapped on the prototype, so sim-core's GPU backend and programs gsprof never saw are
  * treated alike. The wrapper asks for timestamp-query when the adapter has it (per-pass GPU times need it)
- * and hands the device over before the caller gets it.
+ * and hands the device over before the caller gets it. A program with its own copy of the package (in its own
+ * node_modules, reachable neither from gsprof nor from the working directory) has that copy handed over by the
+ * preload's shim as it loads (adoptWebgpu), and patched the same way.
  */
 import { createRequire } from 'node:module';
 import { ensureRuntimeDir, withTimestampQuery } from '@gsprof/dawn';
@@ -45,15 +47,24 @@ export interface HookOptions {
   deferDestroy?: boolean;
 }
 
+/** One installer per hookDevices() still in force: each patches a `webgpu` copy loaded after it started. */
+const installers = new Set<(mod: WebgpuModule) => void>();
+
+/** Patches `mod` (a `webgpu` copy the program just loaded) for every hookDevices() in force; a copy already
+ * patched is left as it is. */
+export function adoptWebgpu(mod: { globals: Record<string, unknown> }): void {
+  for (const install of installers) install(mod as WebgpuModule);
+}
+
 export async function hookDevices(onDevice: (device: GPUDevice) => void, options: HookOptions = {}): Promise<DeviceHook> {
   const { onSubmit, deferDestroy } = options;
   const held: GPUDevice[] = [];
   const devices: GPUDevice[] = [];
   const undo: Array<() => void> = [];
-  for (const { globals } of await webgpuModules()) {
+  const install = ({ globals }: WebgpuModule): void => {
     const adapterProto = globals.GPUAdapter?.prototype;
     const deviceProto = globals.GPUDevice?.prototype;
-    if (!adapterProto || adapterProto[HOOKED]) continue;
+    if (!adapterProto || adapterProto[HOOKED]) return;
     adapterProto[HOOKED] = true;
     const requestDevice = adapterProto.requestDevice as (this: GPUAdapter, d?: GPUDeviceDescriptor) => Promise<GPUDevice>;
     adapterProto.requestDevice = async function (this: GPUAdapter, descriptor?: GPUDeviceDescriptor): Promise<GPUDevice> {
@@ -84,6 +95,14 @@ export async function hookDevices(onDevice: (device: GPUDevice) => void, options
         for (const d of held.splice(0)) destroy.call(d);
       });
     }
-  }
-  return { devices, restore: () => { for (const u of undo.reverse()) u(); } };
+  };
+  for (const mod of await webgpuModules()) install(mod);
+  installers.add(install);
+  return {
+    devices,
+    restore: () => {
+      installers.delete(install);
+      for (const u of undo.reverse()) u();
+    },
+  };
 }
