@@ -3,13 +3,12 @@
  * packet = 1 }` packet by packet; per-sequence incremental state holds interned names and packet defaults.
  * Field numbers: REFERENCE §4 and Perfetto's trace_packet/track_event protos.
  */
-import { childArgPath, type ArgPath } from './arg-path.js';
 import { isBug } from './chrome.js';
 import { ClockTracker, MONOTONIC, type SnapshotClock } from './clocks.js';
 import { TraceFormatError } from './errors.js';
 import { recordFlowNames, recordGsprofMetadata } from './metadata.js';
 import { ProtoError, ProtoReader } from './proto-reader.js';
-import { mergeArgs, type ArgScalar, type CapturedArg, type TraceSink } from './sink.js';
+import { mergeArgs, type ArgKey, type ArgScalar, type CapturedArg, type TraceSink } from './sink.js';
 import { BIND_DIRECT, FLOW_END, FLOW_IN, FLOW_START, FLOW_STEP } from '../sql/schema.js';
 import { realArg } from '../model/trace.js';
 
@@ -764,7 +763,7 @@ class PerfettoImporter {
       if (argSet !== null) {
         if (type === 1) this.sink.beginArgCapture();
         this.capturingMetadata = name === 'gsprof.metadata';
-        for (const a of annotations) this.annotation(seq, a, 'debug', argSet, 0);
+        for (const a of annotations) this.annotation(seq, a, this.sink.argKeyRoot('debug'), argSet, 0);
         this.capturingMetadata = false;
         if (correlation !== null) this.sink.arg(argSet, 'correlation_id', correlation);
         if (type === 1) captured = this.sink.endArgCapture();
@@ -808,7 +807,7 @@ class PerfettoImporter {
       if (annotations.length > 0) {
         argSet ??= this.sink.newArgSet();
         this.sink.beginArgCapture();
-        for (const a of annotations) this.annotation(seq, a, 'debug', argSet, 0);
+        for (const a of annotations) this.annotation(seq, a, this.sink.argKeyRoot('debug'), argSet, 0);
         const end = this.sink.endArgCapture();
         this.sink.writeCaptured(argSet, open.captured ? mergeArgs(open.captured, end) : end);
       } else if (open.captured && argSet !== null) this.sink.writeCaptured(argSet, open.captured);
@@ -926,8 +925,11 @@ class PerfettoImporter {
    * One DebugAnnotation (or a dict entry / array element) as args under `prefix`; `prefixPath` as in
    * TraceSink.argTree (for an array element, the element's own path).
    */
-  private annotation(seq: SeqState, r: ProtoReader, prefix: string, argSet: number, depth: number, named = true,
-    prefixPath: ArgPath | null = null): void {
+  /**
+   * A debug annotation's args under `parent` (its own key, when not `named`). Keys go through the sink's made
+   * keys: building and hashing each key string anew for every arg was a seventh of a Kineto pftrace's import.
+   */
+  private annotation(seq: SeqState, r: ProtoReader, parent: ArgKey, argSet: number, depth: number, named = true): void {
     let name: string | null = null;
     let value: ArgScalar | undefined;
     const children: ProtoReader[] = [];
@@ -952,10 +954,9 @@ class PerfettoImporter {
         default: r.skip();
       }
     }
-    const key = named ? `${prefix}.${name ?? '<unnamed>'}` : prefix;
-    const path = named ? childArgPath(prefix, prefixPath, name ?? '<unnamed>') : prefixPath;
+    const node = named ? this.sink.argKeyChild(parent, name ?? '<unnamed>') : parent;
     if (depth > 32) { this.sink.stat('debug_annotation_too_deep'); return; }
-    if (value !== undefined) this.sink.arg(argSet, key, value, path);
+    if (value !== undefined) this.sink.argAt(argSet, node, value);
     if (this.capturingMetadata && depth === 0 && typeof value === 'string') {
       if (name === 'json') recordGsprofMetadata(this.sink, value);
       else if (name === 'flows') recordFlowNames(this.sink, value);
@@ -963,14 +964,14 @@ class PerfettoImporter {
     if (json !== null) {
       let parsed: unknown;
       try { parsed = JSON.parse(json); } catch { parsed = json; }
-      this.sink.argTree(argSet, key, parsed, 0, path);
+      this.sink.argTreeAt(argSet, node, parsed, 0);
     }
-    if (nested) this.nestedValue(nested, key, argSet, depth + 1, path);
-    for (const c of children) this.annotation(seq, c, key, argSet, depth + 1, true, path);
-    elements.forEach((e, i) => { this.annotation(seq, e, `${key}[${i}]`, argSet, depth + 1, false, path && [...path, i]); });
+    if (nested) this.nestedValue(nested, node, argSet, depth + 1);
+    for (const c of children) this.annotation(seq, c, node, argSet, depth + 1, true);
+    elements.forEach((e, i) => { this.annotation(seq, e, this.sink.argKeyChild(node, i), argSet, depth + 1, false); });
   }
 
-  private nestedValue(r: ProtoReader, key: string, argSet: number, depth: number, path: ArgPath | null): void {
+  private nestedValue(r: ProtoReader, node: ArgKey, argSet: number, depth: number): void {
     if (depth > 32) { this.sink.stat('debug_annotation_too_deep'); return; }
     const keys: string[] = [];
     const dictValues: ProtoReader[] = [];
@@ -988,12 +989,9 @@ class PerfettoImporter {
         default: r.skip();
       }
     }
-    if (value !== undefined) this.sink.arg(argSet, key, value, path);
-    dictValues.forEach((v, i) => {
-      const k = keys[i] ?? String(i);
-      this.nestedValue(v, `${key}.${k}`, argSet, depth + 1, childArgPath(key, path, k));
-    });
-    arrayValues.forEach((v, i) => { this.nestedValue(v, `${key}[${i}]`, argSet, depth + 1, path && [...path, i]); });
+    if (value !== undefined) this.sink.argAt(argSet, node, value);
+    dictValues.forEach((v, i) => { this.nestedValue(v, this.sink.argKeyChild(node, keys[i] ?? String(i)), argSet, depth + 1); });
+    arrayValues.forEach((v, i) => { this.nestedValue(v, this.sink.argKeyChild(node, i), argSet, depth + 1); });
   }
 
   finish(): void {

@@ -106,7 +106,7 @@ interface ThreadInfo { utid: number; tid: number; name: string | null; upid: num
 
 /** A flattened arg key, its id in _string once a row used it (-1 before), its path (see `arg`) and its children. */
 /** `pathJson`: the JSON of its path (`path`, else the key's own), made once: every arg row under it may need it. */
-interface ArgKey { key: string; id: number; path: ArgPath | null; pathJson: string | null; children: Map<string | number, ArgKey> | null }
+export interface ArgKey { key: string; id: number; path: ArgPath | null; pathJson: string | null; children: Map<string | number, ArgKey> | null }
 
 /** The staging tables that importers' rows stream into, in STAGING_DDL. */
 export const STAGED_TABLES = ['_slice_raw', '_counter_raw', '_args_num', '_args_str', '_flow_event', '_string', 'arg_shape', '_nest'] as const;
@@ -541,7 +541,8 @@ export class TraceSink {
     this.argTreeAt(argSetId, this.argKeyRoot(prefix, path), value, depth);
   }
 
-  private argTreeAt(argSetId: number, node: ArgKey, value: unknown, depth: number): void {
+  /** `argTree` under a made key (see `argKeyRoot`, `argKeyChild`). */
+  argTreeAt(argSetId: number, node: ArgKey, value: unknown, depth: number): void {
     if (value === null || typeof value !== 'object' || value instanceof RealArg) {
       if (value === undefined) return;
       this.argAt(argSetId, node, value as ArgScalar);
@@ -568,7 +569,8 @@ export class TraceSink {
     this.argShapeOut.row([argSetId, this.nextArg++, this.pathJsonOf(node), empty]);
   }
 
-  private argAt(argSetId: number, node: ArgKey, value: ArgScalar): void {
+  /** `arg` under a made key: its string, id and path were made once for every arg under it. */
+  argAt(argSetId: number, node: ArgKey, value: ArgScalar): void {
     if (this.captured) { this.captured.push({ key: node.key, value, path: node.path }); return; }
     if (node.id < 0) node.id = this.intern(node.key)!;
     this.stageArg(argSetId, node.id, value, node.path === null ? null : this.pathJsonOf(node));
@@ -579,7 +581,8 @@ export class TraceSink {
     return node.pathJson;
   }
 
-  private argKeyRoot(prefix: string, path: ArgPath | null): ArgKey {
+  /** The arg key `prefix` (`args`, `debug`), made once; one with a `path` of its own is made each time. */
+  argKeyRoot(prefix: string, path: ArgPath | null = null): ArgKey {
     if (path !== null) return { key: prefix, id: -1, path, pathJson: null, children: null };
     let root = this.argKeys.get(prefix);
     if (root === undefined) {
@@ -590,7 +593,7 @@ export class TraceSink {
   }
 
   /** The key `parent.name` or `parent[index]`, made once: building and hashing each key string anew for every arg was a fifth of a Kineto import. */
-  private argKeyChild(parent: ArgKey, name: string | number): ArgKey {
+  argKeyChild(parent: ArgKey, name: string | number): ArgKey {
     let children = parent.children;
     if (children === null) { children = new Map(); parent.children = children; }
     let k = children.get(name);
