@@ -6,7 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll } from 'vitest';
+import { afterAll, beforeAll } from 'vitest';
 import { REPO_ROOT } from './shared.js';
 
 export const BIN = join(REPO_ROOT, 'packages/cli/bin/run.js');
@@ -131,8 +131,16 @@ export async function queryCsv(path: string, sql: string): Promise<string[]> {
   return r.stdout.trim().split('\n').slice(1);
 }
 
+/** Folders `tempDir` made in this test file, removed after it: runs of the suite left thousands behind. */
+const madeDirs: string[] = [];
+afterAll(() => {
+  for (const dir of madeDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
 export function tempDir(prefix = 'gsprof-e2e-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  madeDirs.push(dir);
+  return dir;
 }
 
 /** Whether Dawn finds a WebGPU adapter here (lavapipe or a real GPU). */
