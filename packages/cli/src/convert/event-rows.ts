@@ -65,7 +65,7 @@ function eventsSql(baseSql: string, args: boolean): string {
     UNION ALL
     SELECT in_ts, ${SLICE}, in_d, slice_in, ${FLOW_IN_ROW}, fid, fid, cat, name, NULL, ${noArg} FROM fl`;
   return `
-  WITH fl AS (${FLOWS_SQL}), r AS (${rows})
+  WITH ${args ? '' : `fl AS (${FLOWS_SQL}), `}r AS (${rows})
   SELECT kind, CAST(ts - ${baseSql} AS DOUBLE), d, id, sub, track_id, category, name, value, key, int_value, string_value, real_value, value_type, path, pos
   FROM r WHERE kind <> ${SKIP}
   ORDER BY ts, kind, d DESC, id, sub, pos`;

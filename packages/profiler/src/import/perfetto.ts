@@ -922,12 +922,9 @@ class PerfettoImporter {
   }
 
   /**
-   * One DebugAnnotation (or a dict entry / array element) as args under `prefix`; `prefixPath` as in
-   * TraceSink.argTree (for an array element, the element's own path).
-   */
-  /**
-   * A debug annotation's args under `parent` (its own key, when not `named`). Keys go through the sink's made
-   * keys: building and hashing each key string anew for every arg was a seventh of a Kineto pftrace's import.
+   * One DebugAnnotation (or a dict entry / array element) as args under the arg key `parent` (its own key when not
+   * `named`: an array element's). Keys are the sink's made keys: building and hashing a key string anew for every
+   * arg was a seventh of a Kineto pftrace's import.
    */
   private annotation(seq: SeqState, r: ProtoReader, parent: ArgKey, argSet: number, depth: number, named = true): void {
     let name: string | null = null;

@@ -104,8 +104,11 @@ function newNestState(keep: boolean): NestState {
 interface ProcessInfo { upid: number; pid: number; name: string | null }
 interface ThreadInfo { utid: number; tid: number; name: string | null; upid: number | null }
 
-/** A flattened arg key, its id in _string once a row used it (-1 before), its path (see `arg`) and its children. */
-/** `pathJson`: the JSON of its path (`path`, else the key's own), made once: every arg row under it may need it. */
+/**
+ * A flattened arg key, made once (see `argKeyRoot`, `argKeyChild`): its id in _string once a row used it (-1
+ * before), its path (see `arg`), the JSON of that path (`path`, else the key's own; every arg row under it may need
+ * it) and its children.
+ */
 export interface ArgKey { key: string; id: number; path: ArgPath | null; pathJson: string | null; children: Map<string | number, ArgKey> | null }
 
 /** The staging tables that importers' rows stream into, in STAGING_DDL. */
