@@ -16,11 +16,20 @@ function specOf(type: DuckDBType): ColumnSpec {
   return { kind, typeName: type.toString() };
 }
 
+/**
+ * DuckDB's row group size. The appender is flushed after each row group's worth of rows: left to itself it
+ * commits every 204,800 rows, which ends each commit in a part-filled row group that the checkpoint then merges
+ * and writes again (0.2-0.25 s of a 200 MiB Kineto import's 0.25 s checkpoint).
+ */
+const ROW_GROUP_ROWS = 122_880;
+
 export class ColumnBatch implements RowSink {
   private readonly types: DuckDBType[];
   /** How each column is buffered, here or on another thread that fills chunks for `append`. */
   readonly specs: ColumnSpec[];
   private readonly buffer: ColumnBuffer;
+  /** Rows appended since the appender last flushed (see ROW_GROUP_ROWS). */
+  private unflushed = 0;
 
   constructor(private readonly appender: DuckDBAppender) {
     this.types = Array.from({ length: appender.columnCount }, (_, i) => appender.columnType(i));
@@ -75,5 +84,7 @@ export class ColumnBatch implements RowSink {
       }
     }
     this.appender.appendDataChunk(out);
+    this.unflushed += n;
+    if (this.unflushed >= ROW_GROUP_ROWS) { this.appender.flushSync(); this.unflushed = 0; }
   }
 }

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { ColumnBatch } from '../../src/import/column-batch.js';
@@ -74,5 +77,30 @@ describe('ColumnBatch', () => {
     expect(await read('posted')).toEqual(want);
     conn.closeSync();
     instance.closeSync();
+  });
+
+  it('keeps every row of a table in a database file, stored in full row groups that the checkpoint need not merge', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gsprof-column-batch-'));
+    try {
+      const instance = await DuckDBInstance.create(join(dir, 't.duckdb'), { threads: '1' });
+      const conn = await instance.connect();
+      await conn.run('CREATE TABLE t (i INTEGER, d DOUBLE)');
+      const batch = new ColumnBatch(await conn.createAppender('t'));
+      // Eight row groups of 122,880 rows and part of a ninth: enough for the appender's own commits to show.
+      const n = 8 * 122_880 + 1000;
+      for (let r = 0; r < n; r++) batch.row([r, r * 0.5]);
+      batch.close();
+      const [count, sumI, sumD] = (await conn.runAndReadAll('SELECT count(*), sum(i), sum(d) FROM t')).getRows()[0]!.map(Number);
+      expect(count).toBe(n);
+      expect(sumI).toBe((n * (n - 1)) / 2);
+      expect(sumD).toBe((n * (n - 1)) / 4);
+      // Before any checkpoint: the appender's own commits (every 204,800 rows) would leave part-filled groups.
+      const groups = (await conn.runAndReadAll("SELECT count(DISTINCT row_group_id) FROM pragma_storage_info('t')")).getRows()[0]![0];
+      expect(Number(groups)).toBe(9);
+      conn.closeSync();
+      instance.closeSync();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
