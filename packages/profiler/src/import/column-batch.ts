@@ -12,7 +12,7 @@ const duckdb = createRequire(import.meta.url)('@duckdb/node-bindings') as Bindin
 
 function specOf(type: DuckDBType): ColumnSpec {
   const kind = type.typeId === DuckDBTypeId.TINYINT ? 'i8' : type.typeId === DuckDBTypeId.INTEGER ? 'i32'
-    : type.typeId === DuckDBTypeId.DOUBLE ? 'f64' : 'any';
+    : type.typeId === DuckDBTypeId.BIGINT ? 'i64' : type.typeId === DuckDBTypeId.DOUBLE ? 'f64' : 'any';
   return { kind, typeName: type.toString() };
 }
 

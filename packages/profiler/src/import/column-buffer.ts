@@ -17,10 +17,10 @@ export const nullRowSink: RowSink = { row() {}, close() {} };
 /** DuckDB's standard vector size: the most rows one data chunk holds. */
 export const CHUNK_ROWS = 2048;
 
-/** How a column is buffered: TINYINT, INTEGER and DOUBLE in typed arrays, any other type as JS values. */
-export interface ColumnSpec { kind: 'i8' | 'i32' | 'f64' | 'any'; typeName: string }
+/** How a column is buffered: TINYINT, INTEGER, BIGINT and DOUBLE in typed arrays, any other type as JS values. */
+export interface ColumnSpec { kind: 'i8' | 'i32' | 'i64' | 'f64' | 'any'; typeName: string }
 
-export type NumberArray = Int8Array | Int32Array | Float64Array;
+export type NumberArray = Int8Array | Int32Array | BigInt64Array | Float64Array;
 
 /**
  * One buffered column of a chunk: `valid` (bit r set when row r is not null) is null when no row is null. A chunk
@@ -44,6 +44,8 @@ interface Column {
   numbers: NumberArray | null;
   /** INTEGER and TINYINT: the value must survive the typed array unchanged (DuckDB's appender checks range). */
   integer: boolean;
+  /** BIGINT: `numbers` as 32-bit halves, low first (little-endian), for numbers (a BigInt per cell costs more). */
+  halves: Int32Array | null;
   values: Cell[] | null;
   /** DuckDB's validity mask layout on little-endian hosts. */
   valid: Uint8Array;
@@ -54,6 +56,7 @@ function numberArray(kind: ColumnSpec['kind']): NumberArray | null {
   switch (kind) {
     case 'i8': return new Int8Array(CHUNK_ROWS);
     case 'i32': return new Int32Array(CHUNK_ROWS);
+    case 'i64': return new BigInt64Array(CHUNK_ROWS);
     case 'f64': return new Float64Array(CHUNK_ROWS);
     default: return null;
   }
@@ -69,7 +72,7 @@ export class ColumnBuffer implements RowSink {
     this.cols = specs.map((spec) => {
       const numbers = numberArray(spec.kind);
       return {
-        spec, numbers, integer: spec.kind !== 'f64',
+        spec, numbers, integer: spec.kind !== 'f64', halves: spec.kind === 'i64' ? new Int32Array(numbers!.buffer) : null,
         values: numbers ? null : new Array<Cell>(CHUNK_ROWS),
         valid: new Uint8Array(CHUNK_ROWS / 8).fill(0xff), hasNull: false,
       };
@@ -89,11 +92,22 @@ export class ColumnBuffer implements RowSink {
       }
       const numbers = col.numbers;
       if (numbers === null) { col.values![r] = v; continue; }
+      if (col.halves !== null) { this.int64(col.halves, numbers as BigInt64Array, r, c, v); continue; }
       if (typeof v !== 'number') this.refuse(r, `column ${c} (${col.spec.typeName}) given ${typeof v} ${String(v)}`);
       numbers[r] = v;
       if (col.integer && numbers[r] !== v) this.refuse(r, `column ${c} (${col.spec.typeName}) cannot hold ${v}`);
     }
     if (++this.rows === CHUNK_ROWS) this.flush();
+  }
+
+  /** A BIGINT cell: a safe integer split into its halves, or a bigint within int64. */
+  private int64(halves: Int32Array, big: BigInt64Array, r: number, c: number, v: Cell): void {
+    if (typeof v === 'number' && Number.isSafeInteger(v)) {
+      const high = Math.floor(v / 4294967296);
+      halves[2 * r] = v - high * 4294967296; // stored modulo 2^32: the low half's bits
+      halves[2 * r + 1] = high;
+    } else if (typeof v === 'bigint' && BigInt.asIntN(64, v) === v) big[r] = v;
+    else this.refuse(r, `column ${c} (BIGINT) cannot hold ${typeof v} ${String(v)}`);
   }
 
   /** Drops the half-written row r (its null bits would otherwise stay for the next row) and throws. */

@@ -9,7 +9,7 @@ import { childArgPath, pathOfArgKey, type ArgPath } from './arg-path.js';
 import { nullRowSink, type Cell, type RowSink } from './column-buffer.js';
 import { RealArg } from '../model/trace.js';
 import {
-  ARG_BIG_INT, ARG_BOOL, ARG_INT, ARG_NULL, ARG_REAL, ARG_STRING, BIND_DIRECT, BIND_ENCLOSING, BIND_NEXT, FLOW_DDL,
+  BIND_DIRECT, BIND_ENCLOSING, BIND_NEXT, FLOW_DDL,
   LAUNCH_DDL, publicViewsDdl,
 } from '../sql/schema.js';
 
@@ -112,7 +112,7 @@ interface ThreadInfo { utid: number; tid: number; name: string | null; upid: num
 export interface ArgKey { key: string; id: number; path: ArgPath | null; pathJson: string | null; children: Map<string | number, ArgKey> | null }
 
 /** The staging tables that importers' rows stream into, in STAGING_DDL. */
-export const STAGED_TABLES = ['_slice_raw', '_counter_raw', '_args_num', '_args_str', '_flow_event', '_string', 'arg_shape', '_nest'] as const;
+export const STAGED_TABLES = ['_slice_raw', '_counter_raw', '_args_int', '_args_real', '_args_str', '_args_bool', '_flow_event', '_string', 'arg_shape', '_nest'] as const;
 export type StagedTable = (typeof STAGED_TABLES)[number];
 export type StagedRows = Record<StagedTable, RowSink>;
 
@@ -177,9 +177,8 @@ export class TraceSink {
   private keptSlices = 0;
   /** Complete slices that overflow the slice they start in (see `place`). */
   private readonly spills: { trackId: number; renested: boolean }[] = [];
-  /** (set, key id, value, type code, id) rows of _args_num and _args_str. */
-  private readonly argNumRow: Cell[] = new Array<Cell>(5);
-  private readonly argStrRow: Cell[] = new Array<Cell>(5);
+  /** The (set, key id, value, id) row of an arg, for whichever of the args tables takes it. */
+  private readonly argRow: Cell[] = new Array<Cell>(4);
   private captured: CapturedArg[] | null = null;
   /**
    * The next arg's place, in read order: args.id, and arg_shape.arg_id of an empty array or object (which has
@@ -195,8 +194,10 @@ export class TraceSink {
 
   private readonly sliceOut: RowSink;
   private readonly counterOut: RowSink;
-  private readonly argsNumOut: RowSink;
+  private readonly argsIntOut: RowSink;
+  private readonly argsRealOut: RowSink;
   private readonly argsStrOut: RowSink;
+  private readonly argsBoolOut: RowSink;
   private readonly flowOut: RowSink;
   private readonly stringOut: RowSink;
   private readonly argShapeOut: RowSink;
@@ -206,8 +207,10 @@ export class TraceSink {
   constructor(private readonly connection: DuckDBConnection | null, rows: StagedRows) {
     this.sliceOut = rows._slice_raw;
     this.counterOut = rows._counter_raw;
-    this.argsNumOut = rows._args_num;
+    this.argsIntOut = rows._args_int;
+    this.argsRealOut = rows._args_real;
     this.argsStrOut = rows._args_str;
+    this.argsBoolOut = rows._args_bool;
     this.flowOut = rows._flow_event;
     this.stringOut = rows._string;
     this.argShapeOut = rows.arg_shape;
@@ -509,8 +512,7 @@ export class TraceSink {
    * `path` is given where the key would read back as another structure (an object key with a dot or a bracket:
    * Kineto's "est. achieved occupancy %"), so that convert can rebuild the value (see arg-path.ts); it goes to
    * the arg_shape table, not into a column of args, which would cost every row of a large import.
-   * Staged as (set, key id, value, type code, id) in _args_num (an int, a bool as 0/1, a real, a null) or
-   * _args_str (a string, an int past 2^53 as its digits).
+   * Staged as (set, key id, value, id) in the args table of its type (see STAGING_DDL).
    */
   arg(argSetId: number, key: string, value: ArgScalar, path: ArgPath | null = null): void {
     if (this.captured) { this.captured.push({ key, value, path }); return; }
@@ -519,20 +521,21 @@ export class TraceSink {
 
   /** `pathJson`: the JSON of the arg's path, where its key does not read back as it (see `arg`). */
   private stageArg(argSetId: number, keyId: number, value: ArgScalar, pathJson: string | null): void {
-    const text = typeof value === 'string' || typeof value === 'bigint';
-    const r = text ? this.argStrRow : this.argNumRow;
+    const r = this.argRow;
     r[0] = argSetId; r[1] = keyId;
-    if (value === null) { r[2] = null; r[3] = ARG_NULL; }
-    else if (typeof value === 'string') { r[2] = value; r[3] = ARG_STRING; }
-    else if (typeof value === 'boolean') { r[2] = value ? 1 : 0; r[3] = ARG_BOOL; }
+    let out: RowSink;
+    if (value === null) { r[2] = null; out = this.argsIntOut; }
+    else if (typeof value === 'string') { r[2] = value; out = this.argsStrOut; }
+    else if (typeof value === 'boolean') { r[2] = value ? 1 : 0; out = this.argsBoolOut; }
     else if (typeof value === 'bigint') {
-      r[2] = value.toString();
-      r[3] = value >= -(2n ** 63n) && value < 2n ** 63n ? ARG_BIG_INT : ARG_STRING;
-    } else if (value instanceof RealArg) { r[2] = value.value; r[3] = ARG_REAL; }
-    else { r[2] = value; r[3] = Number.isSafeInteger(value) ? ARG_INT : ARG_REAL; }
-    r[4] = this.nextArg++;
-    if (pathJson !== null) this.argShapeOut.row([argSetId, r[4], pathJson, null]);
-    (text ? this.argsStrOut : this.argsNumOut).row(r);
+      const int64 = BigInt.asIntN(64, value) === value;
+      r[2] = int64 ? value : value.toString();
+      out = int64 ? this.argsIntOut : this.argsStrOut;
+    } else if (value instanceof RealArg) { r[2] = value.value; out = this.argsRealOut; }
+    else { r[2] = value; out = Number.isSafeInteger(value) ? this.argsIntOut : this.argsRealOut; }
+    r[3] = this.nextArg++;
+    if (pathJson !== null) this.argShapeOut.row([argSetId, r[3], pathJson, null]);
+    out.row(r);
   }
 
   /**
@@ -711,7 +714,7 @@ export class TraceSink {
       for (const f of st.pendingNext) this.writeFlow(f.key, f.seq, f.kind, f.ts, trackId, BIND_NEXT, null, null);
       st.pendingNext = [];
     }
-    for (const out of [this.sliceOut, this.counterOut, this.argsNumOut, this.argsStrOut, this.flowOut, this.stringOut, this.argShapeOut, this.nestOut]) out.close();
+    for (const out of [this.sliceOut, this.counterOut, this.argsIntOut, this.argsRealOut, this.argsStrOut, this.argsBoolOut, this.flowOut, this.stringOut, this.argShapeOut, this.nestOut]) out.close();
     if (!this.connection) return;
     await this.nestAndBind();
     await this.writeSmallTables();

@@ -14,12 +14,11 @@
 export const TEMP_STAGING_TABLES = ['_string', '_slice_raw', '_counter_raw', '_flow_event', '_flow_name', '_nest'] as const;
 
 /**
- * Type codes of staged args. Numbers (ints, bools as 0/1, reals, nulls) and text (strings, ints past 2^53 as their
- * digits) are staged in two tables, each without the other's column: a Kineto trace has ten args per slice, and a
- * column that is null in most rows still costs every row its append.
+ * Staged args are split by the type of value they hold, each table without the others' columns: a Kineto trace
+ * has ten args per slice, and every column, a null one too, costs every row its append. _args_int holds ints
+ * (int64, exact past 2^53) and null args (int_value NULL), _args_str strings (and integers past int64, as their
+ * digits), _args_real reals, _args_bool bools as 0/1.
  */
-export const ARG_NULL = 0, ARG_INT = 1, ARG_REAL = 2, ARG_STRING = 3, ARG_BOOL = 4, ARG_BIG_INT = 5;
-
 export const STAGING_DDL = `
 CREATE TEMP TABLE _string (id INTEGER, str VARCHAR);
 CREATE TEMP TABLE _slice_raw (id INTEGER, ts DOUBLE, dur DOUBLE, track_id INTEGER, category_id INTEGER, name_id INTEGER, arg_set_id INTEGER, depth INTEGER, parent_id INTEGER);
@@ -27,8 +26,10 @@ CREATE TEMP TABLE _counter_raw (id INTEGER, ts DOUBLE, track_id INTEGER, value D
 CREATE TEMP TABLE _flow_event (flow_key VARCHAR, seq INTEGER, kind TINYINT, ts DOUBLE, track_id INTEGER, bind TINYINT, slice_id INTEGER, streamed INTEGER);
 CREATE TEMP TABLE _flow_name (flow_key VARCHAR, category VARCHAR, name VARCHAR);
 CREATE TEMP TABLE _nest (id INTEGER, depth INTEGER, parent_id INTEGER);
-CREATE TABLE _args_num (arg_set_id INTEGER, key_id INTEGER, num DOUBLE, value_type TINYINT, id INTEGER);
-CREATE TABLE _args_str (arg_set_id INTEGER, key_id INTEGER, string_value VARCHAR, value_type TINYINT, id INTEGER);
+CREATE TABLE _args_int (arg_set_id INTEGER, key_id INTEGER, int_value BIGINT, id INTEGER);
+CREATE TABLE _args_real (arg_set_id INTEGER, key_id INTEGER, real_value DOUBLE, id INTEGER);
+CREATE TABLE _args_str (arg_set_id INTEGER, key_id INTEGER, string_value VARCHAR, id INTEGER);
+CREATE TABLE _args_bool (arg_set_id INTEGER, key_id INTEGER, bool_value TINYINT, id INTEGER);
 CREATE TABLE arg_shape (arg_set_id INTEGER, arg_id INTEGER, path VARCHAR, json VARCHAR);
 CREATE TABLE process (upid INTEGER, pid BIGINT, name VARCHAR);
 CREATE TABLE thread (utid INTEGER, tid BIGINT, name VARCHAR, upid INTEGER);
@@ -83,21 +84,22 @@ CREATE TABLE slice AS
   LEFT JOIN _string c ON c.id = r.category_id LEFT JOIN _string nm ON nm.id = r.name_id;
 CREATE TABLE _arg_key AS
   SELECT id, str AS key, regexp_replace(str, '\\[\\d+\\]', '', 'g') AS flat_key FROM _string
-  WHERE id IN (SELECT key_id FROM _args_num UNION SELECT key_id FROM _args_str);
+  WHERE id IN (SELECT key_id FROM _args_int UNION SELECT key_id FROM _args_real UNION SELECT key_id FROM _args_str
+               UNION SELECT key_id FROM _args_bool);
 CREATE VIEW args AS
   SELECT CAST(a.id AS BIGINT) AS id, CAST(a.arg_set_id AS BIGINT) AS arg_set_id, k.flat_key, k.key,
-         CASE WHEN a.value_type <> ${ARG_REAL} THEN CAST(a.num AS BIGINT) END AS int_value,
-         CAST(NULL AS VARCHAR) AS string_value,
-         CASE WHEN a.value_type = ${ARG_REAL} THEN a.num END AS real_value,
-         CASE a.value_type WHEN ${ARG_NULL} THEN 'null' WHEN ${ARG_INT} THEN 'int' WHEN ${ARG_REAL} THEN 'real' ELSE 'bool' END AS value_type
-  FROM _args_num a JOIN _arg_key k ON k.id = a.key_id
+         a.int_value, CAST(NULL AS VARCHAR) AS string_value, CAST(NULL AS DOUBLE) AS real_value,
+         CASE WHEN a.int_value IS NULL THEN 'null' ELSE 'int' END AS value_type
+  FROM _args_int a JOIN _arg_key k ON k.id = a.key_id
   UNION ALL
-  SELECT CAST(a.id AS BIGINT), CAST(a.arg_set_id AS BIGINT), k.flat_key, k.key,
-         CASE WHEN a.value_type = ${ARG_BIG_INT} THEN CAST(a.string_value AS BIGINT) END,
-         CASE WHEN a.value_type <> ${ARG_BIG_INT} THEN a.string_value END,
-         CAST(NULL AS DOUBLE),
-         CASE WHEN a.value_type = ${ARG_BIG_INT} THEN 'int' ELSE 'string' END
-  FROM _args_str a JOIN _arg_key k ON k.id = a.key_id;
+  SELECT CAST(a.id AS BIGINT), CAST(a.arg_set_id AS BIGINT), k.flat_key, k.key, CAST(NULL AS BIGINT), a.string_value, CAST(NULL AS DOUBLE), 'string'
+  FROM _args_str a JOIN _arg_key k ON k.id = a.key_id
+  UNION ALL
+  SELECT CAST(a.id AS BIGINT), CAST(a.arg_set_id AS BIGINT), k.flat_key, k.key, CAST(NULL AS BIGINT), CAST(NULL AS VARCHAR), a.real_value, 'real'
+  FROM _args_real a JOIN _arg_key k ON k.id = a.key_id
+  UNION ALL
+  SELECT CAST(a.id AS BIGINT), CAST(a.arg_set_id AS BIGINT), k.flat_key, k.key, CAST(a.bool_value AS BIGINT), CAST(NULL AS VARCHAR), CAST(NULL AS DOUBLE), 'bool'
+  FROM _args_bool a JOIN _arg_key k ON k.id = a.key_id;
 CREATE TABLE counter AS
   SELECT CAST(id AS BIGINT) AS id, CAST(ts AS BIGINT) + ${off} AS ts, track_id, value FROM _counter_raw;
 CREATE VIEW thread_track AS SELECT id, name, type, parent_id, utid FROM track WHERE utid IS NOT NULL AND type <> 'counter';

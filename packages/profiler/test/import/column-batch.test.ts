@@ -31,6 +31,27 @@ describe('ColumnBatch', () => {
     instance.closeSync();
   });
 
+  it('stores BIGINT cells exactly: numbers up to 2^53, bigints to the ends of int64, nulls', async () => {
+    const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
+    const conn = await instance.connect();
+    await conn.run('CREATE TABLE t (v BIGINT)');
+    const batch = new ColumnBatch(await conn.createAppender('t'));
+    const edges: Cell[] = [0, 1, -1, 2 ** 31, -(2 ** 31) - 1, 2 ** 32 - 1, 2 ** 32, -(2 ** 32), 2 ** 53 - 1, -(2 ** 53 - 1),
+      2n ** 63n - 1n, -(2n ** 63n), 2n ** 53n + 1n, null];
+    // 3000 rows: the edges, then numbers across the whole safe range; a second chunk too.
+    const rows: Cell[] = [...edges];
+    for (let r = rows.length; r < 3000; r++) rows.push(r % 17 === 0 ? null : Math.round((Math.sin(r) * 2 ** 53) / 1.0000001));
+    for (const v of rows) batch.row([v]);
+    expect(() => batch.row([1.5])).toThrow(/BIGINT.*1.5/);
+    expect(() => batch.row([2 ** 53])).toThrow(/BIGINT/);
+    expect(() => batch.row([2n ** 63n])).toThrow(/BIGINT.*9223372036854775808/);
+    batch.close();
+    const back = (await conn.runAndReadAll('SELECT v FROM t')).getRows().map((r) => r[0]);
+    expect(back).toEqual(rows.map((v) => (v === null ? null : BigInt(v))));
+    conn.closeSync();
+    instance.closeSync();
+  });
+
   it('refuses a value its column cannot hold instead of storing a wrapped one', async () => {
     const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
     const conn = await instance.connect();
