@@ -10,7 +10,8 @@
  *   npm run bench:analysis -- --dir /some/tmp    # where generated traces go (default: os tmpdir); kept for reuse
  *   npm run bench:analysis -- --kineto SAMPLE.json.gz --kineto-mib 200
  *                                                # also a Kineto trace: SAMPLE's events (with their args) repeated,
- *                                                # later in time, up to that size; the synthetic traces have no args
+ *                                                # later in time, up to that size; the synthetic traces have no args;
+ *                                                # and the same trace as a .pftrace, made by `gsprof convert`
  *   npm run bench:analysis -- --trace-processor PATH
  *                                                # also time Perfetto's trace_processor_shell and `gsprof query` on
  *                                                # each file (same group-by, import cache off, alternating, 3 runs
@@ -218,6 +219,15 @@ function versusTraceProcessor(tp: string, path: string, dir: string): { tpS: num
   return { tpS: median(tps), gsS: median(gss) };
 }
 
+/** `gsprof convert` of a trace to a .pftrace at `to` (written under a .pftrace name first: convert goes by it). */
+function convertWithCli(from: string, to: string): void {
+  const cli = fileURLToPath(new URL('../packages/cli/bin/run.js', import.meta.url));
+  const out = `${to}.pftrace`;
+  const r = spawnSync(process.execPath, [cli, 'convert', from, out], { encoding: 'utf8', env: { ...process.env, GSPROF_NO_CACHE: '1' } });
+  if (r.status !== 0) throw new Error(`gsprof convert ${from} failed: ${r.stderr.split('\n')[0]}`);
+  renameSync(out, to);
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Child: import one file and report
 
@@ -264,7 +274,7 @@ async function main(): Promise<void> {
   // --gb: the same on-disk database and memory limit for a 100 MB and a 1 GB file; peak RSS should not grow.
   if (values.gb) jobs.push({ events: 1_000_000, format: 'json' }, { events: 10_000_000, format: 'json' });
   else for (const s of values.sizes.split(',')) for (const f of values.formats.split(',')) jobs.push({ events: Number(s), format: f });
-  if (values.kineto) jobs.push({ events: Number(values['kineto-mib']), format: 'kineto' });
+  if (values.kineto) jobs.push({ events: Number(values['kineto-mib']), format: 'kineto' }, { events: Number(values['kineto-mib']), format: 'kineto-pftrace' });
   const versus: string[] = [];
 
   console.log(`node ${process.version}, ${(await import('node:os')).cpus().length} CPUs; traces in ${dir}`);
@@ -272,12 +282,14 @@ async function main(): Promise<void> {
   console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const job of jobs) {
     const path = job.format === 'kineto' ? join(dir, `kineto-${job.events}MiB.json`)
+      : job.format === 'kineto-pftrace' ? join(dir, `kineto-${job.events}MiB.pftrace`)
       : join(dir, `bench-${job.events}.${job.format === 'json' ? 'json' : 'pftrace'}`);
     let genS = NaN;
     if (!existsSync(path)) {
       const t = performance.now();
       const tmp = `${path}.partial`;
       if (job.format === 'kineto') await writeKineto(tmp, values.kineto!, job.events);
+      else if (job.format === 'kineto-pftrace') convertWithCli(join(dir, `kineto-${job.events}MiB.json`), tmp);
       else if (job.format === 'json') await writeChromeJson(tmp, job.events); else await writePerfetto(tmp, job.events);
       renameSync(tmp, path);
       genS = (performance.now() - t) / 1000;
