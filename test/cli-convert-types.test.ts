@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
 import { trace } from '../packages/profiler/test/import/support/proto-writer.js';
-import { convertFile, ensureBuilt, queryCsv, tempDir } from './support/cli.js';
+import { convertFile, ensureBuilt, gsprof, queryCsv, tempDir } from './support/cli.js';
 
 // Written as text: JSON.stringify would write 1.0 as 1.
 const SOURCE = `{"traceEvents":[
@@ -65,4 +65,18 @@ it('thread time goes pftrace -> JSON', async () => {
   expect(await queryCsv(join(dir, 'tt.pftrace'), THREAD_SQL)).toEqual(['work,7000,2000', 'inst,12000,0']);
   await convertFile(dir, 'tt.pftrace', 'tt.json');
   expect(await queryCsv(join(dir, 'tt.json'), THREAD_SQL)).toEqual(['work,7000,2000', 'inst,12000,']);
+});
+
+it('JSON -> pftrace says that it leaves thread time out, rather than losing it silently', async () => {
+  const withTime = await gsprof(['convert', join(dir, 'in.json'), join(dir, 'warned.pftrace')], { env: { GSPROF_NO_CACHE: '1' } });
+  expect(withTime.code).toBe(0);
+  // The four slices with a tts: two X, the B/E pair's slice, the instant.
+  expect(withTime.stderr).toMatch(/^gsprof: warning: .*warned\.pftrace: the thread time \(tts, tdur\) of 4 slices is not written/m);
+  // What the warning says: no thread time came through (the pftrace also holds convert's own metadata instant).
+  const back = await queryCsv(join(dir, 'warned.pftrace'), "select name, thread_ts, thread_dur from slice where name <> 'gsprof.metadata' order by ts");
+  expect(back).toEqual(['x,,', 'x no tdur,,', 'b,,', 'mark,,']);
+  // To JSON it is kept, and nothing is said.
+  const toJson = await gsprof(['convert', join(dir, 'in.json'), join(dir, 'quiet.json')], { env: { GSPROF_NO_CACHE: '1' } });
+  expect(toJson.code).toBe(0);
+  expect(toJson.stderr).not.toMatch(/warning/);
 });
