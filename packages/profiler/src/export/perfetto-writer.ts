@@ -89,10 +89,13 @@ function intern(table: InternTable, name: string): number {
   return iid;
 }
 
-/** The JSON text that stands for null or an empty array or object in a DebugAnnotation; undefined for others. */
-function emptyOrNull(v: ArgValue): string | undefined {
-  if (v === null) return 'null';
-  if (typeof v !== 'object') return undefined;
+/**
+ * The JSON text that stands for an empty array or object in a DebugAnnotation; undefined for others. A null has
+ * no value field at all: trace_processor (v58.2) aborts on a legacy_json_value of "null", and reads an
+ * annotation without a value as no arg, as it drops a null in JSON args.
+ */
+function emptyJson(v: ArgValue): string | undefined {
+  if (v === null || typeof v !== 'object') return undefined;
   if (Array.isArray(v)) return v.length === 0 ? '[]' : undefined;
   for (const _ in v) return undefined;
   return '{}';
@@ -110,8 +113,9 @@ function structuredObject(v: ArgValue): Record<string, unknown> {
   if (typeof v === 'number') return Number.isSafeInteger(v) ? { intValue: v } : { doubleValue: v };
   if (v instanceof RealArg) return { doubleValue: v.value };
   if (typeof v === 'string') return { stringValue: v };
-  const json = emptyOrNull(v);
-  if (json !== undefined || v === null) return { legacyJsonValue: json };
+  if (v === null) return {};
+  const json = emptyJson(v);
+  if (json !== undefined) return { legacyJsonValue: json };
   if (Array.isArray(v)) return { arrayValues: v.map(structuredObject) };
   return { dictEntries: Object.keys(v).map((k) => ({ name: k, ...structuredObject(v[k]!) })) };
 }
@@ -606,12 +610,12 @@ export class PerfettoStreamWriter {
 
   /**
    * The value fields of a DebugAnnotation for any arg value, in field order as protobufjs writes them: a scalar
-   * (2, 4, 5, 6), or null and empty containers as legacy_json_value = 9 (which Perfetto reads as JSON), then
+   * (2, 4, 5, 6), or empty containers as legacy_json_value = 9 (which Perfetto reads as JSON), or none for a null, then
    * `name` = 10 for a dict entry, then dict_entries = 11 (each named by its key) or array_values = 12.
    */
   private structuredValue(v: ArgValue, name?: string): void {
     const b = this.packets;
-    const json = emptyOrNull(v);
+    const json = emptyJson(v);
     if (typeof v === 'boolean') { b.varint(0x10); b.varint(v ? 1 : 0); }
     else if (typeof v === 'bigint') { b.varint(0x20); b.varint64(Number(BigInt.asUintN(32, v)), Number(BigInt.asUintN(32, v >> 32n))); }
     else if (typeof v === 'number') {

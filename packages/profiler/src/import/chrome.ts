@@ -566,7 +566,8 @@ class ChromeImporter {
  */
 function mergeEndArgs(begin: unknown, end: unknown): unknown {
   if (begin === undefined) return end;
-  if (end === undefined) return begin;
+  // trace_processor drops a JSON null, so the end's null leaves the begin's value as it is.
+  if (end === undefined || end === null) return begin;
   if (Array.isArray(begin) && Array.isArray(end)) return [...begin, ...end];
   if (!isObject(begin) || !isObject(end)) return end;
   const out: Json = { ...begin };

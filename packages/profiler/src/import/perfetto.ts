@@ -926,14 +926,22 @@ class PerfettoImporter {
    * `named`: an array element's). Keys are the sink's made keys: building and hashing a key string anew for every
    * arg was a seventh of a Kineto pftrace's import.
    */
-  private annotation(seq: SeqState, r: ProtoReader, parent: ArgKey, argSet: number, depth: number, named = true): void {
+  /**
+   * Stages one DebugAnnotation under `parent`. Returns whether it takes an index as an array element, as in
+   * trace_processor: not when it has no value (how a null is written), nor when it is an array none of whose
+   * elements takes one.
+   */
+  private annotation(seq: SeqState, r: ProtoReader, parent: ArgKey, argSet: number, depth: number, named = true): boolean {
     let name: string | null = null;
     let value: ArgScalar | undefined;
     const children: ProtoReader[] = [];
     const elements: ProtoReader[] = [];
     let nested: ProtoReader | null = null;
     let json: string | null = null;
+    /** Whether the annotation had a field besides its name and array values. */
+    let valued = false;
     while (r.next()) {
+      if (r.field !== 1 && r.field !== 10 && r.field !== 12) valued = true;
       switch (r.field) {
         case 10: name = r.string(); break;
         case 1: name = seq.annNames.get(r.varint()) ?? null; break;
@@ -952,8 +960,12 @@ class PerfettoImporter {
       }
     }
     const node = named ? this.sink.argKeyChild(parent, name ?? '<unnamed>') : parent;
-    if (depth > 32) { this.sink.stat('debug_annotation_too_deep'); return; }
+    if (depth > 32) { this.sink.stat('debug_annotation_too_deep'); return valued; }
     if (value !== undefined) this.sink.argAt(argSet, node, value);
+    // An annotation with nothing but a name is how a null is written (gsprof's writer: trace_processor aborts on
+    // a legacy_json_value of "null"). trace_processor reads it as no arg; it is kept apart for convert, as a null
+    // in JSON args is.
+    if (!valued && elements.length === 0) this.sink.argTreeAt(argSet, node, null, depth);
     if (this.capturingMetadata && depth === 0 && typeof value === 'string') {
       if (name === 'json') recordGsprofMetadata(this.sink, value);
       else if (name === 'flows') recordFlowNames(this.sink, value);
@@ -965,7 +977,10 @@ class PerfettoImporter {
     }
     if (nested) this.nestedValue(nested, node, argSet, depth + 1);
     for (const c of children) this.annotation(seq, c, node, argSet, depth + 1, true);
-    elements.forEach((e, i) => { this.annotation(seq, e, this.sink.argKeyChild(node, i), argSet, depth + 1, false); });
+    // As trace_processor indexes array values: an element without a value (a null) takes no index.
+    let index = 0;
+    elements.forEach((e, i) => { if (this.annotation(seq, e, this.sink.argKeyElement(node, index, i), argSet, depth + 1, false)) index++; });
+    return valued || index > 0;
   }
 
   private nestedValue(r: ProtoReader, node: ArgKey, argSet: number, depth: number): void {

@@ -48,6 +48,8 @@ export function mergeArgs(begin: CapturedArg[], end: CapturedArg[]): CapturedArg
     const path = a.path === null ? null : a.path.map((p) => (typeof p === 'number' ? p + (shifts[k++] ?? 0) : p));
     const moved = { ...a, key, path };
     const at = byKey.get(key);
+    // trace_processor drops a JSON null: the end's null leaves the begin's value as it is.
+    if (a.empty && a.value === 'null' && at !== undefined) continue;
     if (at === undefined) { byKey.set(key, out.length); out.push(moved); } else out[at] = moved;
   }
   return out;
@@ -539,8 +541,9 @@ export class TraceSink {
   }
 
   /**
-   * Writes a JSON-like value as args under `prefix`, flattening objects (a.b) and arrays (a[0]). An empty array
-   * or object has no leaf, so no args row, as in Perfetto: it goes to arg_shape. `path` is the prefix's path
+   * Writes a JSON-like value as args under `prefix`, flattening objects (a.b) and arrays (a[0]). A null, an empty
+   * array or an empty object has no args row, as in Perfetto (trace_processor drops a JSON null): it goes to
+   * arg_shape, so that convert writes it back. `path` is the prefix's path
    * where its key does not read back as it.
    */
   argTree(argSetId: number, prefix: string, value: unknown, depth = 0, path: ArgPath | null = null): void {
@@ -549,7 +552,8 @@ export class TraceSink {
 
   /** `argTree` under a made key (see `argKeyRoot`, `argKeyChild`). */
   argTreeAt(argSetId: number, node: ArgKey, value: unknown, depth: number): void {
-    if (value === null || typeof value !== 'object' || value instanceof RealArg) {
+    if (value === null) { this.emptyArg(argSetId, node, 'null'); return; }
+    if (typeof value !== 'object' || value instanceof RealArg) {
       if (value === undefined) return;
       this.argAt(argSetId, node, value as ArgScalar);
       return;
@@ -557,7 +561,13 @@ export class TraceSink {
     if (depth > 32) { this.argAt(argSetId, node, JSON.stringify(value)); return; }
     if (Array.isArray(value)) {
       if (value.length === 0) { this.emptyArg(argSetId, node, '[]'); return; }
-      for (let i = 0; i < value.length; i++) this.argTreeAt(argSetId, this.argKeyChild(node, i), value[i], depth + 1);
+      // As trace_processor indexes: a null element takes no index (an empty array or object does).
+      let index = 0;
+      for (let i = 0; i < value.length; i++) {
+        const element = value[i];
+        this.argTreeAt(argSetId, this.argKeyElement(node, index, i), element, depth + 1);
+        if (element !== null) index++;
+      }
       return;
     }
     // for-in, not Object.keys: no array per object (a Kineto trace has one args object per event).
@@ -569,8 +579,8 @@ export class TraceSink {
     if (empty) this.emptyArg(argSetId, node, '{}');
   }
 
-  /** An empty array or object: no leaf, so no args row (as in Perfetto); arg_shape keeps it at its place. */
-  private emptyArg(argSetId: number, node: ArgKey, empty: '[]' | '{}'): void {
+  /** A null, an empty array or object: no args row (as in Perfetto); arg_shape keeps it at its place. */
+  private emptyArg(argSetId: number, node: ArgKey, empty: 'null' | '[]' | '{}'): void {
     if (this.captured) { this.captured.push({ key: node.key, value: empty, path: node.path, empty: true }); return; }
     this.argShapeOut.row([argSetId, this.nextArg++, this.pathJsonOf(node), empty]);
   }
@@ -612,6 +622,16 @@ export class TraceSink {
       children.set(name, k);
     }
     return k;
+  }
+
+  /**
+   * Element `at` of an array as trace_processor keys it, `index` counting only the elements before it that are
+   * not null (see argTreeAt): `parent[index]`, with the path of its place in the array where the two differ.
+   */
+  argKeyElement(parent: ArgKey, index: number, at: number): ArgKey {
+    if (index === at) return this.argKeyChild(parent, at);
+    // Rare (a null earlier in the array): not kept among the made keys.
+    return { key: `${parent.key}[${index}]`, id: -1, path: [...(parent.path ?? pathOfArgKey(parent.key)), at], pathJson: null, children: null };
   }
 
   /**

@@ -355,6 +355,25 @@ describe('Chrome JSON arg types', () => {
   });
 });
 
+describe('Chrome JSON null args', () => {
+  it('a null has no args row and takes no array index, and an end\'s null keeps the begin\'s value', async () => {
+    // The rows trace_processor_shell v58.2 gives on this file: it drops each null, in arrays without an index.
+    const events = [
+      { ph: 'X', name: 'x', pid: 1, tid: 1, ts: 10, dur: 5, args: { n: null, i: 1, l: [null, 2, { z: null }], o: { p: null } } },
+      { ph: 'X', name: 'y', pid: 1, tid: 1, ts: 20, dur: 5, args: { l: [[], 5, {}, 6, null, 7, [null], { q: null }, 8] } },
+      { ph: 'B', name: 'b', pid: 1, tid: 1, ts: 30, args: { a: 1, c: null } },
+      { ph: 'E', pid: 1, tid: 1, ts: 40, args: { a: null, c: 3, m: null } },
+    ];
+    expect(await rows('null-args.json', events, `select s.name, a.key, a.int_value from slice s join args a using (arg_set_id)
+      order by s.name, a.key`)).toEqual([
+      { name: 'b', key: 'args.a', int_value: 1 }, { name: 'b', key: 'args.c', int_value: 3 },
+      { name: 'x', key: 'args.i', int_value: 1 }, { name: 'x', key: 'args.l[0]', int_value: 2 },
+      { name: 'y', key: 'args.l[1]', int_value: 5 }, { name: 'y', key: 'args.l[3]', int_value: 6 },
+      { name: 'y', key: 'args.l[4]', int_value: 7 }, { name: 'y', key: 'args.l[7]', int_value: 8 },
+    ]);
+  });
+});
+
 describe('Chrome JSON nesting at one ts and end matching, as trace_processor', () => {
   const sql = `select s.ts, s.dur, s.name, s.depth, p.name as parent from slice s left join slice p on p.id = s.parent_id
     order by s.ts, s.depth, s.name`;

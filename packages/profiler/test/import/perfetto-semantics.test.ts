@@ -288,6 +288,21 @@ describe('Perfetto debug annotation types', () => {
   });
 });
 
+describe('Perfetto debug annotations without a value', () => {
+  it('one with only a name is no arg, and as an array element it takes no index, as in trace_processor', async () => {
+    // What gsprof writes for a null (l: [null, 5, null, 6], m: {n: null}); trace_processor_shell v58.2 aborts on a
+    // legacy_json_value of "null" and reads these bytes as the rows below.
+    const path = files.write('null-annotations.pftrace', trace([
+      [[SEQ, 1], [FLAGS, CLEARED], [DESC, [[1, 1], [4, [[1, 10], [2, 11], [5, 'main']]]]]],
+      [[SEQ, 1], [TS, 100], [EVENT, [[9, INSTANT], [11, 1], [23, 'i'], [4, [[10, 'n']]],
+        [4, [[10, 'l'], [12, []], [12, [[4, 5]]], [12, []], [12, [[4, 6]]]]], [4, [[10, 'm'], [11, [[10, 'n']]]]]]]],
+    ]));
+    expect(await rows(path, 'select key, int_value from args order by key')).toEqual([
+      { key: 'debug.l[0]', int_value: 5 }, { key: 'debug.l[1]', int_value: 6 },
+    ]);
+  });
+});
+
 describe('Perfetto thread track names', () => {
   it('a thread\'s track is not named after its thread, as in trace_processor; a descriptor\'s own name is kept', async () => {
     const path = files.write('thread-track-names.pftrace', trace([
