@@ -959,7 +959,7 @@ class PerfettoImporter {
         default: r.skip();
       }
     }
-    const node = named ? this.sink.argKeyChild(parent, name ?? '<unnamed>') : parent;
+    const node = named ? this.sink.argKeyAnnotation(parent, name ?? '<unnamed>') : parent;
     if (depth > 32) { this.sink.stat('debug_annotation_too_deep'); return valued; }
     if (value !== undefined) this.sink.argAt(argSet, node, value);
     // An annotation with nothing but a name is how a null is written (gsprof's writer: trace_processor aborts on

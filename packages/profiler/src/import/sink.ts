@@ -111,7 +111,11 @@ interface ThreadInfo { utid: number; tid: number; name: string | null; upid: num
  * before), its path (see `arg`), the JSON of that path (`path`, else the key's own; every arg row under it may need
  * it) and its children.
  */
-export interface ArgKey { key: string; id: number; path: ArgPath | null; pathJson: string | null; children: Map<string | number, ArgKey> | null }
+/** `annotated`: the children keyed as a pftrace annotation's name is (see argKeyAnnotation), made once. */
+export interface ArgKey {
+  key: string; id: number; path: ArgPath | null; pathJson: string | null; children: Map<string | number, ArgKey> | null;
+  annotated: Map<string, ArgKey> | null;
+}
 
 /** The staging tables that importers' rows stream into, in STAGING_DDL. */
 export const STAGED_TABLES = ['_slice_raw', '_counter_raw', '_args_int', '_args_real', '_args_str', '_args_bool', '_flow_event', '_string', 'arg_shape', '_nest'] as const;
@@ -599,10 +603,10 @@ export class TraceSink {
 
   /** The arg key `prefix` (`args`, `debug`), made once; one with a `path` of its own is made each time. */
   argKeyRoot(prefix: string, path: ArgPath | null = null): ArgKey {
-    if (path !== null) return { key: prefix, id: -1, path, pathJson: null, children: null };
+    if (path !== null) return { key: prefix, id: -1, path, pathJson: null, children: null, annotated: null };
     let root = this.argKeys.get(prefix);
     if (root === undefined) {
-      root = { key: prefix, id: -1, path: null, pathJson: null, children: null };
+      root = { key: prefix, id: -1, path: null, pathJson: null, children: null, annotated: null };
       this.argKeys.set(prefix, root);
     }
     return root;
@@ -618,8 +622,29 @@ export class TraceSink {
       if (++this.argKeyCount > 1 << 20) { this.argKeys.clear(); this.argKeyCount = 0; }
       const key = typeof name === 'number' ? `${parent.key}[${name}]` : `${parent.key}.${name}`;
       const path = typeof name === 'number' ? parent.path && [...parent.path, name] : childArgPath(parent.key, parent.path, name);
-      k = { key, id: -1, path, pathJson: null, children: null };
+      k = { key, id: -1, path, pathJson: null, children: null, annotated: null };
       children.set(name, k);
+    }
+    return k;
+  }
+
+  /**
+   * The child `name` of `parent` for a pftrace annotation named so: trace_processor keys the name with '.', '['
+   * and ']' as '_'; where that differs from `name`, the path keeps `name`, so that convert writes it back.
+   */
+  argKeyAnnotation(parent: ArgKey, name: string): ArgKey {
+    let annotated = parent.annotated;
+    if (annotated === null) { annotated = new Map(); parent.annotated = annotated; }
+    let k = annotated.get(name);
+    if (k === undefined) {
+      const shown = /[.[\]]/.test(name) ? name.replace(/[.[\]]/g, '_') : name;
+      if (shown === name) k = this.argKeyChild(parent, name);
+      else {
+        if (++this.argKeyCount > 1 << 20) { this.argKeys.clear(); this.argKeyCount = 0; }
+        const path = [...(parent.path ?? pathOfArgKey(parent.key)), name];
+        k = { key: `${parent.key}.${shown}`, id: -1, path, pathJson: null, children: null, annotated: null };
+      }
+      annotated.set(name, k);
     }
     return k;
   }
@@ -631,7 +656,7 @@ export class TraceSink {
   argKeyElement(parent: ArgKey, index: number, at: number): ArgKey {
     if (index === at) return this.argKeyChild(parent, at);
     // Rare (a null earlier in the array): not kept among the made keys.
-    return { key: `${parent.key}[${index}]`, id: -1, path: [...(parent.path ?? pathOfArgKey(parent.key)), at], pathJson: null, children: null };
+    return { key: `${parent.key}[${index}]`, id: -1, path: [...(parent.path ?? pathOfArgKey(parent.key)), at], pathJson: null, children: null, annotated: null };
   }
 
   /**

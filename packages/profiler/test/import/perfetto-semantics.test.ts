@@ -303,6 +303,21 @@ describe('Perfetto debug annotations without a value', () => {
   });
 });
 
+describe('Perfetto debug annotation names', () => {
+  it('a name with a dot or brackets is keyed with underscores, as in trace_processor', async () => {
+    const path = files.write('dotted-annotations.pftrace', trace([
+      [[SEQ, 1], [FLAGS, CLEARED], [DESC, [[1, 1], [4, [[1, 10], [2, 11], [5, 'main']]]]]],
+      [[SEQ, 1], [TS, 100], [EVENT, [[9, INSTANT], [11, 1], [23, 'i'], [4, [[10, 'a.b'], [4, 1]]], [4, [[10, 'c[0]'], [4, 2]]],
+        [4, [[10, 'd'], [11, [[10, 'e.f'], [4, 3]]]]], [4, [[10, 'g h'], [4, 4]]]]]],
+    ]));
+    // The keys trace_processor_shell v58.2 gives on these bytes.
+    expect(await rows(path, 'select key, int_value from args order by key')).toEqual([
+      { key: 'debug.a_b', int_value: 1 }, { key: 'debug.c_0_', int_value: 2 },
+      { key: 'debug.d.e_f', int_value: 3 }, { key: 'debug.g h', int_value: 4 },
+    ]);
+  });
+});
+
 describe('Perfetto thread track names', () => {
   it('a thread\'s track is not named after its thread, as in trace_processor; a descriptor\'s own name is kept', async () => {
     const path = files.write('thread-track-names.pftrace', trace([
