@@ -109,9 +109,8 @@ interface ThreadInfo { utid: number; tid: number; name: string | null; upid: num
 /**
  * A flattened arg key, made once (see `argKeyRoot`, `argKeyChild`): its id in _string once a row used it (-1
  * before), its path (see `arg`), the JSON of that path (`path`, else the key's own; every arg row under it may need
- * it) and its children.
+ * it), its children, and its children as pftrace annotations name them (`annotated`, see `argKeyAnnotation`).
  */
-/** `annotated`: the children keyed as a pftrace annotation's name is (see argKeyAnnotation), made once. */
 export interface ArgKey {
   key: string; id: number; path: ArgPath | null; pathJson: string | null; children: Map<string | number, ArgKey> | null;
   annotated: Map<string, ArgKey> | null;
@@ -187,8 +186,8 @@ export class TraceSink {
   private readonly argRow: Cell[] = new Array<Cell>(4);
   private captured: CapturedArg[] | null = null;
   /**
-   * The next arg's place, in read order: args.id, and arg_shape.arg_id of an empty array or object (which has
-   * no args row). Staged, since the row order of a DuckDB table is not kept (preserve_insertion_order off).
+   * The next arg's place, in read order: args.id, and arg_shape.arg_id of a null, an empty array or object
+   * (which have no args row). Staged, since the row order of a DuckDB table is not kept (preserve_insertion_order off).
    */
   private nextArg = 0;
   /** Slices of dur 0 that are not instants (the zero_dur_slice table). */
@@ -547,8 +546,7 @@ export class TraceSink {
   /**
    * Writes a JSON-like value as args under `prefix`, flattening objects (a.b) and arrays (a[0]). A null, an empty
    * array or an empty object has no args row, as in Perfetto (trace_processor drops a JSON null): it goes to
-   * arg_shape, so that convert writes it back. `path` is the prefix's path
-   * where its key does not read back as it.
+   * arg_shape, so that convert writes it back. `path` is the prefix's path where its key does not read back as it.
    */
   argTree(argSetId: number, prefix: string, value: unknown, depth = 0, path: ArgPath | null = null): void {
     this.argTreeAt(argSetId, this.argKeyRoot(prefix, path), value, depth);
