@@ -28,6 +28,8 @@ import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { kernelSummary, openTrace } from '@gsprof/profiler';
 
+/** The built gsprof CLI, which the comparisons run as a user would. */
+const CLI = fileURLToPath(new URL('../packages/cli/bin/run.js', import.meta.url));
 const KERNELS = ['kinematics', 'com', 'crb', 'factor_m', 'passive', 'actuation', 'rne', 'smooth_acc', 'collision', 'solve'];
 /** Slices per step: the step, its submit, one per kernel; plus one counter sample. */
 const EVENTS_PER_STEP = 2 + KERNELS.length + 1;
@@ -203,7 +205,6 @@ function versusTraceProcessor(tp: string, path: string, dir: string): { tpS: num
   const sql = 'select name, count(*), sum(dur) from slice group by name';
   const q = join(dir, 'tp-query.sql');
   writeFileSync(q, `${sql};\n`);
-  const cli = fileURLToPath(new URL('../packages/cli/bin/run.js', import.meta.url));
   const wall = (cmd: string, args: string[], env: NodeJS.ProcessEnv): number => {
     const t = performance.now();
     const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 1 << 28, env });
@@ -213,7 +214,7 @@ function versusTraceProcessor(tp: string, path: string, dir: string): { tpS: num
   const tps: number[] = [], gss: number[] = [];
   for (let i = 0; i < 3; i++) {
     tps.push(wall(tp, ['-q', q, path], process.env));
-    gss.push(wall(process.execPath, [cli, 'query', path, sql, '--format', 'csv'], { ...process.env, GSPROF_NO_CACHE: '1' }));
+    gss.push(wall(process.execPath, [CLI, 'query', path, sql, '--format', 'csv'], { ...process.env, GSPROF_NO_CACHE: '1' }));
   }
   const median = (a: number[]) => a.sort((x, y) => x - y)[1]!;
   return { tpS: median(tps), gsS: median(gss) };
@@ -221,9 +222,8 @@ function versusTraceProcessor(tp: string, path: string, dir: string): { tpS: num
 
 /** `gsprof convert` of a trace to a .pftrace at `to` (written under a .pftrace name first: convert goes by it). */
 function convertWithCli(from: string, to: string): void {
-  const cli = fileURLToPath(new URL('../packages/cli/bin/run.js', import.meta.url));
   const out = `${to}.pftrace`;
-  const r = spawnSync(process.execPath, [cli, 'convert', from, out], { encoding: 'utf8', env: { ...process.env, GSPROF_NO_CACHE: '1' } });
+  const r = spawnSync(process.execPath, [CLI, 'convert', from, out], { encoding: 'utf8', env: { ...process.env, GSPROF_NO_CACHE: '1' } });
   if (r.status !== 0) throw new Error(`gsprof convert ${from} failed: ${r.stderr.split('\n')[0]}`);
   renameSync(out, to);
 }

@@ -924,10 +924,7 @@ class PerfettoImporter {
   /**
    * One DebugAnnotation (or a dict entry / array element) as args under the arg key `parent` (its own key when not
    * `named`: an array element's). Keys are the sink's made keys: building and hashing a key string anew for every
-   * arg was a seventh of a Kineto pftrace's import.
-   */
-  /**
-   * Stages one DebugAnnotation under `parent`. Returns whether it takes an index as an array element, as in
+   * arg was a seventh of a Kineto pftrace's import. Returns whether it takes an index as an array element, as in
    * trace_processor: not when it has no value (how a null is written), nor when it is an array none of whose
    * elements takes one.
    */

@@ -9,8 +9,7 @@ import { childArgPath, pathOfArgKey, type ArgPath } from './arg-path.js';
 import { nullRowSink, type Cell, type RowSink } from './column-buffer.js';
 import { RealArg } from '../model/trace.js';
 import {
-  BIND_DIRECT, BIND_ENCLOSING, BIND_NEXT, FLOW_DDL,
-  LAUNCH_DDL, publicViewsDdl,
+  BIND_DIRECT, BIND_ENCLOSING, BIND_NEXT, FLOW_DDL, LAUNCH_DDL, publicViewsDdl,
 } from '../sql/schema.js';
 
 export type ArgScalar = string | number | boolean | bigint | null | RealArg;
@@ -114,6 +113,16 @@ interface ThreadInfo { utid: number; tid: number; name: string | null; upid: num
 export interface ArgKey {
   key: string; id: number; path: ArgPath | null; pathJson: string | null; children: Map<string | number, ArgKey> | null;
   annotated: Map<string, ArgKey> | null;
+}
+
+/** A made key, with nothing found for it yet (its id, path JSON, children). */
+function newArgKey(key: string, path: ArgPath | null): ArgKey {
+  return { key, id: -1, path, pathJson: null, children: null, annotated: null };
+}
+
+/** The path of an arg key's value: its own where the key does not read back as it, else the key's. */
+function argKeyPath(node: ArgKey): ArgPath {
+  return node.path ?? pathOfArgKey(node.key);
 }
 
 /** The staging tables that importers' rows stream into, in STAGING_DDL. */
@@ -595,16 +604,16 @@ export class TraceSink {
   }
 
   private pathJsonOf(node: ArgKey): string {
-    node.pathJson ??= JSON.stringify(node.path ?? pathOfArgKey(node.key));
+    node.pathJson ??= JSON.stringify(argKeyPath(node));
     return node.pathJson;
   }
 
   /** The arg key `prefix` (`args`, `debug`), made once; one with a `path` of its own is made each time. */
   argKeyRoot(prefix: string, path: ArgPath | null = null): ArgKey {
-    if (path !== null) return { key: prefix, id: -1, path, pathJson: null, children: null, annotated: null };
+    if (path !== null) return newArgKey(prefix, path);
     let root = this.argKeys.get(prefix);
     if (root === undefined) {
-      root = { key: prefix, id: -1, path: null, pathJson: null, children: null, annotated: null };
+      root = newArgKey(prefix, null);
       this.argKeys.set(prefix, root);
     }
     return root;
@@ -616,11 +625,10 @@ export class TraceSink {
     if (children === null) { children = new Map(); parent.children = children; }
     let k = children.get(name);
     if (k === undefined) {
-      // Bounded as the interned strings are: a new tree starts once this one is large (parents in use stay valid).
-      if (++this.argKeyCount > 1 << 20) { this.argKeys.clear(); this.argKeyCount = 0; }
+      this.countArgKey();
       const key = typeof name === 'number' ? `${parent.key}[${name}]` : `${parent.key}.${name}`;
       const path = typeof name === 'number' ? parent.path && [...parent.path, name] : childArgPath(parent.key, parent.path, name);
-      k = { key, id: -1, path, pathJson: null, children: null, annotated: null };
+      k = newArgKey(key, path);
       children.set(name, k);
     }
     return k;
@@ -638,9 +646,8 @@ export class TraceSink {
       const shown = /[.[\]]/.test(name) ? name.replace(/[.[\]]/g, '_') : name;
       if (shown === name) k = this.argKeyChild(parent, name);
       else {
-        if (++this.argKeyCount > 1 << 20) { this.argKeys.clear(); this.argKeyCount = 0; }
-        const path = [...(parent.path ?? pathOfArgKey(parent.key)), name];
-        k = { key: `${parent.key}.${shown}`, id: -1, path, pathJson: null, children: null, annotated: null };
+        this.countArgKey();
+        k = newArgKey(`${parent.key}.${shown}`, [...argKeyPath(parent), name]);
       }
       annotated.set(name, k);
     }
@@ -654,7 +661,12 @@ export class TraceSink {
   argKeyElement(parent: ArgKey, index: number, at: number): ArgKey {
     if (index === at) return this.argKeyChild(parent, at);
     // Rare (a null earlier in the array): not kept among the made keys.
-    return { key: `${parent.key}[${index}]`, id: -1, path: [...(parent.path ?? pathOfArgKey(parent.key)), at], pathJson: null, children: null, annotated: null };
+    return newArgKey(`${parent.key}[${index}]`, [...argKeyPath(parent), at]);
+  }
+
+  /** Counts a made key kept in a tree, bounded as the interned strings are: a new tree starts once this one is large (parents in use stay valid). */
+  private countArgKey(): void {
+    if (++this.argKeyCount > 1 << 20) { this.argKeys.clear(); this.argKeyCount = 0; }
   }
 
   /**

@@ -66,6 +66,15 @@ export const GPU_OP_CATEGORY_SQL = `(${GPU_OP_CATEGORIES.map((c) => `'${c}'`).jo
 /** CPU-side calls that launch GPU work: CUDA/HIP runtime and driver calls, and our queue.submit. */
 export const LAUNCH_CATEGORY_SQL = `('cuda_runtime','cuda_driver')`;
 
+/** The args staging tables (STAGING_DDL) and what each gives the args view's value columns. */
+const ARG_TABLES = [
+  { table: '_args_int', int: 'a.int_value', string: 'CAST(NULL AS VARCHAR)', real: 'CAST(NULL AS DOUBLE)',
+    type: "CASE WHEN a.int_value IS NULL THEN 'null' ELSE 'int' END" },
+  { table: '_args_str', int: 'CAST(NULL AS BIGINT)', string: 'a.string_value', real: 'CAST(NULL AS DOUBLE)', type: "'string'" },
+  { table: '_args_real', int: 'CAST(NULL AS BIGINT)', string: 'CAST(NULL AS VARCHAR)', real: 'a.real_value', type: "'real'" },
+  { table: '_args_bool', int: 'CAST(a.bool_value AS BIGINT)', string: 'CAST(NULL AS VARCHAR)', real: 'CAST(NULL AS DOUBLE)', type: "'bool'" },
+] as const;
+
 /**
  * `renested`: some slices' depth and parent were computed again in SQL, into `_nest` (see TraceSink.nestAndBind).
  * `threadTimes`: some slices have a thread time, in `_thread_time`; otherwise thread_ts and thread_dur are NULL.
@@ -84,22 +93,11 @@ CREATE TABLE slice AS
   LEFT JOIN _string c ON c.id = r.category_id LEFT JOIN _string nm ON nm.id = r.name_id;
 CREATE TABLE _arg_key AS
   SELECT id, str AS key, regexp_replace(str, '\\[\\d+\\]', '', 'g') AS flat_key FROM _string
-  WHERE id IN (SELECT key_id FROM _args_int UNION SELECT key_id FROM _args_real UNION SELECT key_id FROM _args_str
-               UNION SELECT key_id FROM _args_bool);
+  WHERE id IN (${ARG_TABLES.map((t) => `SELECT key_id FROM ${t.table}`).join(' UNION ')});
 CREATE VIEW args AS
-  SELECT CAST(a.id AS BIGINT) AS id, CAST(a.arg_set_id AS BIGINT) AS arg_set_id, k.flat_key, k.key,
-         a.int_value, CAST(NULL AS VARCHAR) AS string_value, CAST(NULL AS DOUBLE) AS real_value,
-         CASE WHEN a.int_value IS NULL THEN 'null' ELSE 'int' END AS value_type
-  FROM _args_int a JOIN _arg_key k ON k.id = a.key_id
-  UNION ALL
-  SELECT CAST(a.id AS BIGINT), CAST(a.arg_set_id AS BIGINT), k.flat_key, k.key, CAST(NULL AS BIGINT), a.string_value, CAST(NULL AS DOUBLE), 'string'
-  FROM _args_str a JOIN _arg_key k ON k.id = a.key_id
-  UNION ALL
-  SELECT CAST(a.id AS BIGINT), CAST(a.arg_set_id AS BIGINT), k.flat_key, k.key, CAST(NULL AS BIGINT), CAST(NULL AS VARCHAR), a.real_value, 'real'
-  FROM _args_real a JOIN _arg_key k ON k.id = a.key_id
-  UNION ALL
-  SELECT CAST(a.id AS BIGINT), CAST(a.arg_set_id AS BIGINT), k.flat_key, k.key, CAST(a.bool_value AS BIGINT), CAST(NULL AS VARCHAR), CAST(NULL AS DOUBLE), 'bool'
-  FROM _args_bool a JOIN _arg_key k ON k.id = a.key_id;
+${ARG_TABLES.map((t) => `  SELECT CAST(a.id AS BIGINT) AS id, CAST(a.arg_set_id AS BIGINT) AS arg_set_id, k.flat_key, k.key,
+         ${t.int} AS int_value, ${t.string} AS string_value, ${t.real} AS real_value, ${t.type} AS value_type
+  FROM ${t.table} a JOIN _arg_key k ON k.id = a.key_id`).join('\n  UNION ALL\n')};
 CREATE TABLE counter AS
   SELECT CAST(id AS BIGINT) AS id, CAST(ts AS BIGINT) + ${off} AS ts, track_id, value FROM _counter_raw;
 CREATE VIEW thread_track AS SELECT id, name, type, parent_id, utid FROM track WHERE utid IS NOT NULL AND type <> 'counter';
