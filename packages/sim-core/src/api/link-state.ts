@@ -8,9 +8,9 @@ import type { SimInstance } from '../backend/backend.js';
 import type { Data } from '../data/data.js';
 import { makeData } from '../data/make-data.js';
 import type { Model } from '../model/model.js';
-import { com } from '../stages/com.js';
-import { kinematics } from '../stages/kinematics.js';
-import { comVel } from '../stages/rne.js';
+import { com } from '../stages/com/cpu.js';
+import { kinematics } from '../stages/kinematics/cpu.js';
+import { comVel } from '../stages/rne/cpu.js';
 
 /** A host Data (env t = envs[t]) with the current qpos and qvel and their kinematics; velocities if asked. */
 export async function currentLinkState(sim: SimInstance, model: Model, envs: Int32Array, velocities: boolean): Promise<Data> {

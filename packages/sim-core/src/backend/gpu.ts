@@ -9,7 +9,7 @@
 import { type DofCtrlMode, TIMER_SLOTS, type Data, type Precision } from '../data/data.js';
 import { makeData, resetData } from '../data/make-data.js';
 import { collisionPlan, geomLabel } from '../collision/plan.js';
-import { gpuHasNarrow } from '../gpu/kernels/collision.js';
+import { gpuHasNarrow } from '../stages/collision/wgsl.js';
 import { GPU_CCD_MAX_ITERATIONS, gpuConvexPair } from '../gpu/kernels/convex.js';
 import { CCD_ITERATIONS } from '../collision/convex.js';
 import { EqType, GeomType, type Model } from '../model/model.js';

@@ -7,18 +7,18 @@
 import type { Data } from '../data/data.js';
 import type { Model } from '../model/model.js';
 import type { SimTracer } from '../instrument.js';
-import { kinematics } from '../stages/kinematics.js';
-import { com } from '../stages/com.js';
-import { crb } from '../stages/crb.js';
-import { factorM } from '../stages/factor_m.js';
-import { collision } from '../stages/collision.js';
-import { makeConstraint } from '../stages/make_constraint.js';
-import { passive } from '../stages/passive.js';
-import { rne } from '../stages/rne.js';
-import { actuation } from '../stages/actuation.js';
-import { smoothAcc } from '../stages/smooth_acc.js';
-import { solve } from '../stages/solve.js';
-import { integrate } from '../stages/integrate.js';
+import { kinematics } from '../stages/kinematics/cpu.js';
+import { com } from '../stages/com/cpu.js';
+import { crb } from '../stages/crb/cpu.js';
+import { factorM } from '../stages/factor_m/cpu.js';
+import { collision } from '../stages/collision/cpu.js';
+import { makeConstraint } from '../stages/make_constraint/cpu.js';
+import { passive } from '../stages/passive/cpu.js';
+import { rne } from '../stages/rne/cpu.js';
+import { actuation } from '../stages/actuation/cpu.js';
+import { smoothAcc } from '../stages/smooth_acc/cpu.js';
+import { solve } from '../stages/solve/cpu.js';
+import { integrate } from '../stages/integrate/cpu.js';
 
 export type StageFn = (m: Model, d: Data, e0: number, e1: number) => void;
 

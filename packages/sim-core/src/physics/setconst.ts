@@ -8,11 +8,11 @@
 import { EqType, JointType, TrnType, type Model } from '../model/model.js';
 import type { Data } from '../data/data.js';
 import { makeData } from '../data/make-data.js';
-import { kinematics } from '../stages/kinematics.js';
+import { kinematics } from '../stages/kinematics/cpu.js';
 import { bodyPointToWorld } from '../solver/jacobian.js';
-import { com } from '../stages/com.js';
-import { crb } from '../stages/crb.js';
-import { factorM, solveMEnv } from '../stages/factor_m.js';
+import { com } from '../stages/com/cpu.js';
+import { crb } from '../stages/crb/cpu.js';
+import { factorM, solveMEnv } from '../stages/factor_m/cpu.js';
 import { hasSpatialTendons, isSpatial, spatialTendonsOf } from './tendon.js';
 
 const MINVAL = 1e-15;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { collision } from '../../src/stages/collision.js';
+import { collision } from '../../src/stages/collision/cpu.js';
 import { lcg as rng } from '../../../../test/support/random.js';
 import { loadMujocoXml, modelFromMujoco, type Mj } from '../helpers/mujoco.js';
 import { allocData, copyFromMujoco, envSlice, mujocoContacts } from './mujoco-data.js';

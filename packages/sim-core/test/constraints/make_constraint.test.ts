@@ -3,8 +3,8 @@ import { hasShared, sharedPath } from '../../../../test/support/shared.js';
 import { lcg as rng } from '../../../../test/support/random.js';
 import type { Data } from '../../src/data/data.js';
 import type { Model } from '../../src/model/model.js';
-import { collision } from '../../src/stages/collision.js';
-import { makeConstraint } from '../../src/stages/make_constraint.js';
+import { collision } from '../../src/stages/collision/cpu.js';
+import { makeConstraint } from '../../src/stages/make_constraint/cpu.js';
 import { loadMujoco, loadMujocoXml, modelFromMujoco, type Mj } from '../helpers/mujoco.js';
 import { allocData, copyFromMujoco, envsFromMujoco } from './mujoco-data.js';
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { refuseCpuOnlyPairs } from '../../src/backend/gpu.js';
-import { collisionKernel, gpuHasNarrow } from '../../src/gpu/kernels/collision.js';
+import { collisionKernel, gpuHasNarrow } from '../../src/stages/collision/wgsl.js';
 import { GPU_CCD_MAX_ITERATIONS, gpuConvexPair } from '../../src/gpu/kernels/convex.js';
 import { loadMJCF } from '../../src/loaders/index.js';
 

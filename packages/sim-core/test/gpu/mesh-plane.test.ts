@@ -16,7 +16,7 @@ import { meshHulls, meshSupport } from '../../src/collision/mesh.js';
 import { stepCpu } from '../../src/cpu/step.js';
 import type { Data } from '../../src/data/data.js';
 import { makeData } from '../../src/data/make-data.js';
-import { collisionKernelWith } from '../../src/gpu/kernels/collision.js';
+import { collisionKernelWith } from '../../src/stages/collision/wgsl.js';
 import { MESH_HULL_WGSL } from '../../src/gpu/kernels/mesh.js';
 import type { OpenedGpu } from '../../src/gpu/adapter.js';
 import { GpuSim, type KernelDef } from '../../src/gpu/runtime.js';

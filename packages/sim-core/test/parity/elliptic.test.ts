@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ConstraintState } from '../../src/solver/types.js';
-import { collision } from '../../src/stages/collision.js';
-import { makeConstraint } from '../../src/stages/make_constraint.js';
+import { collision } from '../../src/stages/collision/cpu.js';
+import { makeConstraint } from '../../src/stages/make_constraint/cpu.js';
 import { envsFromMujoco } from '../constraints/mujoco-data.js';
 import { disposeMujoco, loadMujocoXml } from '../helpers/mujoco.js';
 import {

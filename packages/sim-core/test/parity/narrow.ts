@@ -5,7 +5,7 @@
  */
 import { expect } from 'vitest';
 import type { Model } from '../../src/model/model.js';
-import { collision } from '../../src/stages/collision.js';
+import { collision } from '../../src/stages/collision/cpu.js';
 import { allocData, copyFromMujoco, mujocoContacts } from '../constraints/mujoco-data.js';
 import { disposeMujoco, loadMujocoXml, type Mj, modelFromMujoco } from '../helpers/mujoco.js';
 

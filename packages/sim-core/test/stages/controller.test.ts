@@ -6,7 +6,7 @@ import { describe, expect, test } from 'vitest';
 import { hasShared, sharedPath } from '../../../../test/support/shared.js';
 import { DofCtrlMode } from '../../src/data/data.js';
 import { makeData } from '../../src/data/make-data.js';
-import { actuation } from '../../src/stages/actuation.js';
+import { actuation } from '../../src/stages/actuation/cpu.js';
 import { stepCpu } from '../../src/cpu/step.js';
 import { envOf, pairFromFile, pairFromXml } from './oracle.js';
 

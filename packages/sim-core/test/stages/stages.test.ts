@@ -5,14 +5,14 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { Data } from '../../src/data/data.js';
 import { makeData } from '../../src/data/make-data.js';
-import { kinematics } from '../../src/stages/kinematics.js';
-import { com } from '../../src/stages/com.js';
-import { crb } from '../../src/stages/crb.js';
-import { factorM, solveMEnv } from '../../src/stages/factor_m.js';
-import { passive } from '../../src/stages/passive.js';
-import { actuation } from '../../src/stages/actuation.js';
-import { rne } from '../../src/stages/rne.js';
-import { smoothAcc } from '../../src/stages/smooth_acc.js';
+import { kinematics } from '../../src/stages/kinematics/cpu.js';
+import { com } from '../../src/stages/com/cpu.js';
+import { crb } from '../../src/stages/crb/cpu.js';
+import { factorM, solveMEnv } from '../../src/stages/factor_m/cpu.js';
+import { passive } from '../../src/stages/passive/cpu.js';
+import { actuation } from '../../src/stages/actuation/cpu.js';
+import { rne } from '../../src/stages/rne/cpu.js';
+import { smoothAcc } from '../../src/stages/smooth_acc/cpu.js';
 import { fullM } from '../helpers/mujoco.js';
 import { ZOO_XML } from './models.js';
 import {

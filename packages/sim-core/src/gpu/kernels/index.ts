@@ -3,11 +3,11 @@ import { collisionPlan } from '../../collision/plan.js';
 import { GeomType, type Model } from '../../model/model.js';
 import { hasSpatialTendons } from '../../physics/tendon.js';
 import type { KernelDef } from '../runtime.js';
-import { collisionKernel, collisionKernelWith } from './collision.js';
+import { collisionKernel, collisionKernelWith } from '../../stages/collision/wgsl.js';
 import { gpuConvexPair, gpuMeshConvexPair, gpuMeshMeshPair } from './convex.js';
-import { makeConstraintKernel } from './make_constraint.js';
+import { makeConstraintKernel } from '../../stages/make_constraint/wgsl.js';
 import { comKernel, SMOOTH_KERNELS as S } from './smooth.js';
-import { solveKernel } from './solve.js';
+import { solveKernel } from '../../stages/solve/wgsl.js';
 
 /** Every kernel with every optional routine (convex pairs, the mesh support, mesh-mesh, plane-mesh, spatial tendons) compiled in. */
 export const GPU_KERNELS: readonly KernelDef[] = [

@@ -11,15 +11,15 @@
  * Also fills d.timers (see solver/timers.ts): wall-clock ns per env, iterations, active rows, contacts,
  * line-search evaluations and rows.
  */
-import type { Data, Real } from '../data/data.js';
-import { ConeType, SolverType, type Model } from '../model/model.js';
-import { Islands, type SolverSettings } from '../solver/islands.js';
-import { solvePrimal, type SolveStats } from '../solver/primal.js';
-import { type Problem, constraintCost, gaussCost, indexRows, jacMinusAref, makeProblem, mulM } from '../solver/problem.js';
-import { ConstraintType } from '../solver/types.js';
+import type { Data, Real } from '../../data/data.js';
+import { ConeType, SolverType, type Model } from '../../model/model.js';
+import { Islands, type SolverSettings } from '../../solver/islands.js';
+import { solvePrimal, type SolveStats } from '../../solver/primal.js';
+import { type Problem, constraintCost, gaussCost, indexRows, jacMinusAref, makeProblem, mulM } from '../../solver/problem.js';
+import { ConstraintType } from '../../solver/types.js';
 import {
   TIMER_ACTIVE, TIMER_CONTACTS, TIMER_ITERATIONS, TIMER_LS_ITERATIONS, TIMER_NEFC, TIMER_SOLVE_NS,
-} from '../solver/timers.js';
+} from '../../solver/timers.js';
 
 /** Envs gathered and scattered together (a cache line of f64). */
 const BLOCK = 8;

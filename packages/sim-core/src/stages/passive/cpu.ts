@@ -4,9 +4,9 @@
  * vector), dof dampers give -damping * qvel, and tendons (fixed and spatial) add J' * (spring outside the dead
  * band of their spring length - damping * tendon velocity). qfrcPassive is their sum.
  */
-import type { Data } from '../data/data.js';
-import { JointType, type Model } from '../model/model.js';
-import { isSpatial, spatialTendonsOf, tendonState } from '../physics/tendon.js';
+import type { Data } from '../../data/data.js';
+import { JointType, type Model } from '../../model/model.js';
+import { isSpatial, spatialTendonsOf, tendonState } from '../../physics/tendon.js';
 
 /** A tendon's [length, velocity] (scratch). */
 const tendonScratch = new Float64Array(2);

@@ -9,9 +9,9 @@
  * The contact's point Jacobian difference is kept in the Data scratch field conJac.
  * Not mirrored: equality types other than joint, connect and weld.
  */
-import type { KernelDef } from '../runtime.js';
-import { WGSL_MATH } from '../wgsl-math.js';
-import { TENDON_USE_WGSL } from './tendon.js';
+import type { KernelDef } from '../../gpu/runtime.js';
+import { WGSL_MATH } from '../../gpu/wgsl-math.js';
+import { TENDON_USE_WGSL } from '../../gpu/kernels/tendon.js';
 
 export const IMPEDANCE_WGSL = /* wgsl */ `
 const MINVAL_I: f32 = 1e-15;

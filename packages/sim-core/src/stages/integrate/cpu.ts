@@ -8,11 +8,11 @@
  * local frame), time += h and qaccWarmstart = qacc (the solver's, as MuJoCo keeps it).
  * Sets Data.errFlags bit 0 on NaN/Inf and bit 1 on |value| > 1e10 (MuJoCo's mjMAXVAL) in qpos, qvel or qacc.
  */
-import type { Data, Real } from '../data/data.js';
-import { Integrator, JointType, type Model } from '../model/model.js';
-import { planOf } from '../data/plan.js';
-import { scratchOf } from '../data/scratch.js';
-import { copyTree, factorLDL, solveLDL } from './factor_m.js';
+import type { Data, Real } from '../../data/data.js';
+import { Integrator, JointType, type Model } from '../../model/model.js';
+import { planOf } from '../../data/plan.js';
+import { scratchOf } from '../../data/scratch.js';
+import { copyTree, factorLDL, solveLDL } from '../factor_m/cpu.js';
 
 // imported enum members read once: a module binding read in a hot loop is a getter call under tsx
 const FREE: number = JointType.Free;

@@ -3,10 +3,10 @@
  * qfrcSmooth = qfrcPassive - qfrcBias + qfrcApplied + qfrcActuator, and the unconstrained acceleration
  * qaccSmooth = M^-1 qfrcSmooth from the factor of stage factor_m.
  */
-import type { Data } from '../data/data.js';
-import type { Model } from '../model/model.js';
-import { scratchOf } from '../data/scratch.js';
-import { solveM } from './factor_m.js';
+import type { Data } from '../../data/data.js';
+import type { Model } from '../../model/model.js';
+import { scratchOf } from '../../data/scratch.js';
+import { solveM } from '../factor_m/cpu.js';
 
 export function smoothAcc(m: Model, d: Data, e0: number, e1: number): void {
   const n = d.nEnvs;

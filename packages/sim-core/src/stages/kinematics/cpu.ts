@@ -4,10 +4,10 @@
  * Hinge, slide, ball and free joints; quaternions (w, x, y, z) are normalised as MuJoCo does (only when
  * off by more than 1e-15). Envs are the innermost loop.
  */
-import type { Data, Real } from '../data/data.js';
-import { JointType, type Model } from '../model/model.js';
-import { planOf, SameFrame } from '../data/plan.js';
-import { scratchOf, type Frames } from '../data/scratch.js';
+import type { Data, Real } from '../../data/data.js';
+import { JointType, type Model } from '../../model/model.js';
+import { planOf, SameFrame } from '../../data/plan.js';
+import { scratchOf, type Frames } from '../../data/scratch.js';
 
 // imported enum members read once: a module binding read in a hot loop is a getter call under tsx
 const FREE: number = JointType.Free;

@@ -4,11 +4,11 @@
  * the diagonal. qM is stored dense and symmetric; entries between unrelated dofs are structurally zero
  * (set once by makeData and never written).
  */
-import type { Data } from '../data/data.js';
-import type { Model } from '../model/model.js';
-import { planOf } from '../data/plan.js';
-import { mulInertVec } from '../math/inertia.js';
-import { addRows } from '../math/rows.js';
+import type { Data } from '../../data/data.js';
+import type { Model } from '../../model/model.js';
+import { planOf } from '../../data/plan.js';
+import { mulInertVec } from '../../math/inertia.js';
+import { addRows } from '../../math/rows.js';
 
 const buf = new Float64Array(6);
 

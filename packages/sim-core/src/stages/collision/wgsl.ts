@@ -16,11 +16,11 @@
  * (f32 GJK/EPA); height fields are refused at build (refuseHFieldCollision).
  * Geom types: 0 plane, 2 sphere, 3 capsule, 4 ellipsoid, 5 cylinder, 6 box, 7 mesh.
  */
-import type { KernelDef } from '../runtime.js';
-import { WGSL_MATH } from '../wgsl-math.js';
-import { BOX_BOX_WGSL } from './box_box.js';
-import { CONVEX_STUB_WGSL, convexWgsl, gpuConvexPair } from './convex.js';
-import { MESH_HULL_WGSL, PLANE_MESH_STUB_WGSL, PLANE_MESH_WGSL } from './mesh.js';
+import type { KernelDef } from '../../gpu/runtime.js';
+import { WGSL_MATH } from '../../gpu/wgsl-math.js';
+import { BOX_BOX_WGSL } from '../../gpu/kernels/box_box.js';
+import { CONVEX_STUB_WGSL, convexWgsl, gpuConvexPair } from '../../gpu/kernels/convex.js';
+import { MESH_HULL_WGSL, PLANE_MESH_STUB_WGSL, PLANE_MESH_WGSL } from '../../gpu/kernels/mesh.js';
 
 const COLLISION_HELPERS = /* wgsl */ `
 const MINVAL_C: f32 = 1e-15;

@@ -5,12 +5,12 @@
  * I*a + v x* (I*v), accumulated leaf to root and projected on the dofs.
  * Spatial vectors are [angular, linear] in the com-based frame, as MuJoCo's.
  */
-import type { Data } from '../data/data.js';
-import { JointType, type Model } from '../model/model.js';
-import { planOf } from '../data/plan.js';
-import { scratchOf } from '../data/scratch.js';
-import { mulInertVec } from '../math/inertia.js';
-import { addRows } from '../math/rows.js';
+import type { Data } from '../../data/data.js';
+import { JointType, type Model } from '../../model/model.js';
+import { planOf } from '../../data/plan.js';
+import { scratchOf } from '../../data/scratch.js';
+import { mulInertVec } from '../../math/inertia.js';
+import { addRows } from '../../math/rows.js';
 
 // imported enum members read once: a module binding read in a hot loop is a getter call under tsx
 const FREE: number = JointType.Free;

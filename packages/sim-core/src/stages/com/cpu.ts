@@ -3,8 +3,8 @@
  * [Ixx Iyy Izz Ixy Ixz Iyz, m*c (3), m] about the subtree com of the body's root) and the motion axes of
  * the dofs in that frame (cdof: [angular, linear]).
  */
-import type { Data } from '../data/data.js';
-import { JointType, type Model } from '../model/model.js';
+import type { Data } from '../../data/data.js';
+import { JointType, type Model } from '../../model/model.js';
 
 // imported enum members read once: a module binding read in a hot loop is a getter call under tsx
 const FREE: number = JointType.Free;

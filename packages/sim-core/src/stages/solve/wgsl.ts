@@ -18,7 +18,7 @@
  * any contact is on the surface, where the CPU updates its factor by rank one), and the line search follows
  * the cone's cost along the search.
  */
-import type { KernelDef } from '../runtime.js';
+import type { KernelDef } from '../../gpu/runtime.js';
 
 const SOLVE_HELPERS = /* wgsl */ `
 const MINVAL_S: f32 = 1e-15;

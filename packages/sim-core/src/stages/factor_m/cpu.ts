@@ -4,10 +4,10 @@
  * below the diagonal and D on it; qLDiagInv = 1/D. The solves (mj_solveM) are exported for the other
  * stages: x <- M^-1 x for SoA vectors of all envs, or for one env's contiguous vector.
  */
-import type { Data, Real } from '../data/data.js';
-import type { Model } from '../model/model.js';
-import { planOf, type Plan } from '../data/plan.js';
-import { scratchOf } from '../data/scratch.js';
+import type { Data, Real } from '../../data/data.js';
+import type { Model } from '../../model/model.js';
+import { planOf, type Plan } from '../../data/plan.js';
+import { scratchOf } from '../../data/scratch.js';
 
 type Mat = Real | Float64Array;
 

@@ -12,12 +12,12 @@
  *   (mjd_actuator_vel + mjd_passive_vel): -damping, plus gear^2 * (b2 + g2*ctrl) of each active actuator,
  *   or -kv of a dof under Position/Velocity control. As in MuJoCo, force clipping is ignored here.
  */
-import { DofCtrlMode, type Data } from '../data/data.js';
-import { BiasType, TrnType, type Model } from '../model/model.js';
-import { planOf } from '../data/plan.js';
-import { scratchOf } from '../data/scratch.js';
-import { clip } from '../math/clip.js';
-import { isSpatial, spatialTendonsOf, tendonState } from '../physics/tendon.js';
+import { DofCtrlMode, type Data } from '../../data/data.js';
+import { BiasType, TrnType, type Model } from '../../model/model.js';
+import { planOf } from '../../data/plan.js';
+import { scratchOf } from '../../data/scratch.js';
+import { clip } from '../../math/clip.js';
+import { isSpatial, spatialTendonsOf, tendonState } from '../../physics/tendon.js';
 
 /** A tendon's [length, velocity] (scratch). */
 const tendonScratch = new Float64Array(2);

@@ -7,12 +7,12 @@
  * the soft-constraint terms efcR, efcD and efcAref (see solver/impedance.ts) with diagApprox from the
  * model's dof/body invweight0. Rows beyond d.maxEfc are dropped and set errFlags bit 2.
  */
-import type { Data, Real } from '../data/data.js';
-import { ConeType, EqType, JointType, type Model } from '../model/model.js';
-import { clampSolimp, impedance, refDamping, refStiffness, regularizer, safeSolref } from '../solver/impedance.js';
-import { isSpatial, spatialTendonsOf } from '../physics/tendon.js';
-import { addPointJacobian, bodyMoves, bodyPointToWorld } from '../solver/jacobian.js';
-import { ConstraintType, MINVAL } from '../solver/types.js';
+import type { Data, Real } from '../../data/data.js';
+import { ConeType, EqType, JointType, type Model } from '../../model/model.js';
+import { clampSolimp, impedance, refDamping, refStiffness, regularizer, safeSolref } from '../../solver/impedance.js';
+import { isSpatial, spatialTendonsOf } from '../../physics/tendon.js';
+import { addPointJacobian, bodyMoves, bodyPointToWorld } from '../../solver/jacobian.js';
+import { ConstraintType, MINVAL } from '../../solver/types.js';
 
 const ERR_OVERFLOW = 1 << 2;
 

@@ -5,11 +5,11 @@
  * narrow phase writes contacts with MuJoCo's positions, frames and mixed parameters into d.contact*.
  * A pair whose contacts do not fit in d.maxContacts is dropped and sets errFlags bit 2.
  */
-import { DIST, FRAME, MAX_CONTACT_PAIR, POS, STRIDE, makeFrame, makeGeomPose, type GeomPose } from '../collision/contact.js';
-import { meshHulls } from '../collision/mesh.js';
-import { collisionPlan } from '../collision/plan.js';
-import type { Data, Real } from '../data/data.js';
-import { GeomType, type Model } from '../model/model.js';
+import { DIST, FRAME, MAX_CONTACT_PAIR, POS, STRIDE, makeFrame, makeGeomPose, type GeomPose } from '../../collision/contact.js';
+import { meshHulls } from '../../collision/mesh.js';
+import { collisionPlan } from '../../collision/plan.js';
+import type { Data, Real } from '../../data/data.js';
+import { GeomType, type Model } from '../../model/model.js';
 
 export const ERR_OVERFLOW = 1 << 2;
 
