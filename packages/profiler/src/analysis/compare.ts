@@ -189,19 +189,44 @@ function runStats(run: RunSamples, statistic: RunStatistic): { step: number; ker
   return { step: of(run.steps), kernels, counts };
 }
 
-function configDifferences(a: RunConfig, b: RunConfig): { refused: ConfigDifference[]; warned: ConfigDifference[] } {
+/**
+ * A side compare cannot judge: no runs, a run with no steps, or step times that are not durations (zero, negative,
+ * NaN or infinite), which would make any ratio, and so any verdict, meaningless.
+ */
+function checkSamples(side: 'baseline' | 'current', b: Baseline): void {
+  if (b.runs.length === 0) throw new CompareInputError(`the ${side} side has no runs: nothing to compare`);
+  const empty = b.runs.filter((r) => r.steps.length === 0).length;
+  if (empty > 0) throw new CompareInputError(`the ${side} has ${empty} run(s) with no recorded steps (no ProfilerStep spans): nothing to compare`);
+  for (const [i, r] of b.runs.entries()) {
+    const bad = r.steps.find((t) => !(Number.isFinite(t) && t > 0));
+    if (bad !== undefined) throw new CompareInputError(`run ${i + 1} of the ${side} side has a step time of ${String(bad)} ns: step times must be positive and finite`);
+  }
+}
+
+interface Unchecked { key: string; side: 'baseline' | 'current' }
+
+/** "only the current side records nEnvs, backend" for the workload keys one side lacks. */
+function uncheckedText(unchecked: Unchecked[]): string {
+  return (['baseline', 'current'] as const).filter((side) => unchecked.some((u) => u.side === side))
+    .map((side) => `only the ${side} side records ${unchecked.filter((u) => u.side === side).map((u) => u.key).join(', ')}`).join('; ');
+}
+
+function configDifferences(a: RunConfig, b: RunConfig): { refused: ConfigDifference[]; warned: ConfigDifference[]; unchecked: Unchecked[] } {
   const refused: ConfigDifference[] = [];
   const warned: ConfigDifference[] = [];
+  const unchecked: Unchecked[] = [];
   const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  const absent = (v: unknown): boolean => v === undefined || v === null;
   for (const key of keys) {
     // A different commit is what a comparison is for.
     if (key === 'gitCommit') continue;
     const x = a[key];
     const y = b[key];
-    if (x === undefined || y === undefined || x === null || y === null || JSON.stringify(x) === JSON.stringify(y)) continue;
+    if (absent(x) !== absent(y) && (COMPARABLE_KEYS as readonly string[]).includes(key)) unchecked.push({ key, side: absent(x) ? 'current' : 'baseline' });
+    if (absent(x) || absent(y) || JSON.stringify(x) === JSON.stringify(y)) continue;
     ((COMPARABLE_KEYS as readonly string[]).includes(key) ? refused : warned).push({ key, baseline: x, current: y });
   }
-  return { refused, warned };
+  return { refused, warned, unchecked };
 }
 
 function warmupNote(sides: ReadonlyArray<readonly [string, Baseline]>): string | null {
@@ -236,15 +261,18 @@ export async function compare(baseline: CompareInput, current: CompareInput, opt
   if (!(statistic in STATISTIC)) throw new CompareInputError(`unknown statistic '${String(statistic)}': expected min, p10 or median`);
   const base = await runsOf(baseline);
   const cur = await runsOf(current);
-  for (const [side, b] of [['baseline', base], ['current', cur]] as const) {
-    const empty = b.runs.filter((r) => r.steps.length === 0).length;
-    if (empty > 0) throw new CompareInputError(`the ${side} has ${empty} run(s) with no recorded steps (no ProfilerStep spans): nothing to compare`);
-  }
-  const { refused, warned } = configDifferences(base.config, cur.config);
+  for (const [side, b] of [['baseline', base], ['current', cur]] as const) checkSamples(side, b);
+  const { refused, warned, unchecked } = configDifferences(base.config, cur.config);
   if (refused.length > 0 && !opts.allowConfigChange) {
     throw new CompareInputError(`the runs measure different workloads: ${refused.map((d) => `${d.key} ${String(d.baseline)} vs ${String(d.current)}`).join('; ')} (--allow-config-change to compare anyway)`);
   }
+  // A side that does not record what the workload was cannot show it is the same workload: the gate would pass
+  // a run of another scene or backend without a word.
+  if (unchecked.length > 0 && !opts.allowConfigChange) {
+    throw new CompareInputError(`cannot check that both sides ran the same workload: ${uncheckedText(unchecked)} (--allow-config-change to compare anyway)`);
+  }
   const warnings = [...(opts.allowConfigChange ? refused : []), ...warned].map((d) => `${d.key} differs: ${String(d.baseline)} (baseline) vs ${String(d.current)} (current)`);
+  if (opts.allowConfigChange && unchecked.length > 0) warnings.push(`the workload was not checked: ${uncheckedText(unchecked)}`);
 
   // A CPU-backend run's "kernels" are stages run on the host: the table says so rather than calling them kernels.
   const stage = cpuStages(base) && cpuStages(cur) ? 'stage' : 'kernel';

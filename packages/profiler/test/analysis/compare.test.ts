@@ -155,6 +155,29 @@ describe('compare: runs are the samples', () => {
     await expect(compare(side(17, 8, 1e6), empty)).rejects.toThrow(/no recorded steps/);
   });
 
+  it('no runs, zero, negative or non-finite step times are bad input, not a pass (issue 33)', async () => {
+    const good = side(19, 8, 1e6);
+    const none: Baseline = { ...good, runs: [] };
+    await expect(compare(none, good)).rejects.toThrow(/the baseline side has no runs/);
+    await expect(compare(good, none)).rejects.toThrow(/the current side has no runs/);
+    for (const t of [0, -5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      const bad = side(20, 8, 1e6);
+      bad.runs[3]!.steps[7] = t;
+      await expect(compare(good, bad)).rejects.toThrow(new RegExp(`run 4 of the current side has a step time of ${String(t)} ns: step times must be positive and finite`));
+      await expect(compare(bad, good)).rejects.toThrow(CompareInputError);
+    }
+  });
+
+  it('a baseline without the workload config is refused unless --allow-config-change, which warns (issue 33)', async () => {
+    const bare = side(21, 8, 1e6, { config: {} });
+    await expect(compare(bare, side(22, 8, 1e6))).rejects.toThrow(/cannot check that both sides ran the same workload: only the current side records example, backend, nEnvs, precision \(--allow-config-change/);
+    await expect(compare(side(22, 8, 1e6), bare)).rejects.toThrow(/only the baseline side records example, backend, nEnvs, precision/);
+    const allowed = await compare(bare, side(22, 8, 1e6), { allowConfigChange: true });
+    expect(allowed.warnings).toContain('the workload was not checked: only the current side records example, backend, nEnvs, precision');
+    // Neither side recording it (two third-party traces) is not a difference to refuse.
+    expect((await compare(bare, side(23, 8, 1e6, { config: {} }))).regression).toBe(false);
+  });
+
   it('a kernel with a million instances: no stack overflow anywhere in compare', async () => {
     const big = side(18, 2, 1e6);
     big.runs[0]!.kernels.tiny = new Array(1_000_000).fill(5);

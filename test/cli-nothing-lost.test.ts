@@ -1,0 +1,57 @@
+/**
+ * Nothing lost, round two (issue 33): the CI gate refuses what cannot support a verdict, and no command writes
+ * over one of its own inputs. Every case is a one-line error with exit 2.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from './support/shared.js';
+import { ensureBuilt, gsprof, tempDir, type CliRun } from './support/cli.js';
+
+function expectOneLineError(r: CliRun, pattern: RegExp): void {
+  expect(r.code, r.stdout + r.stderr).toBe(2);
+  const lines = r.stderr.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/^gsprof: /);
+  expect(lines[0]).toMatch(pattern);
+}
+
+const BASELINE = join(REPO_ROOT, 'traces/baselines/franka-cpu.json');
+const RERUN = join(REPO_ROOT, 'traces/baselines/franka-cpu-rerun.json');
+
+describe('compare: the CI gate does not pass on nothing', () => {
+  let dir: string;
+  let base: Record<string, unknown> & { runs: Array<{ steps: number[] }> };
+  const variant = (name: string, edit: (b: typeof base) => void): string => {
+    const b = JSON.parse(JSON.stringify(base)) as typeof base;
+    edit(b);
+    const f = join(dir, `${name}.json`);
+    writeFileSync(f, JSON.stringify(b));
+    return f;
+  };
+  beforeAll(() => {
+    ensureBuilt();
+    dir = tempDir();
+    base = JSON.parse(readFileSync(BASELINE, 'utf8')) as typeof base;
+  });
+
+  it('a side with no runs, no steps, or step times of 0 or -1 exits 2 on either side', async () => {
+    const empty = variant('empty', (b) => { b.runs = []; });
+    expectOneLineError(await gsprof(['compare', empty, RERUN]), /the baseline side has no runs: nothing to compare/);
+    expectOneLineError(await gsprof(['compare', RERUN, empty]), /the current side has no runs/);
+    const zero = variant('zero', (b) => { for (const r of b.runs) r.steps = r.steps.map(() => 0); });
+    expectOneLineError(await gsprof(['compare', BASELINE, zero]), /run 1 of the current side has a step time of 0 ns: step times must be positive and finite/);
+    const negative = variant('negative', (b) => { b.runs[2]!.steps[5] = -1; });
+    expectOneLineError(await gsprof(['compare', negative, RERUN]), /run 3 of the baseline side has a step time of -1 ns/);
+    const noSteps = variant('nosteps', (b) => { b.runs[0]!.steps = []; });
+    expectOneLineError(await gsprof(['compare', BASELINE, noSteps]), /no recorded steps/);
+  });
+
+  it('a baseline without its config is refused, and --allow-config-change compares with a warning', async () => {
+    const bare = variant('bare', (b) => { delete b.config; });
+    expectOneLineError(await gsprof(['compare', bare, RERUN]), /cannot check that both sides ran the same workload: only the current side records nEnvs, example, backend, precision \(--allow-config-change/);
+    const allowed = await gsprof(['compare', bare, RERUN, '--allow-config-change']);
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(allowed.stdout).toMatch(/^warning: the workload was not checked: only the current side records nEnvs/m);
+  });
+});
