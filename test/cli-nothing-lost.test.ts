@@ -2,7 +2,7 @@
  * Nothing lost, round two (issue 33): the CI gate refuses what cannot support a verdict, and no command writes
  * over one of its own inputs. Every case is a one-line error with exit 2.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, linkSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './support/shared.js';
@@ -53,5 +53,33 @@ describe('compare: the CI gate does not pass on nothing', () => {
     const allowed = await gsprof(['compare', bare, RERUN, '--allow-config-change']);
     expect(allowed.code, allowed.stderr).toBe(0);
     expect(allowed.stdout).toMatch(/^warning: the workload was not checked: only the current side records nEnvs/m);
+  });
+});
+
+describe('no command writes over its own input', () => {
+  let dir: string;
+  beforeAll(() => {
+    ensureBuilt();
+    dir = tempDir();
+  });
+
+  it('summary --output, record --baseline-out and compare\'s GITHUB_STEP_SUMMARY refuse an input, by path, link or hard link, and leave it intact', async () => {
+    const trace = join(dir, 't.pftrace');
+    copyFileSync(join(REPO_ROOT, 'traces/franka-cpu.pftrace'), trace);
+    const before = readFileSync(trace);
+    linkSync(trace, join(dir, 'hard.pftrace'));
+    symlinkSync(trace, join(dir, 'soft.pftrace'));
+    for (const out of ['t.pftrace', 'hard.pftrace', 'soft.pftrace']) {
+      expectOneLineError(await gsprof(['summary', trace, '--report', 'kernels', '--output', join(dir, out)]), /is an input of summary.*; summary never writes over its own input/);
+    }
+    expect(readFileSync(trace).equals(before)).toBe(true);
+    const scene = join(dir, 'scene.xml');
+    writeFileSync(scene, '<mujoco><worldbody><body><joint type="hinge"/><geom size="0.1"/></body></worldbody></mujoco>');
+    expectOneLineError(await gsprof(['record', '--scene', scene, '--steps', '2', '--out', dir, '--baseline-out', scene]), /scene\.xml: is an input of record/);
+    expect(readFileSync(scene, 'utf8')).toMatch(/^<mujoco>/);
+    const base = join(dir, 'base.json');
+    copyFileSync(BASELINE, base);
+    expectOneLineError(await gsprof(['compare', base, RERUN], { env: { GITHUB_STEP_SUMMARY: base } }), /base\.json: is an input of compare/);
+    expect(readFileSync(base, 'utf8')).toBe(readFileSync(BASELINE, 'utf8'));
   });
 });

@@ -41,6 +41,7 @@ export default class Compare extends GsprofCommand {
     const view = await compareReport(args.baseline, args.current, {
       factor, method: flags.method as 'mannwhitney' | 'ttest' | 'percent', format, color: this.color,
       failOnKernels: flags['fail-on-kernels'], allowConfigChange: flags['allow-config-change'], statistic: flags.statistic as 'min' | 'p10' | 'median',
+      ...(process.env.GITHUB_STEP_SUMMARY ? { output: process.env.GITHUB_STEP_SUMMARY } : {}),
     });
     if (process.env.GITHUB_STEP_SUMMARY) {
       const { appendFileSync } = await import('node:fs');

@@ -65,6 +65,11 @@ export default class Record extends GsprofCommand {
     if (dashes >= 0 && command.length === 0) throw new CliError('record --', 'no program after -- (name the program to profile, or drop -- to record --example)');
     const stray = (argv as string[]).filter((a) => a !== '--' && !command.includes(a));
     if (stray.length > 0) throw new CliError('record', `unexpected argument '${stray[0]}' (put the program to profile after --)`);
+    if (flags['baseline-out'] !== undefined) {
+      // The scene, or a file the program is given (its script, its data): never replaced by the baseline.
+      const { refuseOwnInput } = await import('../views/own-input.js');
+      refuseOwnInput('record', flags['baseline-out'], [...(flags.scene !== undefined ? [flags.scene] : []), ...command]);
+    }
     const { scheduleFromFlags } = await import('../record/schedule-flags.js');
     const scheduleFlags = { wait: flags.wait, warmup: flags.warmup, active: flags.active, repeat: flags.repeat, skipFirst: flags['skip-first'] };
     const format = flags.format as 'perfetto' | 'json' | 'both';

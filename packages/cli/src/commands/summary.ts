@@ -39,7 +39,7 @@ export default class Summary extends GsprofCommand {
       const view = await summaryReports(args.trace, {
         reports: (flags.report ?? ['kernels', 'steps']) as ReportName[], format: flags.format as ReportFormat, sort: flags.sort as ReportSort,
         timeunit: flags.timeunit as TimeUnit, ...(flags['name-width'] !== undefined ? { nameWidth: flags['name-width'] } : {}),
-        color: this.color && flags.output === undefined,
+        color: this.color && flags.output === undefined, ...(flags.output !== undefined ? { output: flags.output } : {}),
       });
       if (flags.output !== undefined) {
         const { writeFileAtomic } = await import('@gsprof/profiler');

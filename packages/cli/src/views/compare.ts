@@ -10,6 +10,7 @@ import { paint } from '../render/color.js';
 import { renderMarkdownTable, renderTable } from '../render/table.js';
 import { toJson } from '../render/json.js';
 import { resolveTrace, withTrace } from './open-trace.js';
+import { refuseOwnInput } from './own-input.js';
 
 export type CompareMethod = 'mannwhitney' | 'ttest' | 'percent';
 export type CompareFormat = 'table' | 'markdown' | 'json' | 'junit';
@@ -186,6 +187,8 @@ export function renderJunit(r: CompareResult, method: string): string {
 
 export interface CompareViewOptions {
   factor: number; method: CompareMethod; format: CompareFormat; color: boolean; failOnKernels: boolean; allowConfigChange: boolean; statistic: RunStatistic;
+  /** A file the command will write (GITHUB_STEP_SUMMARY): refused when it is one of the runs read. */
+  output?: string;
 }
 
 /** A compare input file as the samples of one run: a baseline as written, a trace through the import cache. */
@@ -211,6 +214,7 @@ function byRank(files: string[], runs: Baseline[]): Map<number, { files: string[
 export async function compareReport(baselineArg: string, currentArg: string, options: CompareViewOptions): Promise<CompareView> {
   const baseline = await runInputs(baselineArg);
   const current = await runInputs(currentArg);
+  if (options.output !== undefined) refuseOwnInput('compare', options.output, [...baseline, ...current]);
   const baseRuns: Baseline[] = [];
   for (const f of baseline) baseRuns.push(await loadRun(f));
   const curRuns: Baseline[] = [];

@@ -1,9 +1,9 @@
 /** `gsprof convert`: import (any format gsprof reads), then export in the format the output name says. */
-import { realpathSync, statSync } from 'node:fs';
 import { constants } from 'node:os';
 import type { StreamEvent } from '@gsprof/profiler';
 import { CliError } from '../errors.js';
 import { resolveTrace, withTrace } from './open-trace.js';
+import { refuseOwnInput } from './own-input.js';
 
 /** `threadTimesDropped`: slices and instants whose thread time (tts, tdur) a .pftrace output does not carry. */
 export interface ConvertResult {
@@ -17,21 +17,10 @@ export function outputFormat(path: string): 'perfetto' | 'chrome' {
   throw new CliError(path, 'unknown output format (use .pftrace for Perfetto, .json or .json.gz for Chrome JSON)');
 }
 
-/** Whether `output` names the file `input` is (same path, a link to it, or a hard link): writing would destroy the input. */
-export function isSameFile(input: string, output: string): boolean {
-  try {
-    const a = statSync(input);
-    const b = statSync(output);
-    return (a.dev === b.dev && a.ino === b.ino) || realpathSync(input) === realpathSync(output);
-  } catch {
-    return false;
-  }
-}
-
 export async function convertTrace(input: string, output: string): Promise<ConvertResult> {
   const format = outputFormat(output);
   input = resolveTrace(input);
-  if (isSameFile(input, output)) throw new CliError(output, 'is the input trace; convert writes a new file and never overwrites its input');
+  refuseOwnInput('convert', output, [input]);
   const { tableEvents } = await import('../convert/event-rows.js');
   const { removeOpenPartials, writeChromeStream, writePerfettoStream } = await import('@gsprof/profiler');
   // Ctrl-C (or SIGTERM, SIGHUP) mid-write: the output is written under a temporary name and renamed only when

@@ -4,7 +4,8 @@ import { resolve } from 'node:path';
 import type { ClockAlignmentPlan, MergePart } from '@gsprof/profiler';
 import { CliError } from '../errors.js';
 import { duration, thousands } from '../render/format.js';
-import { isSameFile, outputFormat } from './convert.js';
+import { outputFormat } from './convert.js';
+import { refuseOwnInput } from './own-input.js';
 import { withTrace } from './open-trace.js';
 import { newestRankRun, rankOf, rankRunLine } from './rank-traces.js';
 
@@ -44,9 +45,7 @@ async function inputsOf(inputs: string[]): Promise<{ header: string | null; trac
 export async function mergeRanks(inputs: string[], output: string): Promise<MergeResult> {
   const format = outputFormat(output);
   const { header, traces } = await inputsOf(inputs);
-  for (const t of traces) {
-    if (isSameFile(t.path, output)) throw new CliError(output, 'is one of the traces to merge; merge writes a new file and never overwrites its input');
-  }
+  refuseOwnInput('merge', output, traces.map((t) => t.path));
   const { tablesToModel } = await import('../convert/tables-to-model.js');
   const { mergeTraces, planAlignment, writeChromeTrace, writePerfettoTrace } = await import('@gsprof/profiler');
   const parts: MergePart[] = [];

@@ -2,6 +2,7 @@
 import type { Report, ReportName, ReportSort, TimeUnit } from '@gsprof/profiler';
 import { renderCsv, renderTable } from '../render/table.js';
 import { resolveTrace, withTrace } from './open-trace.js';
+import { refuseOwnInput } from './own-input.js';
 
 export type ReportFormat = 'table' | 'csv' | 'json';
 
@@ -13,6 +14,8 @@ export interface ReportViewOptions {
   /** Table only: cut longer names with an ellipsis. Full names when undefined (as nsys prints them). */
   nameWidth?: number;
   color: boolean;
+  /** The file the reports will be written to: refused when it is the trace itself. */
+  output?: string;
 }
 
 const ALIGN: Array<'left' | 'right'> = ['right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left'];
@@ -44,6 +47,7 @@ export function renderReports(reports: Report[], options: Omit<ReportViewOptions
 export async function summaryReports(given: string, options: ReportViewOptions): Promise<{ text: string; data: unknown }> {
   const { summaryReport, reportCells, reportColumns } = await import('@gsprof/profiler');
   const trace = resolveTrace(given);
+  if (options.output !== undefined) refuseOwnInput('summary', options.output, [trace]);
   const reports = await withTrace(trace, async (db) => {
     const all: Report[] = [];
     for (const name of options.reports) all.push(await summaryReport(db, name, { sort: options.sort }));
