@@ -7,3 +7,4 @@ export * from './export/index.js';
 export * from './import/index.js';
 export * from './sql/index.js';
 export * from './analysis/index.js';
+export * from './parquet/index.js';

@@ -5,9 +5,11 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import type { TraceDb } from '@gsprof/profiler';
+import { parseJsonObject as parseJson, rankOf, type TraceDb } from '@gsprof/profiler';
 import { CliError } from '../errors.js';
 import { isTraceFile, resolveTrace, withTrace } from './open-trace.js';
+
+export { rankOf };
 
 export interface RankTrace {
   path: string;
@@ -27,28 +29,6 @@ export interface RankRun {
   /** Ranks below worldSize that wrote no trace here. */
   missing: number[];
   newestMs: number;
-}
-
-function parseJson(v: unknown): Record<string, unknown> | undefined {
-  if (typeof v !== 'string') return undefined;
-  try {
-    const o = JSON.parse(v) as unknown;
-    return o && typeof o === 'object' && !Array.isArray(o) ? o as Record<string, unknown> : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The rank a trace was recorded as: gsprof's own metadata, else the Kineto trace's distributedInfo; null for a
- * trace of a process on its own (no distributedInfo, or a world of one). */
-export async function rankOf(db: TraceDb): Promise<{ rank: number; worldSize: number; jobId: string | null } | null> {
-  const info = (parseJson(await db.metadata('gsprof.json'))?.distributedInfo as Record<string, unknown> | undefined)
-    ?? parseJson(await db.metadata('distributedInfo'));
-  if (!info) return null;
-  const rank = Number(info.rank);
-  const worldSize = Number(info.world_size);
-  if (!Number.isSafeInteger(rank) || !Number.isSafeInteger(worldSize) || worldSize < 2 || rank < 0 || rank >= worldSize) return null;
-  return { rank, worldSize, jobId: typeof info.job_id === 'string' ? info.job_id : null };
 }
 
 /** The rank traces a trace `gsprof merge` wrote was made from, as merge named them (none for any other trace). */

@@ -8,3 +8,4 @@ export * from './compare.js';
 export * from './baseline.js';
 export * as traceStats from './stats.js';
 export * from './stragglers.js';
+export * from './rank.js';

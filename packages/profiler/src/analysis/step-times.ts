@@ -20,38 +20,38 @@ export interface StepTimes {
   gpuBound: boolean;
 }
 
+/**
+ * One row per ProfilerStep, in order: `step_index` (0, 1, ...), `step` (k of ProfilerStep#k; NULL without one),
+ * `ts` (ns, the step's start: its host span's, or the previous step's completion if later), `dur` (ns, start to
+ * completion: the completed duration), `host_dur` (its host span's), `gpu_extended` (GPU work it launched ran
+ * past its host span, or the previous step's did past its start). All int64: absolute Kineto times near 2^60 ns
+ * stay exact. Over the tables of one trace (`slice`, `gpu_launch`); the Parquet export's `step` table is this.
+ */
+export const STEP_TABLE_SQL = `
+  WITH st AS (SELECT row_number() OVER (ORDER BY ts, id) - 1 AS step_index, ts, dur, ts + dur AS e, name FROM slice WHERE ${STEP_WHERE}),
+  -- One row per launch (its ops' last end) before the as-of join: ten kernels a submit made the join ten
+  -- times larger than it needs to be, and on a 1 GB trace it ran out of DuckDB's memory limit.
+  g AS (SELECT coalesce(gl.launch_ts, g.ts) AS at, max(g.ts + g.dur) AS done FROM slice g
+        LEFT JOIN gpu_launch gl ON gl.gpu_slice_id = g.id
+        WHERE g.category IN ${GPU_OP_CATEGORY_SQL} AND g.dur >= 0 GROUP BY 1),
+  per AS (SELECT st.step_index, max(g.done) AS done FROM g ASOF JOIN st ON g.at >= st.ts WHERE g.at < st.e GROUP BY st.step_index),
+  -- The queue is in order: a step completes no earlier than every step before it (a running max of the ends).
+  c AS (SELECT st.*, max(greatest(st.e, coalesce(per.done, st.e))) OVER w AS completed,
+               max(greatest(st.e, coalesce(per.done, st.e))) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS previous
+        FROM st LEFT JOIN per USING (step_index) WINDOW w AS (ORDER BY st.step_index))
+  SELECT CAST(step_index AS BIGINT) AS step_index, TRY_CAST(nullif(regexp_extract(name, '#(\\d+)', 1), '') AS BIGINT) AS step,
+         greatest(ts, coalesce(previous, ts)) AS ts, completed - greatest(ts, coalesce(previous, ts)) AS dur, dur AS host_dur,
+         completed <> e OR coalesce(previous > ts, false) AS gpu_extended
+  FROM c ORDER BY step_index`;
+
 export async function completedStepTimes(db: TraceDb): Promise<StepTimes> {
   // GPU ops belong to the step during which they were launched (or, with no launch link, started). Steps do not
   // overlap, so an as-of join (the last step that began at or before the launch) finds it in n log n; a range
   // join took 168 s for 77k steps and 770k kernels.
-  const rows = await db.rows<{ ts: number; e: number; dur: number; done: number | null; name: string }>(`
-    WITH st AS (SELECT row_number() OVER (ORDER BY ts, id) - 1 AS step, ts, dur, ts + dur AS e, name FROM slice WHERE ${STEP_WHERE}),
-    -- One row per launch (its ops' last end) before the as-of join: ten kernels a submit made the join ten
-    -- times larger than it needs to be, and on a 1 GB trace it ran out of DuckDB's memory limit.
-    g AS (SELECT coalesce(gl.launch_ts, g.ts) AS at, max(g.ts + g.dur) AS done FROM slice g
-          LEFT JOIN gpu_launch gl ON gl.gpu_slice_id = g.id
-          WHERE g.category IN ${GPU_OP_CATEGORY_SQL} AND g.dur >= 0 GROUP BY 1),
-    per AS (SELECT st.step, max(g.done) AS done FROM g ASOF JOIN st ON g.at >= st.ts WHERE g.at < st.e GROUP BY st.step)
-    SELECT st.ts, st.e, st.dur, per.done, st.name FROM st LEFT JOIN per USING (step) ORDER BY st.step`);
-  const durations: number[] = [];
-  const numbers: number[] = [];
-  let gpuBound = false;
-  let previous = Number.NEGATIVE_INFINITY;
-  for (const r of rows) {
-    const ts = num(r.ts);
-    const end = num(r.e);
-    const done = r.done === null ? end : Math.max(end, num(r.done));
-    const completed = Math.max(done, previous);
-    const start = Math.max(ts, previous);
-    // The host span alone: take its duration as recorded (absolute timestamps near 2^60 ns are rounded to 256 ns
-    // as doubles, their differences would not be exact).
-    if (completed === end && start === ts) durations.push(num(r.dur));
-    else {
-      gpuBound = true;
-      durations.push(completed - start);
-    }
-    previous = completed;
-    numbers.push(Number(/#(\d+)/.exec(r.name)?.[1] ?? Number.NaN));
-  }
-  return { durations, numbers, gpuBound };
+  const rows = await db.rows<{ step: number | null; dur: number; gpu_extended: boolean }>(STEP_TABLE_SQL);
+  return {
+    durations: rows.map((r) => num(r.dur)),
+    numbers: rows.map((r) => (r.step === null ? Number.NaN : num(r.step))),
+    gpuBound: rows.some((r) => r.gpu_extended),
+  };
 }

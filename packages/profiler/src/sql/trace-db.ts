@@ -137,6 +137,9 @@ export class TraceDb {
     private readonly instance: DuckDBInstance,
     private readonly conn: DuckDBConnection,
     private readonly tempDir: string | null,
+    /** The DuckDB file holding the tables (in the import cache, or a temporary one removed on close): another
+     * DuckDB instance may ATTACH it read-only while this one is open (the Parquet export does). */
+    readonly databaseFile: string,
   ) {}
 
   /** @internal use openTrace */
@@ -167,7 +170,7 @@ export class TraceDb {
       if (hit) {
         try {
           const instance = await DuckDBInstance.create(hit.file, { ...spilling, ...READ_ONLY_CONFIG });
-          return new TraceDb(path, hit.format, instance, await instance.connect(), tempDir);
+          return new TraceDb(path, hit.format, instance, await instance.connect(), tempDir, hit.file);
         } catch {
           await dropCached(hit.file); // unreadable (a newer DuckDB, a damaged file): import again
         }
@@ -185,7 +188,7 @@ export class TraceDb {
       }
       file = (key === null ? null : await storeCached(key, format, file)) ?? file;
       const instance = await DuckDBInstance.create(file, { ...spilling, ...READ_ONLY_CONFIG });
-      return new TraceDb(path, format, instance, await instance.connect(), tempDir);
+      return new TraceDb(path, format, instance, await instance.connect(), tempDir, file);
     } catch (err) {
       await release();
       throw err;
