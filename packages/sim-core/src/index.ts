@@ -44,6 +44,8 @@ export type {
 export { setTracer, getTracer, EXTERNAL_RECORDER } from './instrument.js';
 export type { SimTracer, SpanArgs, ExternalRecorder, TracedThread } from './instrument.js';
 export { TIMER_SLOTS } from './data/data.js';
+export { PHYSICS_COUNTERS, ENV_EVENTS, ENV_EVENT_CATEGORY, MAX_NOT_CONVERGED_EVENTS_PER_STEP, stepTotals } from './api/env-report.js';
+export type { EnvEventCounts, ResetReason, StepTotals } from './api/env-report.js';
 export { TIMER_LABELS } from './solver/timers.js';
 export type { TimerLabel } from './solver/timers.js';
 export type { Data, Precision } from './data/data.js';

@@ -15,6 +15,13 @@ export interface SimTracer {
    * the calling thread's `performance.now()` clock. Optional: a tracer without it sees only the calling thread.
    */
   threadSpan?(thread: TracedThread, name: string, category: string, startMs: number, endMs: number, args?: SpanArgs): void;
+  /**
+   * A sample of the counter track `name` (made on first use), at `atMs` on the calling thread's
+   * `performance.now()` clock, else now. Optional: without it sim-core reports no per-step physics counters.
+   */
+  counter?(name: string, unit: string, value: number, atMs?: number): void;
+  /** An instant event on the calling thread, at `atMs` (performance.now() ms) or now. Optional, as counter. */
+  instant?(name: string, category: string, args?: SpanArgs, atMs?: number): void;
 }
 
 /** A thread other than the caller's, as a trace names it. */

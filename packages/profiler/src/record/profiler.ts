@@ -57,6 +57,10 @@ export interface StructuralTracer {
   end(): void;
   /** A span another thread of this process ran (a CPU env worker), times in performance.now() ms. */
   threadSpan(thread: { name: string; tid: number }, name: string, category: string, startMs: number, endMs: number, args?: Args): void;
+  /** A counter sample at `atMs` (performance.now() ms) or now: Profiler.counter. */
+  counter(name: string, unit: string, value: number, atMs?: number): void;
+  /** An instant event on the host thread at `atMs` (performance.now() ms) or now: Profiler.instant. */
+  instant(name: string, category: string, args?: Args, atMs?: number): void;
 }
 
 class OpenSpan implements SpanToken {
@@ -141,6 +145,8 @@ export class Profiler implements Recorder, AsyncDisposable {
       end: () => { stack.pop()?.end(); },
       // performance.now() ms are the system clock's ns / 1e6 (host-clock.ts).
       threadSpan: (thread, name, category, startMs, endMs, args) => this.completeSpan(name, category, startMs * 1e6, endMs * 1e6, args, thread),
+      counter: (name, unit, value, atMs) => this.counter(name, value, { unit, ...(atMs === undefined ? {} : { hostNs: atMs * 1e6 }) }),
+      instant: (name, category, args, atMs) => this.instant(name, { category, ...(args ? { args } : {}), ...(atMs === undefined ? {} : { hostNs: atMs * 1e6 }) }),
     };
   }
 
@@ -235,6 +241,24 @@ export class Profiler implements Recorder, AsyncDisposable {
       c.instant(label, 'sync', drained);
       c.bumpRun('syncMarkers');
     }
+  }
+
+  /**
+   * A sample of the counter track `name` (made on first use, with `unit`, default 'count'), at `hostNs` on this
+   * profiler's clock (clamped to the recording's start) or now. Dropped while nothing records.
+   */
+  counter(name: string, value: number, options: { unit?: string; hostNs?: number } = {}): void {
+    const c = this.cycle;
+    if (!c?.recording) return;
+    c.counter(name, options.unit ?? 'count', Math.max(c.baseHostNs, options.hostNs ?? this.clock.nowNs()), value);
+  }
+
+  /** An instant event on the host thread, at `hostNs` (clamped to the recording's start) or now. Dropped while
+   *  nothing records, or without CPU activity. */
+  instant(name: string, options: { category?: string; args?: Args; hostNs?: number } = {}): void {
+    const c = this.cycle;
+    if (!c?.recording || !this.cpuActivity) return;
+    c.instant(name, options.category ?? 'user_annotation', Math.max(c.baseHostNs, options.hostNs ?? this.clock.nowNs()), options.args);
   }
 
   /** Per-env solver timers of the current step: values[slot * nEnvs + env], one slot per label. */

@@ -28,6 +28,8 @@ import {
   type ProfilingOptions, type ResolvedOptions, type RigidOptions, type SceneOptions, type SimOptions,
 } from './options.js';
 import { Tensor } from './tensor.js';
+import { EnvReport, type EnvEventCounts, type ResetReason } from './env-report.js';
+import { firstNonFiniteStage } from '../data/nan-stage.js';
 
 /** Genesis' default PD gains for URDF dofs. */
 export const URDF_DEFAULT_KP = 100;
@@ -112,6 +114,8 @@ export class Scene implements EntityHost {
   lastError: ErrorReport | null = null;
   /** Envs reset by resetOnError since build. */
   errorResetCount = 0;
+  /** What envReport tallies: resets by reason and per env, NaN findings, unconverged solves. */
+  private envReport: EnvReport | null = null;
   /** Steps taken since build. */
   stepCount = 0;
   /** The FPS counter (created at build; ticks while profilingOptions.showFPS is true). */
@@ -269,6 +273,7 @@ export class Scene implements EntityHost {
       this.nEnvsBuilt = nEnvs;
       this.applyDefaultGains(sim, model);
       this.fpsTracker = new FPSTracker(nEnvs, this.profilingOptions.fpsTrackerAlpha, this.clock);
+      this.envReport = new EnvReport(sim.nEnvs);
       logger.info(
         `Scene built in ${((performance.now() - t0) / 1000).toFixed(2)} s: ${nEnvs === 0 ? 'unbatched' : `${nEnvs} envs`}, ` +
         `nq ${model.nq}, nv ${model.nv}, nu ${model.nu}, ngeom ${model.ngeom}; ${sim.description}; ` +
@@ -315,14 +320,23 @@ export class Scene implements EntityHost {
   step(): void {
     const sim = this.requireSim();
     const tracer = getTracer();
-    tracer?.begin('step', 'step', { step: this.stepCount });
+    const startMs = performance.now();
+    const step = this.stepCount;
+    tracer?.begin('step', 'step', { step });
     try {
       sim.step();
     } finally {
       tracer?.end();
     }
     this.stepCount += 1;
-    if (this.stepCount % this.options!.errorCheckInterval === 0) this.checkErrors();
+    try {
+      if (this.stepCount % this.options!.errorCheckInterval === 0) this.checkErrors();
+    } finally {
+      // After the check, so that its resets count in this step's sample. The CPU's timers are current after
+      // every step; a device backend's only at a sync, so it reports nothing per step here.
+      const d = sim.hostData;
+      if (d) this.envReport!.stepped(tracer, d.timers, step, startMs);
+    }
     if (this.profilingOptions.showFPS) this.fpsTracker!.step(this.clock());
     externalRecorder()?.sceneStep({ nEnvs: this.nEnvsBuilt, backend: sim.hostData === null ? 'gpu' : 'cpu' });
   }
@@ -336,8 +350,20 @@ export class Scene implements EntityHost {
     const envList = Array.from(envs);
     const flagList = Array.from(flags);
     const what = describeEnvErrors(envList, flagList, this.nEnvs > 0, o.blowUpThreshold, sim.capacity);
+    // The step that found them: the last one taken.
+    const tracer = getTracer();
+    const step = this.stepCount - 1;
+    const d = sim.hostData;
+    for (let i = 0; i < envList.length; i++) {
+      if ((flagList[i]! & ERR_NAN) === 0) continue;
+      // On a device backend the Data is not on the host: the stage is not known there.
+      const stage = d ? (firstNonFiniteStage(d, envList[i]!) ?? 'unknown') : 'unknown';
+      this.envReport!.nan(tracer, envList[i]!, stage, step);
+    }
     if (o.resetOnError) {
       sim.reset(envs);
+      const reasons = flagList.map((f): ResetReason => ((f & ERR_NAN) !== 0 ? 'nan' : 'limit'));
+      this.envReport!.reset(tracer, envList, reasons, step);
       this.errorResetCount += envs.length;
       this.lastError = { step: this.stepCount, envsIdx: envList, flags: flagList, reset: true };
       logger.warning(`Step ${this.stepCount}: ${what}. Reset ${this.nEnvs > 0 ? `envs ${listEnvs(envList)}` : 'the scene'}.`);
@@ -397,6 +423,17 @@ export class Scene implements EntityHost {
     }
     const envs = parseEnvsIdx(selected, this.nEnvs);
     sim.reset(envs.idx);
+    this.envReport!.reset(getTracer(), envs.idx, 'user', this.stepCount);
+  }
+
+  /**
+   * Since build: env resets by reason and per env, envs found with a non-finite state, and env-steps whose solve
+   * stopped at the iteration limit unconverged (the CPU backend counts these every step; a device backend
+   * does not). A trace's 'env reset', 'env nan' and 'solver not converged' events are these.
+   */
+  get envEventCounts(): Readonly<EnvEventCounts> {
+    if (!this.envReport) throw new Error('Scene is not built yet. Call `await scene.build()` first.');
+    return this.envReport.counts;
   }
 
   /** `scene.rigidSolver.constraintSolver.timers`: a [10, nEnvs] tensor (slot labels in gs.TIMER_LABELS). */

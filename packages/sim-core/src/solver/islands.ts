@@ -4,7 +4,7 @@
  * tolerances scaled by its own inertia (sum of diag(M) over its dofs). Dofs of trees without rows keep
  * qacc_smooth. With one island this is the plain solve of the whole problem.
  */
-import { solvePrimal, type SolveStats } from './primal.js';
+import { newSolveStats, solvePrimal, type SolveStats } from './primal.js';
 import { type Problem, makeProblem } from './problem.js';
 import { ConstraintType } from './types.js';
 
@@ -20,7 +20,7 @@ export class Islands {
   private readonly dofs: Int32Array;
   private readonly rows: Int32Array;
   private readonly sub: Problem;
-  private readonly subStats: SolveStats = { iterations: 0, lsIterations: 0 };
+  private readonly subStats: SolveStats = newSolveStats();
   count = 0;
 
   constructor(readonly nv: number, maxEfc: number) {
@@ -89,13 +89,15 @@ export class Islands {
 
   /**
    * Solves each island of p (after discover) from p.qacc, writing qacc, qfrcConstraint, force, state and
-   * nactive back into p. Stats are summed over the islands.
+   * nactive back into p. Iterations are summed over the islands; the env is unconverged if any island is.
    */
   solveEach(p: Problem, tree: Int32Array, set: SolverSettings, stats: SolveStats): void {
     const { nv } = p;
     const q = this.sub, dofs = this.dofs, rows = this.rows;
     stats.iterations = 0;
     stats.lsIterations = 0;
+    stats.improvement = 0;
+    stats.notConverged = false;
     let nactive = 0;
     p.qfrcConstraint.fill(0);
     for (let k = 0; k < this.count; k++) {
@@ -130,6 +132,9 @@ export class Islands {
       solvePrimal(q, set.newton, set.iterations, set.tolerance, set.lsTolerance, set.lsIterations, this.subStats);
       stats.iterations += this.subStats.iterations;
       stats.lsIterations += this.subStats.lsIterations;
+      // The env is unconverged if any island is; its improvement is the largest an island stopped with.
+      stats.notConverged ||= this.subStats.notConverged;
+      stats.improvement = Math.max(stats.improvement, this.subStats.improvement);
       nactive += q.nactive;
       for (let a = 0; a < qn; a++) {
         p.qacc[dofs[a]!] = q.qacc[a]!;

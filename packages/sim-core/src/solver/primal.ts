@@ -22,7 +22,18 @@ function quadraticSetChanged(p: Problem): boolean {
   return false;
 }
 
-export interface SolveStats { iterations: number; lsIterations: number }
+export interface SolveStats {
+  iterations: number;
+  lsIterations: number;
+  /** The last iteration's scaled cost improvement (0 when no iteration ran). */
+  improvement: number;
+  /** True when the solve stopped at maxIter with improvement and gradient still at or above the tolerance. */
+  notConverged: boolean;
+}
+
+export function newSolveStats(): SolveStats {
+  return { iterations: 0, lsIterations: 0, improvement: 0, notConverged: false };
+}
 
 /**
  * Solves from p.qacc (the warm start) in place and fills `stats`. With `haveProducts`, p.Ma = M qacc and
@@ -35,6 +46,8 @@ export function solvePrimal(
   const { nv, nefc, qacc, search, grad, Mgrad, gradOld, MgradOld, Ma, Mv, Jaref, Jv } = p;
   stats.iterations = 0;
   stats.lsIterations = 0;
+  stats.improvement = 0;
+  stats.notConverged = false;
 
   if (!haveProducts) {
     mulM(p, Ma, qacc);
@@ -71,8 +84,10 @@ export function solvePrimal(
     const improvement = p.scale * (oldCost - p.cost);
     const gradient = p.scale * Math.sqrt(gnorm);
     iter++;
+    stats.improvement = improvement;
     // the preconditioned gradient only serves the next direction: skip it (and any refactoring) when stopping
-    if (improvement < tolerance || gradient < tolerance || iter >= maxIter) break;
+    if (improvement < tolerance || gradient < tolerance) break;
+    if (iter >= maxIter) { stats.notConverged = true; break; }
     // the Hessian changes only when rows enter or leave the quadratic state (MuJoCo updates its factor then)
     if (newton && quadraticSetChanged(p)) factorHessian(p);
     if (newton && p.ncone > 0) factorCones(p);

@@ -9,11 +9,14 @@
  * - contacts: d.ncon of the env.
  * - ls_iterations: line-search cost evaluations summed over the iterations.
  * - nefc: constraint rows of the env.
- * - reserved_6 .. reserved_9: always 0, kept so the shape matches Genesis' (10, n_envs).
+ * - improvement: the scaled cost improvement of the env's last solver iteration (0 without one).
+ * - not_converged: 1 when the solver stopped at its iteration limit with improvement and gradient still at or
+ *   above the tolerance (MuJoCo's convergence test), else 0.
+ * - reserved_8, reserved_9: always 0, kept so the shape matches Genesis' (10, n_envs).
  */
 export const TIMER_LABELS = [
   'solve_ns', 'iterations', 'active_constraints', 'contacts', 'ls_iterations', 'nefc',
-  'reserved_6', 'reserved_7', 'reserved_8', 'reserved_9',
+  'improvement', 'not_converged', 'reserved_8', 'reserved_9',
 ] as const;
 
 export type TimerLabel = (typeof TIMER_LABELS)[number];
@@ -24,3 +27,5 @@ export const TIMER_ACTIVE = 2;
 export const TIMER_CONTACTS = 3;
 export const TIMER_LS_ITERATIONS = 4;
 export const TIMER_NEFC = 5;
+export const TIMER_IMPROVEMENT = 6;
+export const TIMER_NOT_CONVERGED = 7;

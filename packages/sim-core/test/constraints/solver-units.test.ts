@@ -6,7 +6,7 @@ import { cholFactor, cholSolve } from '../../src/solver/cholesky.js';
 import { lcg } from '../../../../test/support/random.js';
 import { impedance } from '../../src/solver/impedance.js';
 import { lineSearch } from '../../src/solver/linesearch.js';
-import { solvePrimal } from '../../src/solver/primal.js';
+import { newSolveStats, solvePrimal } from '../../src/solver/primal.js';
 import {
   type Problem, constraintCost, gaussCost, indexRows, jacMinusAref, makeProblem, mulM, updateConstraint,
 } from '../../src/solver/problem.js';
@@ -131,7 +131,7 @@ describe('line search and primal solvers', () => {
     test(`${newton ? 'Newton' : 'CG'} reaches the constrained optimum: zero gradient, non-negative forces`, () => {
       for (let seed = 1; seed <= 10; seed++) {
         const p = randomProblem(seed, 8, 10);
-        const stats = { iterations: 0, lsIterations: 0 };
+        const stats = newSolveStats();
         solvePrimal(p, newton, newton ? 50 : 500, 1e-12, 0.01, 50, stats);
         expect(stats.iterations).toBeGreaterThan(0);
         // M qacc - qfrc_smooth = J' force, and inequality forces push only

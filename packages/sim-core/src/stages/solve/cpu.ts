@@ -9,16 +9,17 @@
  * (sum of diag(M) over its dofs); dofs of trees without rows keep qacc_smooth.
  *
  * Also fills d.timers (see solver/timers.ts): wall-clock ns per env, iterations, active rows, contacts,
- * line-search evaluations and rows.
+ * line-search evaluations, rows, the last iteration's improvement and whether the solve stopped unconverged.
  */
 import type { Data, Real } from '../../data/data.js';
 import { ConeType, SolverType, type Model } from '../../model/model.js';
 import { Islands, type SolverSettings } from '../../solver/islands.js';
-import { solvePrimal, type SolveStats } from '../../solver/primal.js';
+import { newSolveStats, solvePrimal, type SolveStats } from '../../solver/primal.js';
 import { type Problem, constraintCost, gaussCost, indexRows, jacMinusAref, makeProblem, mulM } from '../../solver/problem.js';
 import { ConstraintType } from '../../solver/types.js';
 import {
-  TIMER_ACTIVE, TIMER_CONTACTS, TIMER_ITERATIONS, TIMER_LS_ITERATIONS, TIMER_NEFC, TIMER_SOLVE_NS,
+  TIMER_ACTIVE, TIMER_CONTACTS, TIMER_IMPROVEMENT, TIMER_ITERATIONS, TIMER_LS_ITERATIONS, TIMER_NEFC, TIMER_NOT_CONVERGED,
+  TIMER_SOLVE_NS,
 } from '../../solver/timers.js';
 
 /** Envs gathered and scattered together (a cache line of f64). */
@@ -65,7 +66,7 @@ function scratchFor(m: Model, d: Data): Scratch {
         qaccWarmstart: d.qaccWarmstart, efcId: d.efcId, contactFriction: d.contactFriction,
       },
       block: Array.from({ length: BLOCK }, () => makeProblem(m.nv, d.maxEfc)),
-      blockStats: Array.from({ length: BLOCK }, () => ({ iterations: 0, lsIterations: 0 })),
+      blockStats: Array.from({ length: BLOCK }, newSolveStats),
       solveMs: new Float64Array(BLOCK), islands: new Islands(m.nv, d.maxEfc), touched: new Uint8Array(Math.max(1, m.nv)),
       work: new Float64Array(Math.max(1, d.maxEfc)),
     };
@@ -227,6 +228,8 @@ export function solve(m: Model, d: Data, e0: number, e1: number): void {
       if (p.nefc === 0 || nv === 0) {
         stats.iterations = 0;
         stats.lsIterations = 0;
+        stats.improvement = 0;
+        stats.notConverged = false;
         p.nactive = 0;
       } else {
         if (elliptic) gatherCones(io, eb + b, p);
@@ -276,6 +279,8 @@ export function solve(m: Model, d: Data, e0: number, e1: number): void {
       t[TIMER_CONTACTS * n + e] = ncon[e]!;
       t[TIMER_LS_ITERATIONS * n + e] = stats.lsIterations;
       t[TIMER_NEFC * n + e] = p.nefc;
+      t[TIMER_IMPROVEMENT * n + e] = stats.improvement;
+      t[TIMER_NOT_CONVERGED * n + e] = stats.notConverged ? 1 : 0;
     }
   }
 }
