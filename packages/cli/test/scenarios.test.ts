@@ -113,7 +113,13 @@ describe('record --scene: a model file with a control around its initial pose', 
     expect(s.nEnvs).toBe(4);
     expect(s.facts).toMatchObject({ scene: 'scene.xml', control: 'hold', controlledDofs: 9 });
     expect(s.scene.options?.dt).toBe(0.005); // the file's <option timestep>, not a default
+    // what the file leaves out is MuJoCo's default, not Genesis' (tolerance 1e-6)
+    expect(s.scene.options).toMatchObject({ iterations: 5, tolerance: 1e-8, integrator: 'implicitfast' });
     await s.dispose();
+    // --dt replaces the timestep only: the rest still comes from the file
+    const withDt = await buildSceneFile(MJCF, { kind: 'hold' }, { ...base, dt: 0.01 });
+    expect(withDt.scene.options).toMatchObject({ dt: 0.01, iterations: 5, tolerance: 1e-8 });
+    await withDt.dispose();
     open = null;
     const c = await commands(MJCF, { kind: 'hold' });
     expect(c.dofs).toHaveLength(9);

@@ -35,7 +35,8 @@ export async function buildSceneFile(file: string, control: ControlChoice, optio
   if (!urdf && !/\.xml$/i.test(path)) throw new CliError(file, 'not a model file (expected an MJCF .xml or a .urdf)');
   const gs = await initSim(options);
   const scene = new gs.Scene({
-    ...(options.dt !== undefined ? { rigidOptions: { dt: options.dt } } : {}),
+    // simOptions, not rigidOptions: the file's <option> (MuJoCo's defaults for what it leaves out) stays in effect.
+    ...(options.dt !== undefined ? { simOptions: { dt: options.dt } } : {}),
     profilingOptions: { showFPS: options.showFPS },
   });
   if (urdf) scene.addEntity(gs.morphs.Plane());

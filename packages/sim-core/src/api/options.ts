@@ -1,8 +1,10 @@
 /**
  * Scene options (Genesis' SimOptions, RigidOptions, ProfilingOptions in camelCase) and how they become the
  * Model's options. Precedence per field: what the user set, else the value from an MJCF `<option>`, else the
- * default. The build log names every field an MJCF filled.
+ * default: MuJoCo's when the options come from the model file (no `rigidOptions`), Genesis' otherwise. The build
+ * log names every option in effect and where it came from.
  */
+import { defaultOptions } from '../model/builder.js';
 import { ConeType, Integrator, SolverType, type ModelOptions } from '../model/model.js';
 
 export interface SimOptions {
@@ -206,14 +208,34 @@ function formatValue(v: unknown): string {
   return String(v);
 }
 
+/** MuJoCo 3.3's own defaults for what a model file's `<option>` leaves out (mjModel's opt after mj_defaultOption),
+ *  in the scene's names; the fields MuJoCo has no option for keep the scene's defaults. */
+export const MUJOCO_DEFAULT_OPTIONS: Readonly<ResolvedOptions> = Object.freeze({
+  ...DEFAULT_OPTIONS,
+  ...fileOptionsAsScene(defaultOptions(), 'MuJoCo defaults'),
+  substeps: 1,
+});
+
+/** An MJCF's `<option>` values in the scene's names, and the file they came from (for the log). */
+export interface FileOptions {
+  source: string;
+  options: Partial<ResolvedOptions>;
+}
+
 export interface ResolvedWithSource {
   options: ResolvedOptions;
   /** Fields an MJCF <option> filled, as `name=value`, in declaration order. */
   filled: string[];
+  /** Where each option's value came from: 'user', the file's name, 'MuJoCo default' or 'Genesis default'. */
+  sources: Record<keyof ResolvedOptions, string>;
 }
 
-/** user > file (first MJCF with an <option> value wins) > default. */
-export function resolveOptions(user: SceneOptions, files: readonly Partial<ResolvedOptions>[]): ResolvedWithSource {
+/**
+ * user > file (first MJCF with an <option> value wins) > default. The defaults are MuJoCo's when the scene's
+ * options come from a model file (`fromFile`: an MJCF in the scene and no `rigidOptions`), Genesis' when the user
+ * builds a Genesis scene with Genesis options.
+ */
+export function resolveOptions(user: SceneOptions, files: readonly FileOptions[], fromFile = false): ResolvedWithSource {
   const s = user.simOptions ?? {};
   const r = user.rigidOptions ?? {};
   const userSet: Partial<ResolvedOptions> = {};
@@ -225,20 +247,45 @@ export function resolveOptions(user: SceneOptions, files: readonly Partial<Resol
   put('gravity', s.gravity ? [...s.gravity] as [number, number, number] : undefined);
   for (const k of RIGID_KEYS) if (k !== 'dt') put(k, r[k] as never);
 
-  const options = { ...DEFAULT_OPTIONS, gravity: [...DEFAULT_OPTIONS.gravity] } as ResolvedOptions;
+  const defaults = fromFile ? MUJOCO_DEFAULT_OPTIONS : DEFAULT_OPTIONS;
+  const defaultSource = fromFile ? 'MuJoCo default' : 'Genesis default';
+  const options = { ...defaults, gravity: [...defaults.gravity] } as ResolvedOptions;
   const filled: string[] = [];
+  const sources = {} as Record<keyof ResolvedOptions, string>;
   for (const key of Object.keys(DEFAULT_OPTIONS) as (keyof ResolvedOptions)[]) {
+    sources[key] = defaultSource;
     if (userSet[key] !== undefined) {
       (options as unknown as Record<string, unknown>)[key] = userSet[key];
+      sources[key] = 'user';
       continue;
     }
-    const fromFile = files.find((f) => f[key] !== undefined)?.[key];
-    if (fromFile !== undefined) {
-      (options as unknown as Record<string, unknown>)[key] = fromFile;
-      filled.push(`${key}=${formatValue(fromFile)}`);
+    const file = files.find((f) => f.options[key] !== undefined);
+    if (file !== undefined) {
+      const fromFileValue = file.options[key];
+      (options as unknown as Record<string, unknown>)[key] = fromFileValue;
+      filled.push(`${key}=${formatValue(fromFileValue)}`);
+      sources[key] = file.source;
     }
   }
-  return { options, filled };
+  return { options, filled, sources };
+}
+
+/** The physics options a build log names (the error-handling and buffer ones are not physics). */
+const LOGGED_KEYS = [
+  'dt', 'substeps', 'gravity', 'integrator', 'eulerdamp', 'constraintSolver', 'iterations', 'tolerance',
+  'lsIterations', 'lsTolerance', 'cone', 'impratio', 'enableCollision', 'enableJointLimit', 'enableSelfCollision',
+] as const;
+
+/** One line naming every physics option in effect, grouped by where it came from. */
+export function describeOptions({ options, sources }: ResolvedWithSource): string {
+  const groups = new Map<string, string[]>();
+  for (const key of LOGGED_KEYS) {
+    const src = sources[key];
+    const from = src === 'user' ? 'set by the user' : src.endsWith('default') ? `${src}s` : `from ${src} <option>`;
+    if (!groups.has(from)) groups.set(from, []);
+    groups.get(from)!.push(`${key}=${formatValue(options[key])}`);
+  }
+  return `Options in effect: ${[...groups].map(([from, kv]) => `${from}: ${kv.join(', ')}`).join('; ')}.`;
 }
 
 /** The Model's options for resolved scene options. */

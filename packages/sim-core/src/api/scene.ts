@@ -5,6 +5,7 @@
  * 'compile model' (merge the entities and apply options), 'setConst' (model constants), 'allocate' (the
  * backend's Data and threads or buffers). scene.step() is one 'step' span; the backend adds kernel spans.
  */
+import { basename } from 'node:path';
 import type { SimInstance } from '../backend/backend.js';
 import { ERR_BLOWUP, ERR_NAN, ERR_OVERFLOW } from '../backend/backend.js';
 import { externalRecorder, getTracer, type SpanArgs } from '../instrument.js';
@@ -24,7 +25,7 @@ import { rejectUnknownKeys } from './keys.js';
 import { logger } from './logger.js';
 import type { Morph } from './morphs.js';
 import {
-  fileOptionsAsScene, resolveOptions, toModelOptions, validateSceneOptions,
+  describeOptions, fileOptionsAsScene, resolveOptions, toModelOptions, validateSceneOptions,
   type ProfilingOptions, type ResolvedOptions, type RigidOptions, type SceneOptions, type SimOptions,
 } from './options.js';
 import { Tensor } from './tensor.js';
@@ -239,14 +240,14 @@ export class Scene implements EntityHost {
       const merged = span('compile model', { entities: this.parts.length }, () => {
         const { model: merged, entities } = mergeModels(this.parts);
         ranges = entities;
-        const files = this.parts
-          .filter((p) => Object.keys(p.options).length > 0)
-          .map((p) => fileOptionsAsScene(p.options, p.sourceFile));
-        const { options: resolved, filled } = resolveOptions(this.userOptions, files);
-        if (filled.length > 0) {
-          const sources = this.parts.filter((p) => Object.keys(p.options).length > 0).map((p) => p.sourceFile).join(', ');
-          logger.info(`Options from the MJCF <option> of ${sources} (not set by the user): ${filled.join(', ')}.`);
-        }
+        const withOptions = this.parts.filter((p) => Object.keys(p.options).length > 0);
+        const files = withOptions.map((p) => ({ source: basename(p.sourceFile), options: fileOptionsAsScene(p.options, p.sourceFile) }));
+        // The options come from the model file (MuJoCo's defaults for what it leaves out) unless the user builds a
+        // Genesis scene with Genesis options.
+        const fromFile = this.userOptions.rigidOptions === undefined && this.entities.some((e) => e.morph.kind === 'mjcf');
+        const resolution = resolveOptions(this.userOptions, files, fromFile);
+        const resolved = resolution.options;
+        logger.info(describeOptions(resolution));
         // the scene options have no ccd settings: the files' <option> (or MuJoCo's defaults) stay
         merged.opt = { ...toModelOptions(resolved), ccdTolerance: merged.opt.ccdTolerance, ccdIterations: merged.opt.ccdIterations };
         this.options = Object.freeze(resolved);

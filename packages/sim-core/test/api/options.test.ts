@@ -1,14 +1,17 @@
 import { describe, expect, test } from 'vitest';
 import {
-  DEFAULT_OPTIONS, fileOptionsAsScene, resolveOptions, toModelOptions, validateSceneOptions,
+  DEFAULT_OPTIONS, describeOptions, fileOptionsAsScene, MUJOCO_DEFAULT_OPTIONS, resolveOptions, toModelOptions, validateSceneOptions,
 } from '../../src/api/options.js';
 import { Integrator, SolverType } from '../../src/model/model.js';
 
 // What the MJCF loader reports for the Menagerie Franka's <option> (PROVENANCE.md).
-const frankaFile = fileOptionsAsScene(
-  { timestep: 0.005, iterations: 5, lsIterations: 8, integrator: Integrator.ImplicitFast, disableEulerdamp: true },
-  'panda.xml',
-);
+const frankaFile = {
+  source: 'panda.xml',
+  options: fileOptionsAsScene(
+    { timestep: 0.005, iterations: 5, lsIterations: 8, integrator: Integrator.ImplicitFast, disableEulerdamp: true },
+    'panda.xml',
+  ),
+};
 
 describe('option precedence: user > MJCF <option> > default', () => {
   test('the file fills only fields the user did not set, and says which', () => {
@@ -35,6 +38,25 @@ describe('option precedence: user > MJCF <option> > default', () => {
     expect(opt.solver).toBe(SolverType.CG);
     expect(opt.integrator).toBe(Integrator.Euler);
     expect(opt.disableEulerdamp).toBe(false);
+  });
+
+  test("options from the file: MuJoCo's defaults for what it leaves out, and the log line names every source", () => {
+    const r = resolveOptions({ simOptions: { dt: 0.01 } }, [frankaFile], true);
+    expect(r.options).toMatchObject({ dt: 0.01, integrator: 'implicitfast', iterations: 5, lsIterations: 8, tolerance: 1e-8, eulerdamp: false });
+    expect(r.sources).toMatchObject({ dt: 'user', integrator: 'panda.xml', tolerance: 'MuJoCo default' });
+    // A file with no <option> at all gets MuJoCo's options, not Genesis'.
+    const bare = resolveOptions({}, [], true).options;
+    expect(bare).toMatchObject({ dt: 0.002, integrator: 'euler', constraintSolver: 'newton', iterations: 100, tolerance: 1e-8, lsIterations: 50, lsTolerance: 0.01, eulerdamp: true, cone: 'pyramidal', impratio: 1 });
+    expect(MUJOCO_DEFAULT_OPTIONS.dt).toBe(0.002);
+    expect(describeOptions(r)).toBe(
+      "Options in effect: set by the user: dt=0.01; MuJoCo defaults: substeps=1, gravity=[0, 0, -9.81], constraintSolver='newton', " +
+      "tolerance=1e-8, lsTolerance=0.01, cone='pyramidal', impratio=1, enableCollision=true, enableJointLimit=true, enableSelfCollision=true; " +
+      "from panda.xml <option>: integrator='implicitfast', eulerdamp=false, iterations=5, lsIterations=8.",
+    );
+    // A Genesis scene (rigidOptions given): Genesis' defaults for what neither the user nor the file set.
+    const genesis = resolveOptions({ rigidOptions: { dt: 0.01 } }, [], false);
+    expect(genesis.options).toMatchObject({ integrator: 'implicitfast', iterations: 50, tolerance: 1e-6 });
+    expect(describeOptions(genesis)).toMatch(/^Options in effect: set by the user: dt=0.01; Genesis defaults: substeps=1, .*iterations=50, tolerance=0.000001/);
   });
 
   test('bad options get one-line errors naming the field', () => {

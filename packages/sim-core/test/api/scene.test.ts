@@ -48,7 +48,7 @@ describe('unbatched scene (nEnvs = 0)', () => {
   });
 });
 
-describe('options: user > MJCF <option> > default, and the build log says what the file filled', () => {
+describe('options: user > MJCF <option> > default, and the build log says where each came from', () => {
   test('bundled scene.xml', async () => {
     const log = gs.captureLogs();
     try {
@@ -61,9 +61,9 @@ describe('options: user > MJCF <option> > default, and the build log says what t
       expect(scene.options?.eulerdamp).toBe(false);
       expect(scene.compiledModel.opt.timestep).toBe(0.01);
       expect(scene.compiledModel.opt.lsIterations).toBe(8);
-      const line = log.lines().find((l) => l.startsWith('Options from the MJCF <option>'));
-      expect(line).toMatch(/scene\.xml \(not set by the user\): integrator='implicitfast', eulerdamp=false, lsIterations=8\.$/);
-      expect(line).not.toMatch(/iterations=5|dt=/);
+      const line = log.lines().find((l) => l.includes('Options in effect:'));
+      expect(line).toMatch(/set by the user: dt=0\.01, iterations=20; Genesis defaults: .*; from scene\.xml <option>: integrator='implicitfast', eulerdamp=false, lsIterations=8\.$/);
+      expect(line).not.toMatch(/iterations=5/);
       await scene.destroy();
     } finally {
       log.restore();
