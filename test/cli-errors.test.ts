@@ -38,6 +38,11 @@ describe('bad input', () => {
     const r = await gsprof(['summary', f]);
     expect(r.code).toBe(0);
     expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^gsprof: warning: .*bad\.json: .*json_parser_failure 1 .*--strict/)]);
+    // query warns the same way (issue 35), and its stats table holds the count under trace_processor's name.
+    const q = await gsprof(['query', f, "select value from stats where name = 'json_parser_failure'", '--format', 'csv']);
+    expect(q.code).toBe(0);
+    expect(q.stdout.trim().split('\n')).toEqual(['value', '1']);
+    expect(q.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^gsprof: warning: .*bad\.json: .*json_parser_failure 1/)]);
   });
 
   it('JSON that is not a trace is refused by every data command, saying it was read as JSON (issue 15)', async () => {

@@ -4,15 +4,15 @@ import { closeSync, existsSync, openSync, readSync, readdirSync, statSync } from
 import { join } from 'node:path';
 import { CliError } from '../errors.js';
 
-/** One stderr line when the lenient import skipped or cut something, with the counts (Perfetto's stat names). */
-async function warnAboutProblems(db: TraceDb, path: string): Promise<void> {
-  const { IMPORT_PROBLEM_STATS } = await import('@gsprof/profiler');
-  const names = IMPORT_PROBLEM_STATS.map((n) => `'stats.${n}'`).join(', ');
-  const rows = await db.rows<{ name: string; n: number }>(
-    `SELECT name, int_value AS n FROM metadata WHERE name IN (${names}) AND int_value > 0 ORDER BY name`);
+/**
+ * One stderr line when the import counted a problem of severity error or data_loss (the `stats` table, with
+ * trace_processor's names), as trace_processor prints its "Trace health issues".
+ */
+export async function warnAboutProblems(db: TraceDb, path: string): Promise<void> {
+  const rows = await db.problemStats();
   if (rows.length === 0) return;
-  const counts = rows.map((r) => `${r.name.slice('stats.'.length)} ${r.n}`).join(', ');
-  process.stderr.write(`gsprof: warning: ${path}: loaded what could be read; skipped or cut: ${counts} (--strict to refuse such a file)\n`);
+  const counts = rows.map((r) => `${r.name} ${r.value}`).join(', ');
+  process.stderr.write(`gsprof: warning: ${path}: loaded with problems (its stats table, trace_processor's names): ${counts} (--strict refuses a flawed file)\n`);
 }
 
 const TRACE = /\.(pftrace|json|json\.gz)$/;

@@ -7,7 +7,7 @@ import type { QueryStream } from '@gsprof/profiler';
 import { CliError } from '../errors.js';
 import { renderCsv, renderTable } from '../render/table.js';
 import { toJson } from '../render/json.js';
-import { importSettings, resolveTrace } from './open-trace.js';
+import { importSettings, resolveTrace, warnAboutProblems } from './open-trace.js';
 
 export interface QueryReportOptions {
   color: boolean;
@@ -36,6 +36,7 @@ export async function queryReport(trace: string, sql: string, options: QueryRepo
   const { openTrace, ReadOnlyQueryError } = await import('@gsprof/profiler');
   const db = await openTrace(trace, { memoryLimit: options.memoryLimit, cache: importSettings.cache });
   try {
+    await warnAboutProblems(db, trace);
     let stream: QueryStream;
     try {
       stream = await db.queryStream(sql, { timeoutMs: options.timeoutS * 1000 });

@@ -172,7 +172,6 @@ class ChromeImporter {
     const ph = typeof e.ph === 'string' ? e.ph.charAt(0) : '';
     if (!SUPPORTED.has(ph)) {
       this.sink.stat('json_dropped_events');
-      this.sink.stat(`json_dropped_phase_${ph.slice(0, 4).replace(/[^A-Za-z]/g, '?') || 'none'}`);
       return;
     }
     if (ph === 'M') { this.metadataEvent(e); return; }
@@ -249,7 +248,7 @@ class ChromeImporter {
         for (const key of Object.keys(args)) {
           const v = (args as Json)[key];
           const num = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
-          if (!Number.isFinite(num)) { this.sink.stat('json_counter_non_numeric'); continue; }
+          if (!Number.isFinite(num)) { this.sink.stat('json_parser_failure'); continue; }
           const trackName = `${name ?? ''}${e.id !== undefined ? ` id: ${String(e.id)}` : ''} ${key}`;
           const k = `${upid}\u0000${trackName}`;
           let track = this.counterTracks.get(k);
@@ -264,7 +263,7 @@ class ChromeImporter {
       case 's': case 't': case 'f': {
         const track = this.threadTrack(pid, tid);
         const id = e.id ?? (e.id2 as Json | undefined)?.global ?? (e.id2 as Json | undefined)?.local;
-        if (id === undefined) { this.sink.stat('json_flow_without_id'); return; }
+        if (id === undefined) { this.sink.stat('flow_invalid_id'); return; }
         const key = `j\u0000${category ?? ''}\u0000${name ?? ''}\u0000${String(id)}`;
         const kind = ph === 's' ? FLOW_START : ph === 't' ? FLOW_STEP : FLOW_END;
         const bind = ph === 'f' && e.bp !== 'e' ? BIND_NEXT : BIND_ENCLOSING;
@@ -385,7 +384,7 @@ class ChromeImporter {
   private asyncTrack(e: Json, pid: unknown, name: string | null, category: string | null): number | null {
     const id2 = (e.id2 ?? null) as Json | null;
     const id = e.id ?? id2?.local ?? id2?.global;
-    if (id === undefined || id === null) { this.sink.stat('json_async_without_id'); return null; }
+    if (id === undefined || id === null) { this.sink.stat('json_parser_failure'); return null; }
     const global = e.id === undefined && id2?.global !== undefined;
     const key = `${global ? '' : String(pid)}\u0000${category ?? ''}\u0000${global ? 'g' : 'l'}${String(id)}`;
     let track = this.asyncTracks.get(key);

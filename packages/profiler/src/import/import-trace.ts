@@ -11,9 +11,6 @@ import { STAGING_DDL, TEMP_STAGING_TABLES } from '../sql/schema.js';
 
 export type { ImportOptions } from './read-trace.js';
 
-/** Stats that count input the lenient import skipped or cut (Perfetto's names where they exist). */
-export const IMPORT_PROBLEM_STATS = ['json_parser_failure', 'json_repaired_events', 'json_tokenizer_failure', 'truncated_bytes', 'gzip_truncated'] as const;
-
 export async function importTraceInto(path: string, conn: DuckDBConnection, opts: ImportOptions = {}): Promise<TraceFormat> {
   await conn.run(STAGING_DDL);
   const batches = {} as Record<StagedTable, ColumnBatch>;

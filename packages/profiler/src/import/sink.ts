@@ -7,6 +7,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { childArgPath, pathOfArgKey, type ArgPath } from './arg-path.js';
 import { nullRowSink, type Cell, type RowSink } from './column-buffer.js';
+import { statRows, type StatName } from './import-stats.js';
 import { RealArg } from '../model/trace.js';
 import {
   BIND_DIRECT, BIND_ENCLOSING, BIND_NEXT, FLOW_DDL, LAUNCH_DDL, publicViewsDdl,
@@ -737,8 +738,8 @@ export class TraceSink {
   }
   hasMetadata(name: string): boolean { return this.meta.has(name); }
 
-  /** Counts something the importer dropped or repaired; lands in metadata as `stats.<name>`. */
-  stat(name: string, delta = 1): void { this.stats.set(name, (this.stats.get(name) ?? 0) + delta); }
+  /** Counts something the importer dropped or repaired; lands in the `stats` table (import-stats.ts). */
+  stat(name: StatName, delta = 1): void { this.stats.set(name, (this.stats.get(name) ?? 0) + delta); }
 
   private originHi = 0;
   private originLo = 0;
@@ -840,7 +841,13 @@ export class TraceSink {
       ap.endRow();
     }
     ap.closeSync();
-    for (const [k, v] of this.stats) this.meta.set(`stats.${k}`, { str: null, int: BigInt(v) });
+    ap = await c.createAppender('stats');
+    for (const r of statRows(this.stats)) {
+      ap.appendVarchar(r.name); ap.appendNull(); ap.appendVarchar(r.severity); ap.appendVarchar(r.source);
+      ap.appendBigInt(BigInt(r.value)); ap.appendVarchar(r.description);
+      ap.endRow();
+    }
+    ap.closeSync();
     ap = await c.createAppender('metadata');
     for (const [name, v] of this.meta) {
       ap.appendVarchar(name);
@@ -972,7 +979,7 @@ export class TraceSink {
     if (outOfOrder > 0) this.stat('tracks_out_of_order', outOfOrder);
     const [r] = (await c.runAndReadAll(`SELECT count(*) FILTER (WHERE slice_id IS NULL) AS n FROM _flow_bind`)).getRowObjectsJS();
     const unbound = Number((r as { n: bigint }).n);
-    if (unbound > 0) this.stat('flow_unbound', unbound);
+    if (unbound > 0) this.stat('flow_no_enclosing_slice', unbound);
 
   }
 }

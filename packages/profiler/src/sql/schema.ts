@@ -35,6 +35,7 @@ CREATE TABLE process (upid INTEGER, pid BIGINT, name VARCHAR);
 CREATE TABLE thread (utid INTEGER, tid BIGINT, name VARCHAR, upid INTEGER);
 CREATE TABLE track (id INTEGER, name VARCHAR, type VARCHAR, parent_id INTEGER, utid INTEGER, upid INTEGER, unit VARCHAR);
 CREATE TABLE metadata (name VARCHAR, str_value VARCHAR, int_value BIGINT);
+CREATE TABLE stats (name VARCHAR, idx BIGINT, severity VARCHAR, source VARCHAR, value BIGINT, description VARCHAR);
 CREATE TABLE zero_dur_slice (slice_id BIGINT);
 `;
 

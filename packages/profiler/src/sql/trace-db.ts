@@ -14,6 +14,7 @@ import { mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { importTraceInto, type ImportOptions } from '../import/import-trace.js';
+import { PROBLEM_SEVERITIES } from '../import/import-stats.js';
 import type { TraceFormat } from '../import/source.js';
 import { cacheEnabled, dropCached, findCached, storeCached, traceCacheKey } from './trace-cache.js';
 
@@ -297,6 +298,18 @@ export class TraceDb {
     const r = rows[0];
     if (!r) return undefined;
     return r.int_value ?? r.str_value ?? undefined;
+  }
+
+  /** The value of one import stat (the `stats` table; 0: nothing counted), or undefined for a name it lacks. */
+  async stat(name: string): Promise<number | undefined> {
+    const rows = await this.rows<{ value: number }>(`SELECT value FROM stats WHERE name = '${name.replace(/'/g, "''")}' LIMIT 1`);
+    return rows[0]?.value;
+  }
+
+  /** The stats whose severity makes a command warn (error, data_loss) and that counted something, by name. */
+  async problemStats(): Promise<{ name: string; value: number }[]> {
+    return this.rows(`SELECT name, value FROM stats WHERE severity IN (${PROBLEM_SEVERITIES.map((s) => `'${s}'`).join(', ')})
+      AND value > 0 ORDER BY name`);
   }
 
   async close(): Promise<void> {

@@ -95,7 +95,7 @@ describe('Chrome JSON import', () => {
         .toEqual([{ dur: -1, type: 'async' }]);
       expect((await db.query(`select ct.name, c.value from counter c join counter_track ct on ct.id = c.track_id order by ct.name`)).rows)
         .toEqual([{ name: 'mem free', value: 20 }, { name: 'mem used', value: 10 }]);
-      expect(await db.metadata('stats.json_dropped_events')).toBe(1);
+      expect(await db.stat('json_dropped_events')).toBe(1);
     } finally {
       await db.close();
     }

@@ -208,7 +208,7 @@ describe('Chrome JSON import, Perfetto semantics', () => {
         { name: 'C3', depth: 0, parent: null, tid: 7 },
         { name: 'late', depth: 0, parent: null, tid: 8 },
       ]);
-      expect(await db.metadata('stats.slice_spill_overlapping_complete_event')).toBe(4);
+      expect(await db.stat('slice_spill_overlapping_complete_event')).toBe(4);
     } finally {
       await db.close();
     }
@@ -243,8 +243,8 @@ describe('Chrome JSON import, Perfetto semantics', () => {
   });
   it('a B still open when the X it started in has ended ends with that X (misplaced_end_event), as trace_processor', async () => {
     const sql = 'select ts, dur, name, depth from slice order by ts, depth';
-    const stats = `select name, int_value as n from metadata where name in
-      ('stats.misplaced_end_event', 'stats.json_end_without_begin', 'stats.json_begin_without_end') order by name`;
+    const stats = `select name, value as n from stats where value > 0 and name in
+      ('misplaced_end_event', 'json_end_without_begin', 'json_begin_without_end') order by name`;
     const x = { ph: 'X', name: 'x', pid: 1, tid: 1, ts: 0, dur: 10 };
     const b = { ph: 'B', name: 'b', pid: 1, tid: 1, ts: 2 };
     // trace_processor v58.2 gives these slices, and misplaced_end_event 1 (no other stat) for the first three;
@@ -259,7 +259,7 @@ describe('Chrome JSON import, Perfetto semantics', () => {
         { ts: 0, dur: 10_000, name: 'x', depth: 0 }, { ts: 2_000, dur: 8_000, name: 'b', depth: 1 },
         ...(name === 'misplaced-instant.json' ? [{ ts: 12_000, dur: 0, name: 'i', depth: 0 }] : []),
       ]);
-      expect(await rows(name, [...events], stats), name).toEqual([{ name: 'stats.misplaced_end_event', n: 1 }]);
+      expect(await rows(name, [...events], stats), name).toEqual([{ name: 'misplaced_end_event', n: 1 }]);
     }
     // Two open in one X end with it, counted once; a later pair is untouched.
     expect(await rows('misplaced-two.json', [
@@ -276,7 +276,7 @@ describe('Chrome JSON import, Perfetto semantics', () => {
     expect(await rows('never-ended.json', [x, b], sql)).toEqual([
       { ts: 0, dur: 10_000, name: 'x', depth: 0 }, { ts: 2_000, dur: -1, name: 'b', depth: 1 },
     ]);
-    expect(await rows('never-ended.json', [x, b], stats)).toEqual([{ name: 'stats.json_begin_without_end', n: 1 }]);
+    expect(await rows('never-ended.json', [x, b], stats)).toEqual([{ name: 'json_begin_without_end', n: 1 }]);
   });
 });
 
@@ -432,7 +432,7 @@ describe('Chrome JSON nesting at one ts and end matching, as trace_processor', (
       { ts: 40_000, dur: 2000, name: 'p', depth: 1, parent: 'a' },
       { ts: 41_000, dur: 1000, name: 'q', depth: 2, parent: 'p' },
     ]);
-    expect(await rows('end-names.json', events, `select int_value as n from metadata where name = 'stats.misplaced_end_event'`))
+    expect(await rows('end-names.json', events, `select value as n from stats where name = 'misplaced_end_event'`))
       .toEqual([{ n: 2 }]);
     // An E with a category closes only a slice of that category.
     expect(await rows('end-category.json', [

@@ -1,6 +1,6 @@
 /**
  * Lenient import (the default, as Perfetto): what can be read is loaded and each flaw is counted in
- * metadata `stats.<name>`; `strict` turns every such flaw into a TraceFormatError.
+ * `stats` table; `strict` turns every such flaw into a TraceFormatError.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -18,9 +18,7 @@ async function load(path: string): Promise<{ names: string[]; stats: Record<stri
   try {
     const names = (await db.query('select name from slice order by ts')).rows.map((r) => String(r.name));
     const stats: Record<string, number> = {};
-    for (const r of (await db.query(`select name, int_value from metadata where name like 'stats.%'`)).rows) {
-      stats[String(r.name).slice(6)] = Number(r.int_value);
-    }
+    for (const r of (await db.query('select name, value from stats where value > 0')).rows) stats[String(r.name)] = Number(r.value);
     return { names, stats };
   } finally {
     await db.close();

@@ -40,7 +40,7 @@ describe('Perfetto protobuf import', () => {
         { name: 'kernel_a', category: null, ts: (BASE + 150n).toString(), dur: 20, depth: 1, thread: 'main', process: 'app' },
       ]);
       expect((await db.query(`select key, int_value from args`)).rows).toEqual([{ key: 'debug.env', int_value: 3 }]);
-      expect(await db.metadata('stats.tokenizer_skipped_packets')).toBe(2);
+      expect(await db.stat('tokenizer_skipped_packets')).toBe(2);
     } finally {
       await db.close();
     }
@@ -126,7 +126,7 @@ describe('Perfetto protobuf import', () => {
     const db = await openTrace(cut);
     try {
       expect((await db.query('select count(*) as n from track')).rows[0]!.n).toBe(1);
-      expect(Number(await db.metadata('stats.truncated_bytes'))).toBeGreaterThan(0);
+      expect(Number(await db.stat('truncated_bytes'))).toBeGreaterThan(0);
     } finally {
       await db.close();
     }

@@ -1,0 +1,88 @@
+/**
+ * The problems an import counts, as rows of the `stats` table (trace_processor's table: name, idx, severity,
+ * source, value, description). Where trace_processor counts the same problem, the stat has its name, severity
+ * and source (Perfetto v58.2's stats table); the others are gsprof's own, marked so in their description, with
+ * the severity of what they mean: `info` where trace_processor takes the input the same way without counting it.
+ */
+
+/** trace_processor's severities: `error` and `data_loss` make a command warn (see `PROBLEM_SEVERITIES`). */
+export type StatSeverity = 'info' | 'notice' | 'data_loss' | 'error';
+
+interface StatInfo {
+  severity: StatSeverity;
+  /** trace_processor's: `trace` for what the input holds, `analysis` for what reading it found. */
+  source: 'trace' | 'analysis';
+  description: string;
+}
+
+const OWN = '(gsprof only; trace_processor does not count this)';
+
+const STATS = {
+  // ---- trace_processor's own names ------------------------------------------------------------------------
+  json_parser_failure: { severity: 'error', source: 'trace',
+    description: 'JSON events dropped: not an object, unparsable, or missing a field their phase needs (ts, an async id, a numeric counter value)' },
+  json_tokenizer_failure: { severity: 'error', source: 'trace', description: 'the JSON ended inside an event; the events before it were kept' },
+  flow_invalid_id: { severity: 'error', source: 'trace', description: 'JSON flow events (s/t/f) without an id, dropped' },
+  flow_no_enclosing_slice: { severity: 'error', source: 'trace', description: 'flow events with no slice to bind to: the arrow is not drawn' },
+  misplaced_end_event: { severity: 'data_loss', source: 'analysis', description: 'end events that did not match the innermost open slice' },
+  slice_drop_overlapping_complete_event: { severity: 'error', source: 'analysis',
+    description: 'complete slices dropped because they partly overlap another slice on the same track' },
+  slice_spill_overlapping_complete_event: { severity: 'error', source: 'analysis',
+    description: 'complete slices that partly overlap another slice of their thread, moved to a track of their own' },
+  clock_sync_failure: { severity: 'error', source: 'analysis', description: 'packets whose clock could not be converted to trace time, dropped' },
+  invalid_clock_snapshots: { severity: 'error', source: 'analysis', description: 'clock snapshots that contradict earlier ones, ignored' },
+  interned_data_tokenizer_errors: { severity: 'info', source: 'analysis', description: 'interned names that were never defined' },
+  tokenizer_skipped_packets: { severity: 'info', source: 'analysis', description: 'packets skipped while their sequence had no valid incremental state' },
+  thread_descriptor_missing_sequence_id: { severity: 'error', source: 'analysis', description: 'thread descriptors without a sequence id, ignored' },
+  thread_descriptor_skipped_incremental_state_invalid: { severity: 'notice', source: 'analysis',
+    description: 'thread descriptors skipped while their sequence had no valid incremental state' },
+  track_event_invalid_timestamp: { severity: 'error', source: 'analysis', description: 'track events whose time resolved before 0, dropped' },
+  track_event_missing_timestamp: { severity: 'error', source: 'analysis', description: 'track events without a timestamp, dropped' },
+  track_event_parser_errors: { severity: 'info', source: 'analysis', description: 'track events that could not be placed (no track, no thread, negative dur), dropped' },
+  track_event_skipped_timestamp_delta_without_valid_state: { severity: 'notice', source: 'analysis',
+    description: 'track events with a timestamp delta but no thread descriptor to add it to, dropped' },
+  track_event_skipped_thread_time_delta_without_valid_state: { severity: 'notice', source: 'analysis',
+    description: 'track events with a thread time delta but no thread descriptor to add it to, dropped' },
+  track_event_skipped_thread_instruction_delta_without_valid_state: { severity: 'notice', source: 'analysis',
+    description: 'track events with an instruction count delta but no thread descriptor to add it to, dropped' },
+  // ---- gsprof's own ---------------------------------------------------------------------------------------
+  json_repaired_events: { severity: 'info', source: 'trace',
+    description: `JSON events with a trailing comma or a raw control character in a string, read as trace_processor reads them ${OWN}` },
+  json_dropped_events: { severity: 'info', source: 'trace', description: `JSON events of a phase that is not imported, skipped ${OWN}` },
+  json_toplevel_value_too_large: { severity: 'info', source: 'trace', description: `top-level JSON values too large to keep as metadata, skipped ${OWN}` },
+  json_begin_without_end: { severity: 'info', source: 'trace', description: `JSON begin events never ended (their slices have dur -1) ${OWN}` },
+  json_end_without_begin: { severity: 'info', source: 'trace', description: `JSON end events with nothing open to end, dropped ${OWN}` },
+  slice_end_without_begin: { severity: 'info', source: 'analysis', description: `track event ends with nothing open to end, dropped ${OWN}` },
+  slice_without_end: { severity: 'info', source: 'analysis', description: `track event begins never ended (their slices have dur -1) ${OWN}` },
+  truncated_bytes: { severity: 'data_loss', source: 'trace', description: `bytes after the last whole packet of a cut .pftrace, dropped ${OWN}` },
+  gzip_truncated: { severity: 'data_loss', source: 'trace', description: `a .gz that ended early or is corrupt: what was before the fault was read ${OWN}` },
+  tracks_out_of_order: { severity: 'info', source: 'analysis', description: `tracks whose events were not in time order and were sorted ${OWN}` },
+  gsprof_metadata_unparsable: { severity: 'error', source: 'trace', description: `a gsprof.metadata event whose JSON did not parse, ignored ${OWN}` },
+  gsprof_flow_names_unparsable: { severity: 'error', source: 'trace', description: `gsprof's flow names whose JSON did not parse, ignored ${OWN}` },
+  legacy_event_unsupported_phase: { severity: 'info', source: 'analysis', description: `legacy track events of a phase that is not imported, dropped ${OWN}` },
+  counter_descriptor_after_slice_events: { severity: 'info', source: 'analysis',
+    description: `counter descriptors for a track that already had slices, ignored ${OWN}` },
+  counter_event_on_non_counter_track: { severity: 'info', source: 'analysis', description: `counter events on a track that is not a counter track, dropped ${OWN}` },
+  slice_event_on_counter_track: { severity: 'info', source: 'analysis', description: `slice events on a counter track, dropped ${OWN}` },
+  extra_counter_without_track: { severity: 'info', source: 'analysis', description: `extra counter values with no counter track, dropped ${OWN}` },
+  debug_annotation_too_deep: { severity: 'info', source: 'analysis', description: `debug annotations nested deeper than 32, cut ${OWN}` },
+  track_descriptor_without_uuid: { severity: 'info', source: 'analysis', description: `track descriptors without a uuid, ignored ${OWN}` },
+  track_event_without_type: { severity: 'info', source: 'analysis', description: `track events without a type, dropped ${OWN}` },
+} as const satisfies Record<string, StatInfo>;
+
+/** The name of a stat an import can count. */
+export type StatName = keyof typeof STATS;
+
+/** The severities that make a command warn, as trace_processor's "Trace health issues". */
+export const PROBLEM_SEVERITIES: readonly StatSeverity[] = ['error', 'data_loss'];
+
+/** One row of the `stats` table. */
+export interface StatRow { name: StatName; severity: StatSeverity; source: string; value: number; description: string }
+
+/** A row for every stat, as trace_processor lists every stat (value 0 where nothing was counted). */
+export function statRows(counts: ReadonlyMap<string, number>): StatRow[] {
+  return (Object.keys(STATS) as StatName[]).sort().map((name) => {
+    const s: StatInfo = STATS[name];
+    return { name, severity: s.severity, source: s.source, value: counts.get(name) ?? 0, description: s.description };
+  });
+}
