@@ -10,10 +10,10 @@ import { withTrace } from './open-trace.js';
 import { rankRunLine, type RankRun } from './rank-traces.js';
 import type { View } from './summary.js';
 
-interface RankFacts { rank: number; trace: string; host: string | null; stepTimes: Map<number, number> }
+export interface RankFacts { rank: number; trace: string; host: string | null; stepTimes: Map<number, number> }
 
 /** Each rank's facts and `analyse`'s result, the step times read once and handed to it. */
-async function rankFacts<T>(run: RankRun, analyse: (db: TraceDb, times: StepTimes) => Promise<T>): Promise<Array<RankFacts & { result: T }>> {
+export async function rankFacts<T>(run: RankRun, analyse: (db: TraceDb, times: StepTimes) => Promise<T>): Promise<Array<RankFacts & { result: T }>> {
   const { completedStepTimes, stepsByNumber } = await import('@gsprof/profiler');
   const out: Array<RankFacts & { result: T }> = [];
   for (const r of run.ranks) {

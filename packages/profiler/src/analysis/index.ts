@@ -9,3 +9,4 @@ export * from './baseline.js';
 export * as traceStats from './stats.js';
 export * from './stragglers.js';
 export * from './rank.js';
+export * from './run-report.js';

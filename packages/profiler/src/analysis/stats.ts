@@ -225,3 +225,32 @@ export function meanConfidenceInterval(xs: readonly number[], level: number): [n
   const half = studentCritical(1 - level, xs.length - 1) * stddev(xs) / Math.sqrt(xs.length);
   return [m - half, m + half];
 }
+
+/** Where a run's step times leave the steady state: the warm-up at its start, and the outliers after it. */
+export interface StepMarks {
+  /** The steady state's outlier fence, ns: Q3 + 3 IQR of the second half of the steps (Tukey's "far out"); null
+   *  under 8 steps, where no fence can be told from noise. */
+  fenceNs: number | null;
+  /** How many leading steps are above the fence (compilation, JIT tiers, cold caches). */
+  warmupSteps: number;
+  /** Indices (into the step list) of later steps above the fence. */
+  outliers: number[];
+}
+
+/**
+ * Marks the warm-up and the outliers of a run's step times against one fence taken from the second half of the run
+ * (which warm-up does not reach): the leading steps above it are warm-up, any later one above it is an outlier.
+ * The IQR is floored at 1% of the median so that a run of near-identical steps does not call every tick an outlier.
+ */
+export function stepMarks(durations: readonly number[]): StepMarks {
+  if (durations.length < 8) return { fenceNs: null, warmupSteps: 0, outliers: [] };
+  const steady = durations.slice(Math.floor(durations.length / 2));
+  const q1 = quantile(steady, 0.25);
+  const q3 = quantile(steady, 0.75);
+  const fenceNs = q3 + 3 * Math.max(q3 - q1, 0.01 * quantile(steady, 0.5));
+  let warmupSteps = 0;
+  while (warmupSteps < durations.length && durations[warmupSteps]! > fenceNs) warmupSteps++;
+  const outliers: number[] = [];
+  for (let i = warmupSteps; i < durations.length; i++) if (durations[i]! > fenceNs) outliers.push(i);
+  return { fenceNs, warmupSteps, outliers };
+}

@@ -1,0 +1,35 @@
+/** `gsprof report`: one self-contained HTML page of a trace, or of every rank of a multi-process run. */
+import type { TraceDb } from '@gsprof/profiler';
+import { resolveTrace, withTrace } from './open-trace.js';
+
+export interface ReportView {
+  /** The page, ready to write. */
+  html: string;
+  /** What the page was made from, for --json and the one-line message. */
+  data: { trace?: string; ranks?: number; missing: string[] };
+}
+
+export async function reportPage(given: string): Promise<ReportView> {
+  const { newestRankRun, rankRunLine } = await import('./rank-traces.js');
+  const run = await newestRankRun(given);
+  if (run) {
+    const { kernelSummary, stragglers } = await import('@gsprof/profiler');
+    const { rankFacts } = await import('./rank-reports.js');
+    const ranks = await rankFacts(run, async (db: TraceDb, times) => ({ summary: await kernelSummary(db, times), times }));
+    const straggler = stragglers(ranks.map((r) => ({ rank: r.rank, steps: r.stepTimes })));
+    const { rankReportPage } = await import('../render/html/report-page.js');
+    const cpu = ranks.every((r) => r.result.summary.kind === 'cpu stages');
+    const html = rankReportPage(rankRunLine(run), cpu, ranks.map((r) => ({
+      rank: r.rank, host: r.host, trace: r.trace, busyNs: r.result.summary.tracks.reduce((a, t) => a + t.totalTimeNs, 0),
+      steps: r.result.summary.steps, durations: r.result.times.durations, numbers: r.result.times.numbers,
+    })), straggler);
+    const missing = straggler.spread ? [] : ['no step recorded by every rank'];
+    return { html, data: { ranks: ranks.length, missing } };
+  }
+  const { runReport } = await import('@gsprof/profiler');
+  const trace = resolveTrace(given);
+  const report = await withTrace(trace, (db) => runReport(db));
+  const { runReportPage } = await import('../render/html/report-page.js');
+  const { pickSlot } = await import('./timers.js');
+  return { html: runReportPage(trace, report, (t) => pickSlot(t, undefined, trace)), data: { trace, missing: report.missing } };
+}
