@@ -30,7 +30,7 @@ export interface WorkerError {
 
 export type ImportWorkerMessage =
   | { kind: 'rows'; chunks: { table: StagedTable; chunk: ColumnChunk }[] }
-  | { kind: 'done'; state: SinkState }
+  | { kind: 'done'; state: SinkState; contentHash: string | null }
   | { kind: 'error'; error: WorkerError };
 
 /** This thread's answer to each 'rows' message, once its chunks are in DuckDB: the worker waits when far ahead. */
@@ -45,13 +45,17 @@ function reviveError(e: WorkerError): Error {
   return err;
 }
 
-/** Imports the JSON trace at `path` on a worker into `batches` (the staging tables of `sink`) and `sink`'s state. */
+/**
+ * Imports the JSON trace at `path` on a worker into `batches` (the staging tables of `sink`) and `sink`'s state;
+ * returns the SHA-256 of the file the worker read (null when it did not read to the end).
+ */
 export async function importJsonOnThread(
   path: string, sink: TraceSink, batches: Record<StagedTable, ColumnBatch>, opts: ImportOptions,
-): Promise<void> {
+): Promise<string | null> {
   const specs = Object.fromEntries(Object.entries(batches).map(([t, b]) => [t, b.specs])) as Record<StagedTable, ColumnSpec[]>;
   const worker = spawnImportWorker('import-worker', { path, opts, specs } satisfies ImportWorkerData, 'json-import');
   let settled = false;
+  let contentHash: string | null = null;
   try {
     await new Promise<void>((resolve, reject) => {
       worker.on('message', (m: ImportWorkerMessage) => {
@@ -63,6 +67,7 @@ export async function importJsonOnThread(
           } else if (m.kind === 'done') {
             settled = true;
             sink.adopt(m.state);
+            contentHash = m.contentHash;
             resolve();
           } else {
             settled = true;
@@ -80,4 +85,5 @@ export async function importJsonOnThread(
     settled = true;
     void worker.terminate();
   }
+  return contentHash;
 }

@@ -11,12 +11,18 @@ import { STAGING_DDL, TEMP_STAGING_TABLES } from '../sql/schema.js';
 
 export type { ImportOptions } from './read-trace.js';
 
-export async function importTraceInto(path: string, conn: DuckDBConnection, opts: ImportOptions = {}): Promise<TraceFormat> {
+/** What an import learnt about the file besides its tables. */
+export interface ImportedFile {
+  /** SHA-256 of the file's bytes, hashed as the import read them; null when it stopped before the end. */
+  contentHash: string | null;
+}
+
+export async function importTraceInto(path: string, conn: DuckDBConnection, opts: ImportOptions = {}, read: ImportedFile = { contentHash: null }): Promise<TraceFormat> {
   await conn.run(STAGING_DDL);
   const batches = {} as Record<StagedTable, ColumnBatch>;
   const temp = new Set<string>(TEMP_STAGING_TABLES);
   for (const t of STAGED_TABLES) batches[t] = new ColumnBatch(await conn.createAppender(t, null, temp.has(t) ? 'temp' : null));
-  return runImport(path, new TraceSink(conn, batches), opts, batches);
+  return runImport(path, new TraceSink(conn, batches), opts, batches, read);
 }
 
 /**
@@ -24,16 +30,19 @@ export async function importTraceInto(path: string, conn: DuckDBConnection, opts
  * Throws the same TraceFormatError an import would.
  */
 export async function validateTrace(path: string, opts: ImportOptions = {}): Promise<TraceFormat> {
-  return runImport(path, TraceSink.detached(), opts, null);
+  return runImport(path, TraceSink.detached(), opts, null, { contentHash: null });
 }
 
 async function runImport(path: string, sink: TraceSink, opts: ImportOptions,
-  batches: Record<StagedTable, ColumnBatch> | null): Promise<TraceFormat> {
+  batches: Record<StagedTable, ColumnBatch> | null, read: ImportedFile): Promise<TraceFormat> {
   const source = await openTraceSource(path, opts.strict ?? false);
   try {
     if (source.format === 'json' && batches !== null && (opts.importThread ?? source.size >= IMPORT_THREAD_MIN_BYTES)) {
-      await importJsonOnThread(path, sink, batches, opts);
-    } else await readTrace(path, source, sink, opts);
+      read.contentHash = await importJsonOnThread(path, sink, batches, opts);
+    } else {
+      await readTrace(path, source, sink, opts);
+      read.contentHash = source.contentHash;
+    }
     await sink.finalize();
   } catch (err) {
     if (err instanceof TraceFormatError || isBug(err)) throw err;

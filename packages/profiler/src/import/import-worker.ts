@@ -72,11 +72,11 @@ try {
   const chunks = paced(source.chunks);
   await readTrace(path, {
     format: source.format, gzipped: source.gzipped, size: source.size, chunks,
-    get gzipError() { return source.gzipError; }, close: () => source.close(),
+    get gzipError() { return source.gzipError; }, get contentHash() { return source.contentHash; }, close: () => source.close(),
   }, sink, opts);
   await sink.finalize();
   post();
-  port.postMessage({ kind: 'done', state: sink.exportState() } satisfies ImportWorkerMessage);
+  port.postMessage({ kind: 'done', state: sink.exportState(), contentHash: source.contentHash } satisfies ImportWorkerMessage);
 } catch (err) {
   post();
   port.postMessage({ kind: 'error', error: describe(err) } satisfies ImportWorkerMessage);

@@ -2,6 +2,7 @@
  * Opens a trace file as a stream of byte chunks, gunzipping when the file starts with the gzip magic bytes,
  * and tells JSON from protobuf by the first meaningful byte. Nothing here holds more than one chunk.
  */
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { createGunzip } from 'node:zlib';
@@ -19,6 +20,11 @@ export interface TraceSource {
   readonly gzipError: string | null;
   /** Closes the file, for a source whose chunks are not read to the end. */
   close(): Promise<void>;
+  /**
+   * SHA-256 of the file's bytes as stored (before gunzip), taken as the import reads them (no second read);
+   * null until the file was read to its end. The import cache keeps it with the entry.
+   */
+  readonly contentHash: string | null;
 }
 
 const CHUNK = 1 << 20;
@@ -43,14 +49,29 @@ async function readHead(path: string, n: number): Promise<{ head: Buffer; size: 
   }
 }
 
-async function* fileChunks(path: string, gzipped: boolean, strict: boolean, onGzipError: (msg: string) => void): AsyncGenerator<Buffer> {
+/** The hash of a file's bytes as they are read: its digest once the file was read to its end, else null. */
+class ReadHash {
+  private readonly hash = createHash('sha256');
+  digest: string | null = null;
+  update(c: Buffer): void { this.hash.update(c); }
+  end(): void { this.digest = this.hash.digest('hex'); }
+}
+
+async function* fileChunks(path: string, gzipped: boolean, strict: boolean, onGzipError: (msg: string) => void, hash: ReadHash): AsyncGenerator<Buffer> {
   const file = createReadStream(path, { highWaterMark: CHUNK });
   if (!gzipped) {
-    for await (const c of file) yield c as Buffer;
+    for await (const c of file) {
+      hash.update(c as Buffer);
+      yield c as Buffer;
+    }
+    hash.end();
     return;
   }
   const gunzip = createGunzip({ chunkSize: CHUNK });
   file.on('error', (e) => gunzip.destroy(e));
+  // pipe() reads the file through 'data' events: one more listener sees the same bytes, in order.
+  file.on('data', (c) => { hash.update(c as Buffer); });
+  file.on('end', () => { hash.end(); });
   file.pipe(gunzip);
   try {
     for await (const c of gunzip) yield c as Buffer;
@@ -101,7 +122,8 @@ export async function openTraceSource(path: string, strict = false): Promise<Tra
   const { head, size } = await readHead(path, 2);
   const gzipped = head.length === 2 && head[0] === 0x1f && head[1] === 0x8b;
   const gz: { error: string | null } = { error: null };
-  const it = fileChunks(path, gzipped, strict, (msg) => { gz.error = msg; })[Symbol.asyncIterator]();
+  const hash = new ReadHash();
+  const it = fileChunks(path, gzipped, strict, (msg) => { gz.error = msg; }, hash)[Symbol.asyncIterator]();
   // Peek until the first meaningful byte decides the format; a protobuf trace starts with tag 0x0a (packet).
   const peeked: Buffer[] = [];
   let first: number | undefined;
@@ -140,7 +162,7 @@ export async function openTraceSource(path: string, strict = false): Promise<Tra
     },
   };
   return {
-    format, gzipped, size, chunks, get gzipError() { return gz.error; },
+    format, gzipped, size, chunks, get gzipError() { return gz.error; }, get contentHash() { return hash.digest; },
     async close() { await it.return?.(undefined); },
   };
 }

@@ -13,7 +13,7 @@ import { readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { importTraceInto, type ImportOptions } from '../import/import-trace.js';
+import { importTraceInto, type ImportedFile, type ImportOptions } from '../import/import-trace.js';
 import { PROBLEM_SEVERITIES } from '../import/import-stats.js';
 import type { TraceFormat } from '../import/source.js';
 import { cacheEnabled, dropCached, findCached, storeCached, traceCacheKey } from './trace-cache.js';
@@ -166,28 +166,29 @@ export class TraceDb {
       liveTempDirs.delete(tempDir);
     };
     try {
-      const key = cacheEnabled(opts.cache) ? await traceCacheKey(path, opts) : null;
-      const hit = key === null ? null : await findCached(key);
+      const id = cacheEnabled(opts.cache) ? await traceCacheKey(path, opts) : null;
+      const hit = id === null ? null : await findCached(id.key, path);
       if (hit) {
         try {
           const instance = await DuckDBInstance.create(hit.file, { ...spilling, ...READ_ONLY_CONFIG });
           return new TraceDb(path, hit.format, instance, await instance.connect(), tempDir, hit.file);
-        } catch {
-          await dropCached(hit.file); // unreadable (a newer DuckDB, a damaged file): import again
+        } catch (err) {
+          await dropCached(hit.file, path, `DuckDB cannot open it: ${firstLine(err)}`);
         }
       }
       let file = join(tempDir, 'trace.duckdb');
+      const read: ImportedFile = { contentHash: null };
       const writer = await DuckDBInstance.create(file, spilling);
       const wconn = await writer.connect();
       let format: TraceFormat;
       try {
-        format = await importTraceInto(path, wconn, opts);
+        format = await importTraceInto(path, wconn, opts, read);
         await wconn.run('CHECKPOINT');
       } finally {
         wconn.closeSync();
         writer.closeSync();
       }
-      file = (key === null ? null : await storeCached(key, format, file)) ?? file;
+      file = (id === null ? null : await storeCached(id, format, file, read.contentHash)) ?? file;
       const instance = await DuckDBInstance.create(file, { ...spilling, ...READ_ONLY_CONFIG });
       return new TraceDb(path, format, instance, await instance.connect(), tempDir, file);
     } catch (err) {
