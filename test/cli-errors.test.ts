@@ -2,16 +2,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, gsprof, tempDir } from './support/cli.js';
-
-function expectOneLineError(r: { code: number | null; stdout: string; stderr: string }, pattern: RegExp): void {
-  expect(r.code).toBe(2);
-  const lines = r.stderr.trim().split('\n');
-  expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatch(/^gsprof: [^:]+: /);
-  expect(lines[0]).toMatch(pattern);
-  expect(r.stderr).not.toMatch(/\n\s+at /);
-}
+import { ensureBuilt, expectOneLineError, gsprof, tempDir } from './support/cli.js';
 
 describe('bad input', () => {
   let dir: string;

@@ -6,15 +6,7 @@ import { copyFileSync, linkSync, readFileSync, symlinkSync, writeFileSync } from
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './support/shared.js';
-import { ensureBuilt, gsprof, tempDir, type CliRun } from './support/cli.js';
-
-function expectOneLineError(r: CliRun, pattern: RegExp): void {
-  expect(r.code, r.stdout + r.stderr).toBe(2);
-  const lines = r.stderr.trim().split('\n');
-  expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatch(/^gsprof: /);
-  expect(lines[0]).toMatch(pattern);
-}
+import { ensureBuilt, expectOneLineError, gsprof, tempDir } from './support/cli.js';
 
 const BASELINE = join(REPO_ROOT, 'traces/baselines/franka-cpu.json');
 const RERUN = join(REPO_ROOT, 'traces/baselines/franka-cpu-rerun.json');
@@ -63,7 +55,7 @@ describe('no command writes over its own input', () => {
     dir = tempDir();
   });
 
-  it('summary --output, record --baseline-out and compare\'s GITHUB_STEP_SUMMARY refuse an input, by path, link or hard link, and leave it intact', async () => {
+  it('summary --output, report -o, export -o, record --baseline-out and compare\'s GITHUB_STEP_SUMMARY refuse an input, by path, link or hard link, and leave it intact', async () => {
     const trace = join(dir, 't.pftrace');
     copyFileSync(join(REPO_ROOT, 'traces/franka-cpu.pftrace'), trace);
     const before = readFileSync(trace);
@@ -72,6 +64,9 @@ describe('no command writes over its own input', () => {
     for (const out of ['t.pftrace', 'hard.pftrace', 'soft.pftrace']) {
       expectOneLineError(await gsprof(['summary', trace, '--report', 'kernels', '--output', join(dir, out)]), /is an input of summary.*; summary never writes over its own input/);
     }
+    expectOneLineError(await gsprof(['report', trace, '-o', trace]), /is an input of report/);
+    // export replaces its output folder: neither an input folder nor one that holds an input trace.
+    expectOneLineError(await gsprof(['export', trace, '--format', 'parquet', '-o', dir]), /holds .*t\.pftrace, an input of export/);
     expect(readFileSync(trace).equals(before)).toBe(true);
     const scene = join(dir, 'scene.xml');
     writeFileSync(scene, '<mujoco><worldbody><body><joint type="hinge"/><geom size="0.1"/></body></worldbody></mujoco>');

@@ -6,7 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { REPO_ROOT } from './shared.js';
 
 export const BIN = join(REPO_ROOT, 'packages/cli/bin/run.js');
@@ -147,4 +147,14 @@ export function tempDir(prefix = 'gsprof-e2e-'): string {
 export function hasWebgpuAdapter(): boolean {
   const r = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts/check-webgpu.mjs')], { cwd: REPO_ROOT, env: cliEnv(), encoding: 'utf8' });
   return r.status === 0;
+}
+
+/** A bad-input failure as users see it: exit 2, one line `gsprof: <what>: <why>` on stderr matching `pattern`, no stack. */
+export function expectOneLineError(r: CliRun, pattern: RegExp): void {
+  expect(r.code, r.stdout + r.stderr).toBe(2);
+  const lines = r.stderr.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/^gsprof: [^:]+: /);
+  expect(lines[0]).toMatch(pattern);
+  expect(r.stderr).not.toMatch(/\n\s+at /);
 }

@@ -22,7 +22,7 @@ export default class Report extends GsprofCommand {
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(Report);
     const { reportPage } = await import('../views/report.js');
-    const view = await reportPage(args.trace);
+    const view = await reportPage(args.trace, flags.output);
     const { writeFileAtomic } = await import('@gsprof/profiler');
     await writeFileAtomic(flags.output, view.html);
     const missing = view.data.missing.length > 0 ? ` (the page says what is missing: ${view.data.missing.join('; ')})` : '';

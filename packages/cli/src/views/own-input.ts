@@ -1,5 +1,6 @@
 /** No command writes over one of its own inputs: an output that is an input file (by path, link or inode) is exit 2. */
 import { realpathSync, statSync } from 'node:fs';
+import { relative, resolve, sep } from 'node:path';
 import { CliError } from '../errors.js';
 
 /** Whether `output` names the file `input` is (same path, a link to it, or a hard link): writing would destroy the input. */
@@ -19,4 +20,11 @@ export function refuseOwnInput(command: string, output: string, inputs: readonly
   if (input === undefined) return;
   const also = input === output ? '' : ` (${input})`;
   throw new CliError(output, `is an input of ${command}${also}; ${command} never writes over its own input`);
+}
+
+/** Whether `file` lies inside the folder `dir` (after links are resolved): replacing `dir` would remove it. */
+export function isInside(file: string, dir: string): boolean {
+  const real = (p: string): string => { try { return realpathSync(p); } catch { return resolve(p); } };
+  const rel = relative(real(dir), real(file));
+  return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !rel.startsWith(sep);
 }

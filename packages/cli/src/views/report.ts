@@ -1,6 +1,7 @@
 /** `gsprof report`: one self-contained HTML page of a trace, or of every rank of a multi-process run. */
 import type { TraceDb } from '@gsprof/profiler';
 import { resolveTrace, withTrace } from './open-trace.js';
+import { refuseOwnInput } from './own-input.js';
 
 export interface ReportView {
   /** The page, ready to write. */
@@ -9,9 +10,11 @@ export interface ReportView {
   data: { trace?: string; ranks?: number; missing: string[] };
 }
 
-export async function reportPage(given: string): Promise<ReportView> {
+/** `output`: the file the page will be written to, refused when it is one of the traces read. */
+export async function reportPage(given: string, output?: string): Promise<ReportView> {
   const { newestRankRun, rankRunLine } = await import('./rank-traces.js');
   const run = await newestRankRun(given);
+  if (output !== undefined) refuseOwnInput('report', output, run ? run.ranks.map((r) => r.path) : [resolveTrace(given)]);
   if (run) {
     const { kernelSummary, stragglers } = await import('@gsprof/profiler');
     const { rankFacts } = await import('./rank-reports.js');
