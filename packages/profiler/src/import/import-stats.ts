@@ -59,6 +59,8 @@ const STATS = {
   tracks_out_of_order: { severity: 'info', source: 'analysis', description: `tracks whose events were not in time order and were sorted ${OWN}` },
   gsprof_metadata_unparsable: { severity: 'error', source: 'trace', description: `a gsprof.metadata event whose JSON did not parse, ignored ${OWN}` },
   gsprof_flow_names_unparsable: { severity: 'error', source: 'trace', description: `gsprof's flow names whose JSON did not parse, ignored ${OWN}` },
+  track_event_state_not_imported: { severity: 'info', source: 'analysis',
+    description: `state track values (TYPE_STATE events: trace_processor's state table, which gsprof does not have), dropped ${OWN}` },
   legacy_event_unsupported_phase: { severity: 'info', source: 'analysis', description: `legacy track events of a phase that is not imported, dropped ${OWN}` },
   counter_descriptor_after_slice_events: { severity: 'info', source: 'analysis',
     description: `counter descriptors for a track that already had slices, ignored ${OWN}` },

@@ -9,7 +9,7 @@ import { TraceFormatError } from './errors.js';
 import { recordFlowNames, recordGsprofMetadata } from './metadata.js';
 import { ProtoError, ProtoReader } from './proto-reader.js';
 import { mergeArgs, type ArgKey, type ArgScalar, type CapturedArg, type TraceSink } from './sink.js';
-import { BIND_DIRECT, FLOW_END, FLOW_IN, FLOW_START, FLOW_STEP } from '../sql/schema.js';
+import { BIND_DIRECT, BIND_ENCLOSING, BIND_NEXT, FLOW_END, FLOW_IN, FLOW_START, FLOW_STEP } from '../sql/schema.js';
 import { realArg } from '../model/trace.js';
 
 type Key = number | string;
@@ -40,6 +40,9 @@ interface SeqState {
   refs: { tsNs: bigint; threadTimeNs: number; instructions: number } | null;
 }
 
+/** A legacy complete event (phase X) as the importer's own event type: TrackEvent's types end at 5 (TYPE_STATE). */
+const COMPLETE = -1;
+
 /** A legacy ThreadDescriptor: pid, tid, name and the reference values (µs for times) of delta-encoded events. */
 interface ThreadDesc {
   pid: number; tid: number; name: string | null;
@@ -65,6 +68,7 @@ interface TrackReg {
  */
 interface LegacyInfo {
   phase: number; durUs: number; threadDurUs: number; id: string | null; bindId: Key | null; flowDirection: number; nameIid: number;
+  bindToEnclosing: boolean;
   scope: number; pidOverride: number | null; tidOverride: number | null;
 }
 
@@ -712,10 +716,21 @@ class PerfettoImporter {
       if (ph === 'B') type = 1;
       else if (ph === 'E') type = 2;
       else if (ph === 'I' || ph === 'i' || ph === 'R') type = 3;
-      else if (ph === 'X') type = 5;
-      else if (ph === 'b' || ph === 'e' || ph === 'n') {
+      else if (ph === 'X') type = COMPLETE;
+      else if (ph === 's' || ph === 't' || ph === 'f') {
+        // A v1 flow event, as in Chrome JSON: keyed by id, category and name; s and t bind to the slice open at
+        // their ts on their track, f to the next slice that begins there (the enclosing one with
+        // bind_to_enclosing).
+        if (legacy.id === null) { this.sink.stat('track_event_parser_errors'); return; }
+        const key = `pv1\u0000${category ?? ''}\u0000${name ?? ''}\u0000${legacy.id.slice(1)}`;
+        const kind = ph === 's' ? FLOW_START : ph === 't' ? FLOW_STEP : FLOW_END;
+        const bind = ph === 'f' && !legacy.bindToEnclosing ? BIND_NEXT : BIND_ENCLOSING;
+        this.sink.flowEvent(key, kind, ts, trackId, bind, null);
+        return;
+      } else if (ph === 'b' || ph === 'e' || ph === 'n' || ph === 'S' || ph === 'F' || ph === 'T' || ph === 'p') {
         // As trace_processor: only a local_id is scoped to the event's process; a global or unscoped id is one
-        // async track for the whole trace, in no process.
+        // async track for the whole trace, in no process. The old async phases read as the nestable ones: S
+        // begins, F ends, and a step (T, p) is an instant on the track.
         const upid = legacy.id?.startsWith('l') ? reg?.upid ?? null : null;
         const key = `${legacy.id ?? ''}:${category ?? ''}:${upid ?? ''}`;
         let t = this.asyncTracks.get(key);
@@ -725,10 +740,13 @@ class PerfettoImporter {
         }
         trackId = t;
         reg = undefined;
-        type = ph === 'b' ? 1 : ph === 'e' ? 2 : 3;
+        type = ph === 'b' || ph === 'S' ? 1 : ph === 'e' || ph === 'F' ? 2 : 3;
         tts = null;
       } else { this.sink.stat('legacy_event_unsupported_phase'); return; }
     }
+    // TYPE_STATE: a value of a state track (trace_processor's state table, which gsprof does not have). Not a
+    // slice: dropped and counted.
+    if (type === 5) { this.sink.stat('track_event_state_not_imported'); return; }
     if (reg) {
       // An unnamed custom track takes its first event's name; a thread's track stays unnamed, as in trace_processor.
       const track = this.sink.track(trackId);
@@ -747,11 +765,11 @@ class PerfettoImporter {
     if (reg?.isCounter) { this.sink.stat('slice_event_on_counter_track'); return; }
     // Only a thread's slices keep a thread time (trace_processor's async slices do not).
     if ((reg?.utid ?? null) === null) tts = null;
-    if (type === 1 || type === 2 || type === 3 || type === 5) this.endMisplaced(trackId, ts);
+    if (type === 1 || type === 2 || type === 3 || type === COMPLETE) this.endMisplaced(trackId, ts);
 
-    if (type === 1 || type === 3 || type === 5) {
+    if (type === 1 || type === 3 || type === COMPLETE) {
       const legacyDur = (legacy?.durUs ?? 0) * 1000;
-      if (type === 5) {
+      if (type === COMPLETE) {
         if (legacyDur < 0) { this.sink.stat('track_event_parser_errors'); return; }
         // A complete event that ends after the slice it starts in cannot nest. trace_processor's JSON importer
         // moves it to an overflow track; its protobuf one drops it, and so does this importer.
@@ -773,12 +791,12 @@ class PerfettoImporter {
         const kind = legacy.flowDirection === 3 ? FLOW_STEP : legacy.flowDirection === 2 ? FLOW_START : FLOW_IN;
         this.sink.flowEvent(`lb${legacy.bindId}`, kind, ts, trackId, BIND_DIRECT, id);
       }
-      this.sink.nestStart(trackId, id, ts, type === 3 ? ts : type === 5 ? ts + legacyDur : Infinity);
+      this.sink.nestStart(trackId, id, ts, type === 3 ? ts : type === COMPLETE ? ts + legacyDur : Infinity);
       const { depth, parent } = this.sink;
       if (type === 3) {
         this.sink.slice(id, ts, 0, trackId, category, name, argSet, depth, parent);
         if (tts !== null) this.sink.threadTime(id, tts, 0);
-      } else if (type === 5) {
+      } else if (type === COMPLETE) {
         this.sink.slice(id, ts, legacyDur, trackId, category, name, argSet, depth, parent);
         if (legacyDur === 0) this.sink.zeroDurSlice(id);
         if (tts !== null) this.sink.threadTime(id, tts, (legacy?.threadDurUs ?? 0) * 1000);
@@ -875,6 +893,7 @@ class PerfettoImporter {
     let nameIid = 0;
     let pidOverride: number | null = null;
     let tidOverride: number | null = null;
+    let bindToEnclosing = false;
     while (r.next()) {
       switch (r.field) {
         case 1: nameIid = r.varint(); break;
@@ -885,6 +904,7 @@ class PerfettoImporter {
         case 10: r.readVarint(); id = `l${r.key()}`; break;
         case 11: r.readVarint(); id = `g${r.key()}`; break;
         case 8: r.readVarint(); bindId = r.key(); break;
+        case 12: bindToEnclosing = r.varint() !== 0; break;
         case 13: flowDirection = r.varint(); break;
         case 14: scope = r.varint(); break;
         case 18: r.readVarint(); pidOverride = r.signed(); break;
@@ -892,7 +912,7 @@ class PerfettoImporter {
         default: r.skip();
       }
     }
-    return { phase, durUs, threadDurUs, id, bindId, flowDirection, nameIid, scope, pidOverride, tidOverride };
+    return { phase, durUs, threadDurUs, id, bindId, flowDirection, nameIid, scope, pidOverride, tidOverride, bindToEnclosing };
   }
 
   private flows(flows: Key[], terminating: Key[], ts: number, trackId: number, sliceId: number): void {

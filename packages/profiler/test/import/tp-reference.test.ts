@@ -1,0 +1,99 @@
+/**
+ * Rules of Perfetto's protobuf importer that gsprof follows, each on a small trace of its own (or one of
+ * Perfetto's own test traces, in fixtures/perfetto), checked against what trace_processor_shell gives: the
+ * expected rows were read off trace_processor_shell v58.2, and where the binary is present (always under
+ * CI=true) the test runs the same SQL there and checks its rows too.
+ */
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openTrace } from '../../src/index.js';
+import { type Field, trace } from './support/proto-writer.js';
+import { tempFiles } from './support/tmp.js';
+import { tpRows, traceProcessor } from './support/trace-processor.js';
+
+const files = tempFiles();
+afterAll(() => files.cleanup());
+const tp = traceProcessor();
+const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'perfetto');
+
+// TracePacket fields, TrackEvent fields and LegacyEvent phases.
+const TS = 8, SEQ = 10, FLAGS = 13, EVENT = 11, DESC = 60, CLEARED = 1;
+const TRACK = 11, NAME = 23, CATS = 22, ANNOTATION = 4, LEGACY = 6;
+const ph = (c: string): number => c.charCodeAt(0);
+/** LegacyEvent: phase 2, unscoped_id 6, global_id 11, bind_to_enclosing 12, duration_us 3. */
+const legacy = (phase: string, more: Field[] = []): Field => [LEGACY, [[2, ph(phase)], ...more]];
+const thread = (uuid: number, pid: number, tid: number, name: string): Field[] =>
+  [[SEQ, 1], [DESC, [[1, uuid], [4, [[1, pid], [2, tid], [5, name]]]]]];
+
+type Cell = string | number | null;
+const norm = (rows: Cell[][]): (string | null)[][] => rows.map((r) => r.map((v) => (v === null ? null : String(v))));
+
+/** The SQL's rows in gsprof, and in trace_processor where it is present; both must be `expected`. */
+async function expectRows(path: string, sql: string, expected: Cell[][]): Promise<void> {
+  const db = await openTrace(path);
+  try {
+    const { columns, rows } = await db.query(sql);
+    expect(norm(rows.map((r) => columns.map((c) => r[c] as Cell))), 'gsprof').toEqual(norm(expected));
+  } finally {
+    await db.close();
+  }
+  if (tp) expect(norm(tpRows(tp, path, sql)), 'trace_processor_shell').toEqual(norm(expected));
+}
+
+const SLICES = 'SELECT ts, dur, name, depth FROM slice ORDER BY ts, depth';
+const FLOWS = `SELECT so.name, si.name FROM flow f JOIN slice so ON so.id = f.slice_out
+  JOIN slice si ON si.id = f.slice_in ORDER BY so.ts`;
+
+describe('protobuf legacy events as trace_processor reads them', () => {
+  it('S, T, p and F: an async slice begun by S and ended by F, its steps instants inside it, the args of S and F merged', async () => {
+    const path = files.write('legacy-old-async.pftrace', trace([
+      [[SEQ, 1], [FLAGS, CLEARED], [DESC, [[1, 1], [4, [[1, 5], [2, 1], [5, 't1']]]]]],
+      [[SEQ, 1], [TS, 1000], [EVENT, [[TRACK, 1], [CATS, 'c'], [NAME, 'job'], [ANNOTATION, [[10, 'a'], [4, 1]]], legacy('S', [[11, 7]])]]],
+      [[SEQ, 1], [TS, 3000], [EVENT, [[TRACK, 1], [CATS, 'c'], [NAME, 'job'], legacy('T', [[11, 7]])]]],
+      [[SEQ, 1], [TS, 5000], [EVENT, [[TRACK, 1], [CATS, 'c'], [NAME, 'job'], legacy('p', [[11, 7]])]]],
+      [[SEQ, 1], [TS, 8000], [EVENT, [[TRACK, 1], [CATS, 'c'], [NAME, 'job'], [ANNOTATION, [[10, 'b'], [4, 2]]], legacy('F', [[11, 7]])]]],
+    ]));
+    await expectRows(path, SLICES, [[1000, 7000, 'job', 0], [3000, 0, 'job', 1], [5000, 0, 'job', 1]]);
+    await expectRows(path, `SELECT a.key, a.int_value FROM slice s JOIN args a USING (arg_set_id)
+      WHERE s.dur > 0 AND a.key LIKE 'debug.%' ORDER BY a.key`, [['debug.a', 1], ['debug.b', 2]]);
+    // On a global async track (a global id), in no thread.
+    await expectRows(path, 'SELECT count(*) FROM slice WHERE track_id IN (SELECT id FROM thread_track)', [[0]]);
+  });
+
+  it('s, t and f: v1 flows from the slice open at s and t to the next slice on f\'s track, or the enclosing one with bind_to_enclosing', async () => {
+    const path = files.write('legacy-v1-flows.pftrace', trace([
+      [[SEQ, 1], [FLAGS, CLEARED], ...thread(1, 1, 1, 't1').slice(1)],
+      thread(2, 2, 2, 't2'),
+      [[SEQ, 1], [TS, 100], [EVENT, [[TRACK, 1], [CATS, 'c'], [NAME, 'launch'], legacy('X', [[3, 1]])]]],
+      [[SEQ, 1], [TS, 200], [EVENT, [[TRACK, 1], [CATS, 'c'], [NAME, 'flow'], legacy('s', [[6, 9]])]]],
+      // No bind_to_enclosing: the flow goes to the next slice to begin on t2 (kernel), not the one open (busy).
+      [[SEQ, 1], [TS, 1500], [EVENT, [[TRACK, 2], [CATS, 'c'], [NAME, 'busy'], legacy('X', [[3, 1]])]]],
+      [[SEQ, 1], [TS, 1600], [EVENT, [[TRACK, 2], [CATS, 'c'], [NAME, 'flow'], legacy('t', [[6, 9]])]]],
+      [[SEQ, 1], [TS, 2600], [EVENT, [[TRACK, 2], [CATS, 'c'], [NAME, 'flow'], legacy('f', [[6, 9]])]]],
+      [[SEQ, 1], [TS, 3000], [EVENT, [[TRACK, 2], [CATS, 'c'], [NAME, 'kernel'], legacy('X', [[3, 1]])]]],
+      // bind_to_enclosing: the slice open at f's ts. Another name is another flow, though the id is the same.
+      [[SEQ, 1], [TS, 5000], [EVENT, [[TRACK, 1], [CATS, 'c'], [NAME, 'other'], legacy('s', [[6, 9]])]]],
+      [[SEQ, 1], [TS, 4900], [EVENT, [[TRACK, 1], [CATS, 'c'], [NAME, 'host'], legacy('X', [[3, 1]])]]],
+      [[SEQ, 1], [TS, 5500], [EVENT, [[TRACK, 2], [CATS, 'c'], [NAME, 'wait'], legacy('X', [[3, 1]])]]],
+      [[SEQ, 1], [TS, 5600], [EVENT, [[TRACK, 2], [CATS, 'c'], [NAME, 'other'], legacy('f', [[6, 9], [12, true]])]]],
+    ]));
+    await expectRows(path, FLOWS, [['launch', 'busy'], ['busy', 'kernel'], ['host', 'wait']]);
+    // Flow events are not slices.
+    await expectRows(path, 'SELECT count(*) FROM slice', [[5]]);
+  });
+
+  it('Perfetto\'s flow_events_proto_v1: 3 flows; legacy_async_event: 4 slices', async () => {
+    await expectRows(join(FIXTURES, 'flow_events_proto_v1.pftrace'), FLOWS, [
+      ['FlowBeginSlice', 'FlowEndSlice_1'], ['FlowEndSlice_1', 'FlowStepSlice'], ['FlowStepSlice', 'FlowEndSlice_2'],
+    ]);
+    await expectRows(join(FIXTURES, 'legacy_async_event.pftrace'), SLICES,
+      [[1000, 7000, 'name1', 0], [2000, 1000, 'name1', 1], [3000, 0, 'name1', 1], [5000, 0, 'name1', 1]]);
+  });
+});
+
+describe('protobuf TrackEvent types as trace_processor reads them', () => {
+  it('TYPE_STATE (5) is a state value, not a slice (Perfetto\'s track_event_state)', async () => {
+    await expectRows(join(FIXTURES, 'track_event_state.pftrace'), 'SELECT count(*) FROM slice', [[0]]);
+  });
+});
