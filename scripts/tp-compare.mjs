@@ -1,11 +1,12 @@
 // Runs the same canonical queries on gsprof (its `query` CLI) and on Perfetto's trace_processor_shell for each
-// trace given, and prints per trace and per query: equal, or differs with the first differing rows.
+// trace given, and prints per trace and per query: equal, or differs with the first differing rows. gsprof
+// imports each trace once, through its library (packages/profiler/dist), and answers every query from it.
 //
 //   node scripts/tp-compare.mjs [--tp PATH] [--cli RUN_JS] [--only q1,q2] [--rows N] [--markdown] TRACE...
 //
 // trace_processor_shell is taken from --tp or the TRACE_PROCESSOR environment variable. Build gsprof first
-// (`npx tsc -b`): the CLI runs from dist. --cli names another checkout's packages/cli/bin/run.js (a build of a
-// given commit, say) in place of this one's. Exit code: 0 all equal, 1 any query differs or fails, 2 bad input.
+// (`npx tsc -b`): the library runs from dist. --cli names another checkout's packages/cli/bin/run.js (a build of
+// a given commit, say): that checkout's library is used in place of this one's. Exit code: 0 all equal, 1 any query differs or fails, 2 bad input.
 //
 // Both outputs are normalised before comparing: rows sorted, NULL written as NULL, every value as a string
 // (integers exactly), and real values formatted in SQL on both sides with printf('%.10g') because
@@ -14,7 +15,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -105,6 +106,24 @@ const QUERIES = [
       WHERE t.name IS NOT NULL OR t.utid IN (SELECT utid FROM thread_track)`,
     tp: `SELECT p.pid, t.tid, t.name FROM thread t LEFT JOIN process p ON p.upid = t.upid
       WHERE t.utid <> 0 AND (t.name IS NOT NULL OR t.utid IN (SELECT utid FROM thread_track))`,
+  },
+  {
+    // Threads that carry slices, counted (a thread split in two, or two threads merged, shows here first).
+    id: 'thread_count',
+    sql: 'SELECT count(DISTINCT tt.utid) FROM slice s JOIN thread_track tt ON tt.id = s.track_id',
+  },
+  {
+    // Every named thread with its name, whether or not it owns a track: names come from track descriptors,
+    // process/thread descriptors and metadata events.
+    id: 'named_threads',
+    gsprof: 'SELECT tid, name FROM thread WHERE name IS NOT NULL',
+    tp: 'SELECT tid, name FROM thread WHERE utid <> 0 AND name IS NOT NULL',
+  },
+  {
+    // Problems counted while importing: the stats of severity error or data_loss that are not 0 (gsprof's stats
+    // table has trace_processor's names and severities).
+    id: 'stats',
+    sql: `SELECT name, idx, value FROM stats WHERE severity IN ('error', 'data_loss') AND value <> 0`,
   },
   {
     id: 'arg_keys',
@@ -239,14 +258,20 @@ async function runTp(tp, trace, sql, tmp) {
   return { rows: lines.slice(1).map((l) => parseTpLine(l, nFields).join('\t')) };
 }
 
-async function runGsprof(cli, trace, sql, cacheDir) {
-  const r = await run(process.execPath, [cli, 'query', trace, sql, '--json'], { GSPROF_CACHE_DIR: cacheDir });
-  if (r.code !== 0) return { error: lastLines(r.stderr || r.stdout) };
+/** The library of the checkout whose CLI is `cli` (packages/cli/bin/run.js -> packages/profiler/dist). */
+async function gsprofLibrary(cli) {
+  const lib = resolve(dirname(cli), '../../profiler/dist/index.js');
+  if (!existsSync(lib)) usage(`gsprof library not built at ${lib} (run npx tsc -b)`);
+  return import(pathToFileURL(lib).href);
+}
+
+async function runGsprof(db, sql) {
+  if (db.error) return { error: db.error };
   try {
-    const out = JSON.parse(r.stdout);
+    const out = await db.query(sql);
     return { rows: out.rows.map((row) => out.columns.map((c) => norm(row[c])).join('\t')) };
   } catch (e) {
-    return { error: `unreadable --json output: ${e.message}` };
+    return { error: lastLines(String(e.message ?? e)) };
   }
 }
 
@@ -271,18 +296,16 @@ async function main() {
   const opts = parseArgs(process.argv.slice(2));
   const queries = opts.only ? QUERIES.filter((q) => opts.only.includes(q.id)) : QUERIES;
   const tmp = mkdtempSync(join(tmpdir(), 'tp-compare-'));
-  // gsprof imports each trace once and its later queries read the imported tables from this cache.
-  const cacheDir = join(tmp, 'cache');
+  const { openTrace } = await gsprofLibrary(opts.cli);
   const results = [];
   let anyDiff = false;
   try {
     for (const trace of opts.traces) {
       console.log(`== ${trace}`);
+      const db = await openTrace(trace).catch((e) => ({ error: lastLines(String(e.message ?? e)), close() {} }));
       for (const q of queries) {
-        const [g, t] = await Promise.all([
-          runGsprof(opts.cli, trace, sqlFor(q, 'gsprof'), cacheDir),
-          runTp(opts.tp, trace, sqlFor(q, 'tp'), tmp),
-        ]);
+        const g = await runGsprof(db, sqlFor(q, 'gsprof'));
+        const t = await runTp(opts.tp, trace, sqlFor(q, 'tp'), tmp);
         let status = 'equal';
         const lines = [];
         if (g.error || t.error) {
@@ -306,6 +329,7 @@ async function main() {
         console.log(`  ${q.id}: ${status}`);
         for (const l of lines) console.log(`      ${l}`);
       }
+      await db.close();
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true });
