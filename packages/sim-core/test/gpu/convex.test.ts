@@ -21,9 +21,7 @@ import type { Data } from '../../src/data/data.js';
 import { makeData } from '../../src/data/make-data.js';
 import { collisionKernel } from '../../src/stages/collision/wgsl.js';
 import { gpuConvexPair } from '../../src/gpu/kernels/convex.js';
-import { makeConstraintKernel } from '../../src/stages/make_constraint/wgsl.js';
-import { SMOOTH_KERNELS } from '../../src/gpu/kernels/smooth.js';
-import { solveKernel } from '../../src/stages/solve/wgsl.js';
+import { GPU_KERNELS } from '../../src/gpu/kernels/index.js';
 import { GpuSim, type KernelDef } from '../../src/gpu/runtime.js';
 import type { Model } from '../../src/model/model.js';
 import { setConst } from '../../src/physics/setconst.js';
@@ -33,7 +31,7 @@ import { gpuOrSkip, hasGpu } from './gpu-env.js';
 import { upload } from './upload.js';
 
 const BY_NAME = new Map<string, KernelDef>(
-  [...Object.values(SMOOTH_KERNELS), collisionKernel, makeConstraintKernel, solveKernel].map((k) => [k.name, k]),
+  GPU_KERNELS.map((k) => [k.name, k]),
 );
 const PIPELINE: KernelDef[] = CPU_STAGES.map((s) => BY_NAME.get(s.name)!);
 

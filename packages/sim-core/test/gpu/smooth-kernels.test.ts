@@ -1,6 +1,6 @@
 import { describe, test } from 'vitest';
 import { GpuSim } from '../../src/gpu/runtime.js';
-import { SMOOTH_KERNELS } from '../../src/gpu/kernels/smooth.js';
+import { STAGES } from '../../src/stages/registry.js';
 import { lcg } from '../../../../test/support/random.js';
 import { hasShared, sharedPath } from '../../../../test/support/shared.js';
 import { fullM, loadMujoco, modelFromMujoco } from '../helpers/mujoco.js';
@@ -8,8 +8,9 @@ import { gpuOrSkip, hasGpu } from './gpu-env.js';
 
 const N = 5;
 const cap = { maxContacts: 8, maxEfc: 32 };
-const K = SMOOTH_KERNELS;
-const ORDER = [K.kinematics, K.com, K.crb, K.factorM, K.passive, K.actuation, K.rne, K.smoothAcc];
+/** The smooth (constraint-free) stages' kernels, in the pipeline's order. */
+const SMOOTH = new Set(['kinematics', 'com', 'crb', 'factor_m', 'passive', 'rne', 'actuation', 'smooth_acc']);
+const ORDER = STAGES.filter((s) => SMOOTH.has(s.name)).map((s) => s.wgsl);
 
 /** Host layout [k * N + e] from per-env rows. */
 function soa(rows: ArrayLike<number>[]): Float32Array {

@@ -12,7 +12,8 @@ import { stepCpu } from '../../src/cpu/step.js';
 import type { Data } from '../../src/data/data.js';
 import { makeData } from '../../src/data/make-data.js';
 import { GPU_KERNELS } from '../../src/gpu/kernels/index.js';
-import { SMOOTH_KERNELS } from '../../src/gpu/kernels/smooth.js';
+import { comKernel } from '../../src/stages/com/wgsl.js';
+import { kinematicsKernel } from '../../src/stages/kinematics/wgsl.js';
 import { GpuSim } from '../../src/gpu/runtime.js';
 import { loadMJCF } from '../../src/loaders/index.js';
 import type { Model } from '../../src/model/model.js';
@@ -184,7 +185,7 @@ async function sameState(c: Case): Promise<Sharp> {
   const sim = new GpuSim((await gpuOrSkip())!, model, N, { performanceMode: false, capacities: { maxContacts: d.maxContacts, maxEfc: d.maxEfc } });
   const out: Sharp = { len: 0, jac: 0, states: 0 };
   try {
-    await sim.compile([SMOOTH_KERNELS.kinematics, SMOOTH_KERNELS.com]);
+    await sim.compile([kinematicsKernel, comKernel]);
     for (let k = 0; k < STEPS / 10; k++) {
       if (k === STEPS / 20) setCtrl(model, d, c, true);
       for (let s = 0; s < 9; s++) stepCpu(model, d, 0, N);

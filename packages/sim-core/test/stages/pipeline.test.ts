@@ -18,9 +18,9 @@ describe('CPU pipeline', () => {
     ]);
   });
 
-  test('each stage X has its CPU code in src/stages/X/cpu.ts and a WGSL twin named X, in the same order', () => {
+  test('each stage X has its CPU code in src/stages/X/cpu.ts and its WGSL kernel named X beside it in src/stages/X/wgsl.ts, in the same order', () => {
     expect(GPU_KERNELS.map((k) => k.name)).toEqual(CPU_STAGES.map((s) => s.name));
-    const missing = CPU_STAGES.map((s) => `src/stages/${s.name}/cpu.ts`).filter((f) => !existsSync(new URL(`../../${f}`, import.meta.url)));
+    const missing = CPU_STAGES.flatMap((s) => [`src/stages/${s.name}/cpu.ts`, `src/stages/${s.name}/wgsl.ts`]).filter((f) => !existsSync(new URL(`../../${f}`, import.meta.url)));
     expect(missing).toEqual([]);
   });
 

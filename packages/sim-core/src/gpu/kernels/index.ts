@@ -1,19 +1,15 @@
-/** Every WGSL kernel of one scene step, in the CPU pipeline's order (src/cpu/step.ts) and with its names. */
+/** Every WGSL kernel of one scene step: the registry's stages (stages/registry.ts), in its order and with its names. */
 import { collisionPlan } from '../../collision/plan.js';
 import { GeomType, type Model } from '../../model/model.js';
 import { hasSpatialTendons } from '../../physics/tendon.js';
 import type { KernelDef } from '../runtime.js';
-import { collisionKernel, collisionKernelWith } from '../../stages/collision/wgsl.js';
+import { collisionKernelWith } from '../../stages/collision/wgsl.js';
+import { comKernelWith } from '../../stages/com/wgsl.js';
+import { STAGES } from '../../stages/registry.js';
 import { gpuConvexPair, gpuMeshConvexPair, gpuMeshMeshPair } from './convex.js';
-import { makeConstraintKernel } from '../../stages/make_constraint/wgsl.js';
-import { comKernel, SMOOTH_KERNELS as S } from './smooth.js';
-import { solveKernel } from '../../stages/solve/wgsl.js';
 
 /** Every kernel with every optional routine (convex pairs, the mesh support, mesh-mesh, plane-mesh, spatial tendons) compiled in. */
-export const GPU_KERNELS: readonly KernelDef[] = [
-  S.kinematics, S.com, S.crb, S.factorM, collisionKernel, makeConstraintKernel,
-  S.passive, S.rne, S.actuation, S.smoothAcc, solveKernel, S.integrate,
-];
+export const GPU_KERNELS: readonly KernelDef[] = STAGES.map((s) => s.wgsl);
 
 /**
  * The kernels a model needs: the optional routines only where its geom pairs or tendons reach them. Mesa's
@@ -39,7 +35,7 @@ export function gpuKernelsFor(model: Model): KernelDef[] {
   }
   return GPU_KERNELS.map((k) => {
     if (k.name === 'collision') return collisionKernelWith({ convex, meshConvex, planeMesh, meshMesh });
-    if (k.name === 'com') return comKernel(hasSpatialTendons(model));
+    if (k.name === 'com') return comKernelWith(hasSpatialTendons(model));
     return k;
   });
 }
