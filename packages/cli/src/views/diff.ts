@@ -4,7 +4,7 @@ import { CliError } from '../errors.js';
 import { duration, thousands } from '../render/format.js';
 import { renderTable } from '../render/table.js';
 import { resolveTrace, withTrace } from './open-trace.js';
-import type { View } from './summary.js';
+import type { View } from './view.js';
 
 function side(title: string, s: DiffSide, options: { color: boolean; limit: number }): string {
   const changed = s.rows.filter((r) => r.change !== 'unchanged' || r.diffDurNs !== 0);

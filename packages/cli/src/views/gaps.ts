@@ -4,7 +4,8 @@ import type { GapsResult } from '@gsprof/profiler';
 import { duration, percent, thousands } from '../render/format.js';
 import { renderTable } from '../render/table.js';
 import { resolveTrace, withTrace } from './open-trace.js';
-import { clockAlignmentLine, type View } from './summary.js';
+import { clockAlignmentLine } from './summary.js';
+import type { View } from './view.js';
 
 export function renderGaps(g: GapsResult, options: { color: boolean }): string {
   const out: string[] = [];

@@ -8,7 +8,7 @@ import { duration, percent, thousands } from '../render/format.js';
 import { renderTable } from '../render/table.js';
 import { withTrace } from './open-trace.js';
 import { rankRunLine, type RankRun } from './rank-traces.js';
-import type { View } from './summary.js';
+import type { View } from './view.js';
 
 export interface RankFacts { rank: number; trace: string; host: string | null; stepTimes: Map<number, number> }
 

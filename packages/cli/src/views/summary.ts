@@ -4,8 +4,7 @@ import { traceStats, type KernelRow, type KernelSummary } from '@gsprof/profiler
 import { duration, thousands } from '../render/format.js';
 import { renderTable } from '../render/table.js';
 import { resolveTrace, withTrace } from './open-trace.js';
-
-export interface View { text: string; data: unknown }
+import type { View } from './view.js';
 
 const HEAD = ['Time (%)', 'Total Time (ns)', 'Instances', 'Avg (ns)', 'Med (ns)', 'Min (ns)', 'Max (ns)', 'StdDev (ns)', 'Name'];
 const ALIGN: Array<'left' | 'right'> = ['right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left'];

@@ -8,7 +8,7 @@ import { thousands } from '../render/format.js';
 import { renderHistogram } from '../render/histogram.js';
 import { wrap } from '../render/wrap.js';
 import { resolveTrace, withTrace } from './open-trace.js';
-import type { View } from './summary.js';
+import type { View } from './view.js';
 
 export interface TimersViewOptions { color: boolean; envs?: number[]; slot?: string; height?: number; width?: number }
 

@@ -6,8 +6,7 @@
  * cone surface between them, with cost 1/2 Dm (N - mu T)^2, Dm = D_0 / (mu^2 (1 + mu^2)).
  */
 import { cholFactor, cholUpdate } from './cholesky.js';
-import type { Problem } from './problem.js';
-import { ConstraintState, ConstraintType, MINVAL } from './types.js';
+import { ConstraintState, ConstraintType, MINVAL, type Problem } from './types.js';
 
 /** mju_dot's order of additions (four running sums, then the tail), so norms round as MuJoCo's do. */
 function dotMj(a: Float64Array, b: Float64Array, at: number, n: number): number {
