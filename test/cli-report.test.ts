@@ -146,6 +146,41 @@ describe.skipIf(!hasChromium())('gsprof report in headless chromium', () => {
     }
   });
 
+  it('compare --html: per metric both sides\' runs, the decision, p and the spread; the page opens clean', async () => {
+    const html = join(dir, 'compare.html');
+    const r = await gsprof(['compare', trace, trace, '--html', html, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const result = JSON.parse(r.stdout) as { metrics: Array<{ metric: string }> };
+    const page = await expectSelfContained(browser, html, screenshotPath(dir, 'compare.jpg'));
+    try {
+      // A chart per metric, and the table's rows are compare's metrics.
+      expect(await page.evaluate('document.querySelectorAll("div.chart").length')).toBe(result.metrics.length);
+      const names = (await tableValues(page, 'compare-table-0')).map((c) => c[0]);
+      expect([...names].sort()).toEqual(result.metrics.map((m) => m.metric).sort());
+      expect(await page.textContent('body')).toContain('No regression: step time +0.0%');
+    } finally {
+      await page.closeIt();
+    }
+    // The page never replaces an input.
+    const own = await gsprof(['compare', trace, trace, '--html', trace]);
+    expect(own.code).toBe(2);
+    expect(own.stderr).toContain('never writes over its own input');
+  });
+
+  it('bench --html: the sweep as charts of env-steps/s and step time against nEnvs', async () => {
+    const html = join(dir, 'bench.html');
+    const r = await gsprof(['bench', '--example', 'franka', '--backend', 'cpu', '--n-envs', '1,2', '--steps', '3', '--warmup', '1', '--html', html, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const points = (JSON.parse(r.stdout) as { points: Array<{ nEnvs: number; envStepsPerSecond: number }> }).points;
+    const page = await expectSelfContained(browser, html, screenshotPath(dir, 'bench.jpg'));
+    try {
+      const rows = await tableValues(page, 'bench-table');
+      expect(rows.map((c) => [Number(c[0]), Number(c[2])])).toEqual(points.map((p) => [p.nEnvs, p.envStepsPerSecond]));
+    } finally {
+      await page.closeIt();
+    }
+  });
+
   it('bad input: a missing trace is one line and exit 2', async () => {
     const r = await gsprof(['report', join(dir, 'nope.pftrace'), '-o', join(dir, 'nope.html')]);
     expect(r.code).toBe(2);

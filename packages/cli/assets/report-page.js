@@ -63,6 +63,11 @@
       }),
     ];
     const xAxis = { label: chart.xLabel, values: (_u, ticks) => ticks.map((t) => (categories ? (categories[t] ?? '') : fmt(chart.xUnit, t))) };
+    if (chart.logX) {
+      // The measured nEnvs as the ticks, every one labelled (uPlot labels only some ticks of a log axis).
+      xAxis.splits = () => chart.x;
+      xAxis.filter = (_u, splits) => splits;
+    }
     if (categories) {
       xAxis.splits = () => categories.map((_, i) => i);
       xAxis.rotate = categories.some((c) => c.length > 12) ? -20 : 0;
@@ -76,7 +81,9 @@
           ? { time: false, range: () => [-0.5, categories.length - 0.5] }
           : chart.barSlot
             ? { time: false, range: () => [chart.x[0] - chart.barSlot / 2, chart.x[chart.x.length - 1] + chart.barSlot / 2] }
-            : { time: false, distr: chart.logX ? 3 : 1 },
+            : chart.logX
+              ? { time: false, distr: 3, range: () => [chart.x[0] / 1.5, chart.x[chart.x.length - 1] * 1.5] }
+              : { time: false },
         y: { range: (_u, min, max) => [chart.yFromZero ? 0 : min, max === min ? max + 1 : max * 1.05] },
       },
       axes: [xAxis, { label: chart.yLabel, size: 70, values: (_u, ticks) => ticks.map((t) => fmt(chart.yUnit, t)) }],

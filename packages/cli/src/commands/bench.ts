@@ -19,6 +19,7 @@ export default class Bench extends GsprofCommand {
     steps: Flags.integer({ description: 'timed steps per point', min: 1, default: 100 }),
     warmup: Flags.integer({ description: 'untimed steps per point (the first compiles)', min: 1, default: 10 }),
     'performance-mode': Flags.boolean({ description: 'bake shapes into the kernels', default: false }),
+    html: Flags.string({ description: 'also write the sweep as a self-contained HTML page (charts of env-steps/s and step time against nEnvs)' }),
   };
 
   async run(): Promise<unknown> {
@@ -36,6 +37,12 @@ export default class Bench extends GsprofCommand {
     if (result.points.length === 0 && result.stoppedAt) throw new CliError(`--n-envs ${result.stoppedAt.nEnvs}`, result.stoppedAt.reason);
     const { renderBench } = await import('../views/bench.js');
     this.print(renderBench(result, { color: this.color, example: flags.example }));
+    if (flags.html !== undefined) {
+      const { benchPage } = await import('../render/html/bench-page.js');
+      const { writeFileAtomic } = await import('@gsprof/profiler');
+      await writeFileAtomic(flags.html, benchPage(result, { example: flags.example, steps: flags.steps, warmup: flags.warmup }));
+      if (!this.jsonEnabled()) process.stderr.write(`wrote ${flags.html}\n`);
+    }
     return result;
   }
 }

@@ -29,6 +29,7 @@ export default class Compare extends GsprofCommand {
     format: Flags.string({ description: 'output format', options: ['table', 'markdown', 'json', 'junit'], default: 'table' }),
     'fail-on-kernels': Flags.boolean({ description: 'kernels decide too (default: only step time fails the check; kernels explain it)', default: false }),
     statistic: Flags.string({ description: 'what each run contributes: the minimum, the 10th percentile or the median of its step (and kernel) times (median: also catches a change that slows only some steps)', options: ['min', 'p10', 'median'], default: 'min' }),
+    html: Flags.string({ description: 'also write the comparison as a self-contained HTML page: per metric both sides\' runs, the decision, p and the spread' }),
     'allow-config-change': Flags.boolean({ description: 'compare runs of different scenes, backends, nEnvs, precisions or adapters', default: false }),
   };
 
@@ -42,7 +43,14 @@ export default class Compare extends GsprofCommand {
       factor, method: flags.method as 'mannwhitney' | 'ttest' | 'percent', format, color: this.color,
       failOnKernels: flags['fail-on-kernels'], allowConfigChange: flags['allow-config-change'], statistic: flags.statistic as 'min' | 'p10' | 'median',
       ...(process.env.GITHUB_STEP_SUMMARY ? { output: process.env.GITHUB_STEP_SUMMARY } : {}),
+      ...(flags.html !== undefined ? { html: flags.html } : {}),
     });
+    if (flags.html !== undefined) {
+      const { comparePage } = await import('../render/html/compare-page.js');
+      const { writeFileAtomic } = await import('@gsprof/profiler');
+      await writeFileAtomic(flags.html, comparePage(args.baseline, args.current, view.results, flags.method));
+      if (!this.jsonEnabled()) process.stderr.write(`wrote ${flags.html}\n`);
+    }
     if (process.env.GITHUB_STEP_SUMMARY) {
       const { appendFileSync } = await import('node:fs');
       appendFileSync(process.env.GITHUB_STEP_SUMMARY, `${view.markdown}\n\n`);

@@ -15,7 +15,11 @@ import { refuseOwnInput } from './own-input.js';
 export type CompareMethod = 'mannwhitney' | 'ttest' | 'percent';
 export type CompareFormat = 'table' | 'markdown' | 'json' | 'junit';
 
-export interface CompareView { text: string; markdown: string; data: unknown; regressed: boolean }
+export interface CompareView {
+  text: string; markdown: string; data: unknown; regressed: boolean;
+  /** Each comparison made: one, or one per rank of a multi-process run (what --html draws). */
+  results: Array<{ name: string; result: CompareResult }>;
+}
 
 /** The configuration facts of this process that make runs comparable, added to every baseline written here. */
 function machineConfig(): RunConfig {
@@ -77,7 +81,7 @@ export async function runInputs(path: string): Promise<string[]> {
 const MARK: Record<Verdict, string> = { worse: '+', improved: '-', 'not significant': '~', unchanged: ' ', 'too few runs': '?', 'workload changed': '!' };
 const ORDER: Record<Verdict, number> = { worse: 0, 'workload changed': 1, 'too few runs': 2, 'not significant': 3, improved: 4, unchanged: 5 };
 
-function value(m: MetricComparison, v: number): string {
+export function value(m: MetricComparison, v: number): string {
   if (m.unit === 'ns') return duration(v);
   return Number.isInteger(v) ? thousands(v) : v.toFixed(3);
 }
@@ -88,7 +92,7 @@ function changeText(m: MetricComparison): string {
   return `${pct >= 0 ? '+' : ''}${pct.toFixed(1)}%`;
 }
 
-function pText(m: MetricComparison): string {
+export function pText(m: MetricComparison): string {
   if (m.pValue === null) return '-';
   return m.pValue < 1e-4 ? m.pValue.toExponential(1) : m.pValue.toFixed(4);
 }
@@ -189,6 +193,8 @@ export interface CompareViewOptions {
   factor: number; method: CompareMethod; format: CompareFormat; color: boolean; failOnKernels: boolean; allowConfigChange: boolean; statistic: RunStatistic;
   /** A file the command will write (GITHUB_STEP_SUMMARY): refused when it is one of the runs read. */
   output?: string;
+  /** The --html page's path (never one of the inputs). */
+  html?: string;
 }
 
 /** A compare input file as the samples of one run: a baseline as written, a trace through the import cache. */
@@ -215,6 +221,7 @@ export async function compareReport(baselineArg: string, currentArg: string, opt
   const baseline = await runInputs(baselineArg);
   const current = await runInputs(currentArg);
   if (options.output !== undefined) refuseOwnInput('compare', options.output, [...baseline, ...current]);
+  if (options.html !== undefined) refuseOwnInput('compare', options.html, [...baseline, ...current]);
   const baseRuns: Baseline[] = [];
   for (const f of baseline) baseRuns.push(await loadRun(f));
   const curRuns: Baseline[] = [];
@@ -243,7 +250,7 @@ function singleReport(result: CompareResult, files: { baselineFiles: string[]; c
         renderTable(head(result), rows(result, options.color), { color: options.color, align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'left'], maxColWidth: 48 }),
         ...notes(result, options.method)].join('\n');
   }
-  return { text, markdown, data: { ...files, ...result }, regressed: result.regression };
+  return { text, markdown, data: { ...files, ...result }, regressed: result.regression, results: [{ name: 'all runs', result }] };
 }
 
 /**
@@ -293,5 +300,5 @@ async function rankReport(
           ...notes(x.result, options.method), '']),
         'Per rank:', perRank, ...summary].join('\n');
   }
-  return { text, markdown, data, regressed: regressed.length > 0 };
+  return { text, markdown, data, regressed: regressed.length > 0, results: results.map((x) => ({ name: label(x.rank), result: x.result })) };
 }

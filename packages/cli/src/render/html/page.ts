@@ -93,6 +93,7 @@ figure { margin: 8px 0 14px; } figcaption { font-weight: 600; margin-bottom: 2px
 .missing { background: #fff4e0; border-left: 4px solid #e08a00; padding: 6px 10px; }
 .bad { color: #c8332f; font-weight: 600; } .good { color: #2c7a2c; font-weight: 600; }
 .note { color: #555; }
+.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(340px, 1fr)); gap: 8px 16px; } .grid figcaption { font-weight: normal; font-size: 12px; }
 `;
 
 const require = createRequire(import.meta.url);
