@@ -51,6 +51,8 @@ export default class Record extends GsprofCommand {
     out: Flags.string({ description: 'folder for the traces', default: 'out' }),
     format: Flags.string({ description: 'trace format(s) to write', options: ['perfetto', 'json', 'both'], default: 'both' }),
     'baseline-out': Flags.string({ description: 'also write the compare baseline (JSON) to this file' }),
+    'reset-on-error': Flags.boolean({ description: 'reset envs that go NaN or blow up and go on (rigidOptions.resetOnError), instead of stopping at the first; the end says how many envs were reset and how often', default: false }),
+    'physics-counters': Flags.boolean({ description: 'sim-core\'s per-step counter tracks (solver iterations, contacts, constraints, env resets) and per-env events (env reset, env nan, solver not converged) (--no-physics-counters: leave them out)', default: true, allowNo: true }),
     fps: Flags.boolean({ description: 'print the FPS lines (--no-fps: quiet)', default: true, allowNo: true }),
     nproc: Flags.integer({ description: 'with -- <program>: run N ranks of it at once, as torchrun --standalone --nproc-per-node N does (RANK, LOCAL_RANK, WORLD_SIZE; GSPROF_ADAPTER=LOCAL_RANK unless set); each rank writes <name>.rank<k> traces, summarised per rank with the straggler view', min: 1, default: 1 }),
     runs: Flags.integer({ description: 'independent runs, each in a fresh process, merged into one baseline for compare (written to --baseline-out, else OUT/baseline.json; traces in OUT/run-K)', min: 1, default: 1 }),
@@ -75,13 +77,14 @@ export default class Record extends GsprofCommand {
     const format = flags.format as 'perfetto' | 'json' | 'both';
     const { liveProgressEnabled } = await import('../render/color.js');
 
+    if (flags['reset-on-error'] && command.length > 0) throw new CliError('--reset-on-error', 'applies to --example and --scene: a program sets rigidOptions.resetOnError on its own scenes');
     if (flags.nproc > 1 && command.length === 0) throw new CliError('--nproc', 'starts several copies of a program: put the program after -- (e.g. record --nproc 2 -- node rank.mjs)');
     if (flags.nproc > 1 && flags.runs > 1) throw new CliError('--nproc', 'cannot be combined with --runs yet: record each multi-rank run on its own, with its own --out');
     if (flags.nproc > 1) {
       const { recordRanks } = await import('../record/run-program.js');
       const result = await recordRanks({
         command, schedule: scheduleFromFlags(scheduleFlags, undefined), sync: flags.sync, profileMemory: flags['profile-memory'], outDir: flags.out, format,
-        freshCache: flags['fresh-cache'], stepsFrom: flags['steps-from'] as 'auto' | 'marks' | 'submits',
+        freshCache: flags['fresh-cache'], stepsFrom: flags['steps-from'] as 'auto' | 'marks' | 'submits', physicsCounters: flags['physics-counters'],
       }, flags.nproc);
       for (const r of result.ranks) {
         const ending = r.signal !== null ? `, killed by ${r.signal}` : r.exitCode !== 0 ? `, exit code ${r.exitCode}` : '';
@@ -125,6 +128,7 @@ export default class Record extends GsprofCommand {
       const { recordProgram } = await import('../record/run-program.js');
       const result = await recordProgram({
         command, schedule: scheduleFromFlags(scheduleFlags, undefined), sync: flags.sync, profileMemory: flags['profile-memory'], outDir: flags.out, format, freshCache: flags['fresh-cache'],
+        physicsCounters: flags['physics-counters'],
         stepsFrom: flags['steps-from'] as 'auto' | 'marks' | 'submits',
       });
       const { reportRecording } = await import('../views/record-report.js');
@@ -173,6 +177,8 @@ export default class Record extends GsprofCommand {
       quiet: this.jsonEnabled(),
       seed: flags.seed,
       noiseMode: flags['noise-mode'] as 0 | 1 | 2,
+      resetOnError: flags['reset-on-error'],
+      physicsCounters: flags['physics-counters'],
       // timers.py --profiling: torch.profiler(schedule(wait=0, warmup=0, active=1)) around a loop that never calls
       // prof.step(), so the whole loop is its one recorded step: here, every step in one trace, in ./benchmark.
       schedule: (steps) => (profiling ? { wait: 0, warmup: 0, active: steps, repeat: 1, skipFirst: 0 } : scheduleFromFlags(scheduleFlags, steps)),
@@ -195,6 +201,12 @@ export default class Record extends GsprofCommand {
       : `recording starts at step ${result.recordedFrom}: none recorded`;
     this.print(`${result.example} on ${result.backend}: built in ${result.buildSeconds.toFixed(2)} s, first step ${result.firstStepSeconds.toFixed(2)} s; ${result.steps} steps x ${result.nEnvs} envs stepped in ${result.stepSeconds.toFixed(2)} s (${thousands(result.allStepsEnvStepsPerSecond, 0)} env-steps/s); ${recorded}; traces written in ${result.writeSeconds.toFixed(2)} s`);
     this.print(report.text);
+    const ev = result.envEvents;
+    if (flags['reset-on-error'] || ev.resets > 0) {
+      const reasons = Object.entries(ev.byReason).filter(([, n]) => n > 0).map(([r, n]) => `${r} ${thousands(n)}`).join(', ');
+      this.print(ev.resets === 0 ? 'env resets: none'
+        : `env resets: ${thousands(ev.resets)} (${reasons}) of ${thousands(ev.envsReset)} env${ev.envsReset === 1 ? '' : 's'}, at most ${ev.maxResetsOfOneEnv} of one env; \`gsprof envs\` on the trace lists them`);
+    }
     if (result.interrupted) {
       // The run was cut short: say so, say what holds its steps, and exit as a shell reports the signal.
       const held = result.traces.length > 1 ? 'the traces above hold the steps recorded until then'

@@ -10,6 +10,8 @@ export interface PreloadConfig {
   schedule: ScheduleArgs;
   sync: boolean;
   profileMemory?: boolean;
+  /** false: sim-core's per-step physics counters and per-env events are left out (--no-physics-counters). */
+  physicsCounters?: boolean;
   /** Where steps come from: explicit gsprof.step() marks, queue submits, or auto (submits until a mark). */
   stepsFrom: 'auto' | 'marks' | 'submits';
   workerName: string;

@@ -9,6 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import { register } from 'node:module';
 import { hookDevices } from '../record/device-hook.js';
+import { spansOnly } from '../record/spans-only.js';
 import { handlersFor } from '../record/handlers.js';
 import { decodeConfig, PRELOAD_ENV } from './config.js';
 import { InterruptWatch, ProgramInterrupted } from './interrupt.js';
@@ -50,7 +51,7 @@ if (config) {
   // scene steps to the step source; its first scene step starts the recording, as a first device does.
   let sceneFacts = false;
   const recorder: ExternalRecorder = {
-    tracer: prof.tracer,
+    tracer: config.physicsCounters === false ? spansOnly(prof.tracer) : prof.tracer,
     simCoreLoaded: () => steps.expectSceneSteps(),
     sceneStep: ({ nEnvs, backend }) => {
       if (!sceneFacts) {

@@ -5,12 +5,15 @@
  */
 import { mkdirSync } from 'node:fs';
 import { constants as osConstants, hostname } from 'node:os';
+import type { EnvEventCounts } from '@gsprof/sim-core';
 import { buildScenario, type Scenario, type ScenarioOptions } from '../scenarios/index.js';
 import { buildSceneFile, type ControlChoice } from '../scenarios/scene-file.js';
 import { hookDevices } from './device-hook.js';
 import { useFreshCache } from './fresh-cache.js';
 import { handlersFor, type TraceFormat } from './handlers.js';
 import { createProgress } from './progress.js';
+import { spansOnly } from './spans-only.js';
+import { CliError } from '../errors.js';
 import type { ScheduleArgs } from './schedule-flags.js';
 
 /** Steps the record loop lets the GPU backend queue before it waits (Franka, 64 envs: ~23 KB of host memory each). */
@@ -36,6 +39,8 @@ export interface RecordExampleOptions extends ScenarioOptions {
   progress?: boolean;
   /** Record per-env solver timers into the trace every recorded step. */
   envTimers: boolean;
+  /** false: leave sim-core's per-step physics counters and per-env events out of the trace (default true). */
+  physicsCounters?: boolean;
   workerName?: string;
 }
 
@@ -66,8 +71,37 @@ export interface RecordExampleResult {
   schedule: ScheduleArgs;
   traces: string[];
   gpuDevices: number;
+  /** The scene's env resets (by reason, and how many envs were reset), NaN findings and unconverged solves. */
+  envEvents: EnvEventSummary;
   freshCacheDir?: string;
   scenario: Scenario;
+}
+
+export interface EnvEventSummary {
+  /** Env resets, every reason. */
+  resets: number;
+  /** Envs reset at least once. */
+  envsReset: number;
+  byReason: { nan: number; limit: number; user: number };
+  /** The most times one env was reset. */
+  maxResetsOfOneEnv: number;
+  nanFound: number;
+  /** Env-steps whose solve stopped at the iteration limit unconverged (CPU backend only). */
+  notConverged: number;
+}
+
+function envEventSummary(counts: EnvEventCounts): EnvEventSummary {
+  let envsReset = 0, most = 0;
+  for (const r of counts.resetsPerEnv) { if (r > 0) envsReset++; if (r > most) most = r; }
+  const { nan, limit, user } = counts.resets;
+  return { resets: nan + limit + user, envsReset, byReason: { nan, limit, user }, maxResetsOfOneEnv: most, nanFound: counts.nan, notConverged: counts.notConverged };
+}
+
+/** A scene's SimulationError as the one line record prints: what failed, what was written, how to go on. */
+function simulationFailed(err: Error, written: readonly string[]): CliError {
+  const what = err.message.replace(/ Set rigidOptions\.resetOnError: true to reset such envs instead\.$/, '').replace(/\.$/, '');
+  const traces = written.length > 0 ? `; wrote ${written.join(', ')} (the steps until then)` : '';
+  return new CliError('record', `${what}${traces}; rerun with --reset-on-error to reset such envs and go on`);
 }
 
 export async function recordExample(options: RecordExampleOptions): Promise<RecordExampleResult> {
@@ -97,8 +131,12 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
     // the profiler's timestamp readbacks.
     const firstStart = performance.now();
     scenario.beforeStep?.(-1);
-    scenario.scene.step();
-    await scenario.scene.sync();
+    try {
+      scenario.scene.step();
+      await scenario.scene.sync();
+    } catch (err) {
+      throw (err as Error)?.name === 'SimulationError' ? simulationFailed(err as Error, []) : err;
+    }
     const firstStepSeconds = (performance.now() - firstStart) / 1e3;
     sim.setTracer(null);
     const steps = options.steps ?? scenario.defaultSteps;
@@ -117,7 +155,7 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
     });
     for (const device of pending) instrumentDevice(device, prof);
     prof.addPreRecordedSpans(compiles.take());
-    sim.setTracer(prof.tracer);
+    sim.setTracer(options.physicsCounters === false ? spansOnly(prof.tracer) : prof.tracer);
     const progress = options.progress === false
       ? { tick: () => undefined, stop: () => undefined }
       : createProgress({ total: steps, nEnvs: scenario.nEnvs, live: options.liveProgress, label: options.example });
@@ -207,6 +245,11 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
       progress.tick(taken);
       stepped = performance.now();
       await prof.stop();
+    } catch (err) {
+      if ((err as Error)?.name !== 'SimulationError') throw err;
+      // Envs failed and the scene does not reset them: write what was recorded, then say how to go on.
+      await prof.stop().catch(() => undefined);
+      throw simulationFailed(err as Error, prof.tracePaths);
     } finally {
       for (const signal of signals) process.off(signal, onSignal);
       progress.stop();
@@ -235,6 +278,7 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
       schedule: scheduleArgs,
       traces: [...prof.tracePaths],
       gpuDevices: hooks.devices.length,
+      envEvents: envEventSummary(scenario.scene.envEventCounts),
       ...(cache ? { freshCacheDir: cache.dir } : {}),
       scenario,
     };

@@ -20,6 +20,8 @@ export interface RecordProgramOptions {
   schedule: ScheduleArgs;
   sync: boolean;
   profileMemory?: boolean;
+  /** false: leave sim-core's per-step physics counters and per-env events out (--no-physics-counters). */
+  physicsCounters?: boolean;
   stepsFrom: 'auto' | 'marks' | 'submits';
   outDir: string;
   format: TraceFormat;
@@ -146,6 +148,7 @@ function preloadConfig(options: RecordProgramOptions, resultFile: string, interr
     schedule: options.schedule,
     sync: options.sync,
     profileMemory: options.profileMemory ?? false,
+    physicsCounters: options.physicsCounters ?? true,
     stepsFrom: options.stepsFrom,
     workerName: `${hostname()}_${process.pid}`,
     resultFile,

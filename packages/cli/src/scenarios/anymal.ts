@@ -17,7 +17,7 @@ export function legDofs(robot: Entity): number[] {
 export async function buildAnymal(options: ScenarioOptions): Promise<Scenario> {
   const gs = await initSim(options);
   const dt = options.dt ?? 0.01;
-  const scene = new gs.Scene({ rigidOptions: { dt, constraintSolver: 'newton' }, profilingOptions: { showFPS: options.showFPS } });
+  const scene = new gs.Scene({ rigidOptions: { dt, constraintSolver: 'newton', resetOnError: options.resetOnError ?? false }, profilingOptions: { showFPS: options.showFPS } });
   scene.addEntity(gs.morphs.Plane());
   const robot = scene.addEntity(gs.morphs.URDF({ file: ANYMAL_FILE, pos: [0, 0, 0.8] }));
   const nEnvs = options.nEnvs ?? 30000;

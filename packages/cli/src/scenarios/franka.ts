@@ -8,7 +8,7 @@ export const FRANKA_TARGET = [0, 0, 0, -1, 0, 1, 0, 0.02, 0.02] as const;
 export async function buildFranka(options: ScenarioOptions): Promise<Scenario> {
   const gs = await initSim(options);
   const dt = options.dt ?? 0.01;
-  const scene = new gs.Scene({ rigidOptions: { dt }, profilingOptions: { showFPS: options.showFPS } });
+  const scene = new gs.Scene({ rigidOptions: { dt, resetOnError: options.resetOnError ?? false }, profilingOptions: { showFPS: options.showFPS } });
   scene.addEntity(gs.morphs.Plane());
   const franka = scene.addEntity(gs.morphs.MJCF({ file: FRANKA_FILE }));
   const nEnvs = options.nEnvs ?? 30000;

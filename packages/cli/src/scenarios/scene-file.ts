@@ -37,6 +37,8 @@ export async function buildSceneFile(file: string, control: ControlChoice, optio
   const scene = new gs.Scene({
     // simOptions, not rigidOptions: the file's <option> (MuJoCo's defaults for what it leaves out) stays in effect.
     ...(options.dt !== undefined ? { simOptions: { dt: options.dt } } : {}),
+    // resetOnError is no MJCF option: setting it overrides nothing of the file's.
+    ...(options.resetOnError ? { rigidOptions: { resetOnError: true } } : {}),
     profilingOptions: { showFPS: options.showFPS },
   });
   if (urdf) scene.addEntity(gs.morphs.Plane());

@@ -52,8 +52,12 @@ export async function buildTimers(options: ScenarioOptions): Promise<Scenario> {
   const dt = options.dt ?? TIMERS_DEFAULTS.dt;
   const scene = new gs.Scene({
     simOptions: { dt, substeps: TIMERS_DEFAULTS.substeps },
-    // No reset on error: an env that blows up fails the run instead of feeding diverged timings to the plots.
-    rigidOptions: { dt, iterations: TIMERS_DEFAULTS.iterations, lsIterations: TIMERS_DEFAULTS.lsIterations, enableSelfCollision: false },
+    // No reset on error unless asked (--reset-on-error): an env that blows up fails the run instead of feeding
+    // diverged timings to the plots.
+    rigidOptions: {
+      dt, iterations: TIMERS_DEFAULTS.iterations, lsIterations: TIMERS_DEFAULTS.lsIterations, enableSelfCollision: false,
+      resetOnError: options.resetOnError ?? false,
+    },
     profilingOptions: { showFPS: options.showFPS },
   });
   scene.addEntity(gs.morphs.Plane());

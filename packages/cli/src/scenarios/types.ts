@@ -16,6 +16,8 @@ export interface ScenarioOptions {
   seed?: number;
   /** timers example: 0 no noise, 1 one noise vector for all envs, 2 per-env noise (added x0.3 each step). */
   noiseMode?: 0 | 1 | 2;
+  /** rigidOptions.resetOnError: envs that go NaN or blow up are reset and the run goes on (record --reset-on-error). */
+  resetOnError?: boolean;
 }
 
 export interface Scenario {
