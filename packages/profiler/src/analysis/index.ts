@@ -10,3 +10,4 @@ export * as traceStats from './stats.js';
 export * from './stragglers.js';
 export * from './rank.js';
 export * from './run-report.js';
+export * from './envs.js';

@@ -125,26 +125,28 @@ function decodeValues(b64: string): Float64Array {
 
 const LITTLE_ENDIAN = new Uint8Array(new Float64Array([1]).buffer)[7] === 0x3f;
 
-export async function timers(db: TraceDb, opts: TimersOptions = {}): Promise<TimersResult | null> {
-  const ids = await db.rows<{ id: number }>(`SELECT id FROM slice WHERE name = 'env_timers' ORDER BY ts, id`);
-  if (ids.length === 0) return null;
-  const pageSize = opts.pageSize ?? 256;
-  const capacity = Math.max(1, Math.floor(opts.quantileSampleSize ?? 1 << 18));
-  let nEnvs = 0;
-  let labels: string[] = [];
-  let acc: SlotAccumulator[] = [];
-  let steps = 0;
-  let skippedSteps = 0;
-  let firstStep = NaN;
-  let lastStep = NaN;
+/** One recorded step's per-env timers: values[slot * nEnvs + env]. */
+export interface EnvTimerRow {
+  /** The event's time (ns, the trace's clock): just after the step it belongs to. */
+  ts: number;
+  /** The profiler's step number, where the event names one. */
+  step: number | undefined;
+  nEnvs: number;
+  labels: string;
+  values: Float64Array;
+}
+
+/** Every 'env_timers' event of the trace in time order, read `pageSize` events per query. */
+export async function* envTimerRows(db: TraceDb, pageSize = 256): AsyncGenerator<EnvTimerRow> {
+  const ids = await db.rows<{ id: number; ts: number }>(`SELECT id, ts FROM slice WHERE name = 'env_timers' ORDER BY ts, id`);
   for (let from = 0; from < ids.length; from += pageSize) {
-    const page = ids.slice(from, from + pageSize).map((r) => Number(r.id));
+    const page = ids.slice(from, from + pageSize);
     const rows = await db.rows<{ id: number; k: string; s: string | null; i: number | null }>(`
       SELECT s.id, regexp_replace(a.key, '^(args|debug)\\.', '') AS k, a.string_value AS s,
              coalesce(a.int_value, a.real_value) AS i
       FROM slice s JOIN args a ON a.arg_set_id = s.arg_set_id
-      WHERE s.id IN (${page.join(',')}) AND regexp_replace(a.key, '^(args|debug)\\.', '') IN ('step', 'n_envs', 'labels', 'values_b64')`);
-    const events = new Map<number, { step?: number; nEnvs?: number; labels?: string; b64?: string }>(page.map((id) => [id, {}]));
+      WHERE s.id IN (${page.map((r) => Number(r.id)).join(',')}) AND regexp_replace(a.key, '^(args|debug)\\.', '') IN ('step', 'n_envs', 'labels', 'values_b64')`);
+    const events = new Map<number, { ts: number; step?: number; nEnvs?: number; labels?: string; b64?: string }>(page.map((r) => [Number(r.id), { ts: num(r.ts) }]));
     for (const r of rows) {
       const e = events.get(Number(r.id));
       if (!e) continue;
@@ -155,21 +157,35 @@ export async function timers(db: TraceDb, opts: TimersOptions = {}): Promise<Tim
     }
     for (const e of events.values()) { // in page (= ts) order: a Map keeps insertion order
       if (!e.nEnvs || e.b64 === undefined) continue;
-      const values = decodeValues(e.b64);
-      if (nEnvs === 0) {
-        nEnvs = e.nEnvs;
-        labels = (e.labels ?? '').split(',').filter((l) => l.length > 0);
-        const nSlots = Math.max(1, Math.floor(values.length / nEnvs));
-        acc = Array.from({ length: nSlots }, () => new SlotAccumulator(nEnvs, capacity));
-      }
-      // A different batch size (or a truncated sample) cannot be averaged with the rest.
-      if (e.nEnvs !== nEnvs || values.length < acc.length * nEnvs) { skippedSteps++; continue; }
-      acc.forEach((a, slot) => { a.add(values.subarray(slot * nEnvs, (slot + 1) * nEnvs)); });
-      const step = e.step ?? steps;
-      if (steps === 0) firstStep = step;
-      lastStep = step;
-      steps++;
+      yield { ts: e.ts, step: e.step, nEnvs: e.nEnvs, labels: e.labels ?? '', values: decodeValues(e.b64) };
     }
+  }
+}
+
+export async function timers(db: TraceDb, opts: TimersOptions = {}): Promise<TimersResult | null> {
+  const capacity = Math.max(1, Math.floor(opts.quantileSampleSize ?? 1 << 18));
+  let nEnvs = 0;
+  let labels: string[] = [];
+  let acc: SlotAccumulator[] = [];
+  let steps = 0;
+  let skippedSteps = 0;
+  let firstStep = NaN;
+  let lastStep = NaN;
+  for await (const e of envTimerRows(db, opts.pageSize ?? 256)) {
+    const values = e.values;
+    if (nEnvs === 0) {
+      nEnvs = e.nEnvs;
+      labels = e.labels.split(',').filter((l) => l.length > 0);
+      const nSlots = Math.max(1, Math.floor(values.length / nEnvs));
+      acc = Array.from({ length: nSlots }, () => new SlotAccumulator(nEnvs, capacity));
+    }
+    // A different batch size (or a truncated sample) cannot be averaged with the rest.
+    if (e.nEnvs !== nEnvs || values.length < acc.length * nEnvs) { skippedSteps++; continue; }
+    acc.forEach((a, slot) => { a.add(values.subarray(slot * nEnvs, (slot + 1) * nEnvs)); });
+    const step = e.step ?? steps;
+    if (steps === 0) firstStep = step;
+    lastStep = step;
+    steps++;
   }
   if (steps === 0 || nEnvs === 0) return null;
   const slowestN = opts.slowest ?? 5;
