@@ -138,8 +138,8 @@ describe.skipIf(!hasShared())('gsprof export: what a job folder may hold that is
     expect(r.code).toBe(2);
     const lines = r.stderr.split('\n').filter((l) => l.startsWith('gsprof:'));
     expect(lines).toHaveLength(5);
-    expect(lines[0]).toMatch(/^gsprof: .*b-rank1\.json\.gz: skipped: rank 1 is claimed by .*c-rank1-again\.json\.gz too; neither is exported$/);
-    expect(lines[1]).toMatch(/^gsprof: .*c-rank1-again\.json\.gz: skipped: rank 1 is claimed by .*b-rank1\.json\.gz too; neither is exported$/);
+    expect(lines[0]).toMatch(/^gsprof: .*b-rank1\.json\.gz: skipped: rank 1 is claimed by .*c-rank1-again\.json\.gz too; neither is used$/);
+    expect(lines[1]).toMatch(/^gsprof: .*c-rank1-again\.json\.gz: skipped: rank 1 is claimed by .*b-rank1\.json\.gz too; neither is used$/);
     expect(lines[2]).toMatch(/^gsprof: .*e-norank\.json\.gz: skipped: names no rank/);
     expect(lines[3]).toMatch(/^gsprof: .*f-notes\.json: skipped: .*f-notes\.json/);
     expect(lines[4]).toMatch(/^gsprof: export: 4 traces skipped \(see above\); the other ranks were exported to .*job\.parquet$/);

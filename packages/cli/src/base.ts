@@ -62,6 +62,20 @@ export abstract class GsprofCommand extends Command {
     });
   }
 
+  /**
+   * Ends a command whose result leaves traces out (a rank set's unreadable or doubled ranks): one line each on
+   * stderr, then, after the result, exit 2. Under --json the result is still the one document on stdout.
+   */
+  protected finishSkipping(data: unknown, skipped: ReadonlyArray<{ path: string; reason: string }> | undefined, done: string): unknown {
+    if (!skipped || skipped.length === 0) return data;
+    for (const s of skipped) process.stderr.write(`${errorLine(s.path, `skipped: ${s.reason}`)}\n`);
+    if (this.jsonEnabled()) {
+      if (data !== undefined) this.logJson(data);
+      return this.exit(2);
+    }
+    throw new CliError(this.id ?? 'gsprof', `${skipped.length} trace${skipped.length === 1 ? '' : 's'} skipped (see above); ${done}`);
+  }
+
   protected override logJson(json: unknown): void {
     process.stdout.write(`${toJson(json)}\n`);
   }

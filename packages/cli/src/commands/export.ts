@@ -1,11 +1,10 @@
 import { Args, Flags } from '@oclif/core';
 import { GsprofCommand, cacheFlag, strictFlag } from '../base.js';
-import { CliError } from '../errors.js';
 
 export default class Export extends GsprofCommand {
   static override summary = 'Export the trace tables of one or many rank traces as Parquet, partitioned by rank.';
   static override description = [
-    'Writes gsprof\'s tables (slice, track, thread_track, process_track, counter_track, thread, process, counter, args, flow, gpu_launch, metadata, step) as Parquet files written by DuckDB, one folder per table, Hive-partitioned by rank: OUT/slice/rank=K/part-0.parquet. Timestamps are int64 ns; repeated strings are dictionary-encoded. OUT/gsprof-export.json names the schema version, the ranks and their source traces. docs/export.md documents every column; docs/cluster.md queries the folder from DuckDB, Spark SQL, Trino and Dask.',
+    'Writes gsprof\'s tables (slice, track, thread_track, process_track, counter_track, thread, process, counter, args, flow, gpu_launch, metadata, stats, step) as Parquet files written by DuckDB, one folder per table, Hive-partitioned by rank: OUT/slice/rank=K/part-0.parquet. Timestamps are int64 ns; repeated strings are dictionary-encoded. OUT/gsprof-export.json names the schema version, the ranks and their source traces. docs/export.md documents every column.',
     'Each trace\'s rank is its Kineto distributedInfo rank (a single trace without one is rank 0). A trace that cannot be read, that names no rank among several, or whose rank another trace claims too is skipped with one line saying why; the others are exported, and the exit status is 2. The export is written in a temporary folder and renamed into place: OUT is never half written. An earlier export at OUT is replaced; any other non-empty folder is refused.',
   ].join('\n\n');
   static override examples = [
@@ -33,17 +32,8 @@ export default class Export extends GsprofCommand {
       memoryLimit: flags['memory-limit'],
       progress: (line) => process.stderr.write(`${line}\n`),
     });
-    for (const s of result.skipped) process.stderr.write(`gsprof: ${s.path}: skipped: ${s.reason}\n`);
     const ranks = result.ranks.map((r) => r.rank);
     this.print(`wrote ${result.out}: ${ranks.length} rank${ranks.length === 1 ? '' : 's'} (${ranks.join(', ')}), ${result.ranks.reduce((n, r) => n + (r.rows.slice ?? 0), 0)} slices`);
-    if (result.skipped.length > 0) {
-      // --json: the result (with its skipped list) is the one document on stdout, and the status still says so.
-      if (this.jsonEnabled()) {
-        this.logJson(result);
-        return this.exit(2);
-      }
-      throw new CliError('export', `${result.skipped.length} trace${result.skipped.length === 1 ? '' : 's'} skipped (see above); the other ranks were exported to ${result.out}`);
-    }
-    return result;
+    return this.finishSkipping(result, result.skipped, `the other ranks were exported to ${result.out}`);
   }
 }

@@ -13,7 +13,8 @@ export default class Gaps extends GsprofCommand {
     '<%= config.bin %> gaps out/run.pftrace --top 20 --json',
   ];
   static override enableJsonFlag = true;
-  static override args = { trace: Args.string({ description: 'trace file, or a folder (its newest trace; when that is a rank\'s, every rank of its run)', required: true }) };
+  static override strict = false;
+  static override args = { trace: Args.string({ description: 'trace file, or a folder (its newest trace; when that is a rank\'s, every rank of its run); several traces, a glob or a Parquet export: every rank they hold', required: true }) };
   static override flags = {
     strict: strictFlag,
     cache: cacheFlag,
@@ -21,10 +22,11 @@ export default class Gaps extends GsprofCommand {
   };
 
   async run(): Promise<unknown> {
-    const { args, flags } = await this.parse(Gaps);
+    const { argv, flags } = await this.parse(Gaps);
+    const inputs = argv as string[];
     const { gapsReport } = await import('../views/gaps.js');
-    const view = await gapsReport(args.trace, { color: this.color, top: flags.top });
+    const view = await gapsReport(inputs, { color: this.color, top: flags.top });
     this.print(view.text);
-    return view.data;
+    return this.finishSkipping(view.data, view.skipped, 'the report covers the other ranks');
   }
 }

@@ -12,8 +12,9 @@ export default class Query extends GsprofCommand {
     '<%= config.bin %> query out/run.pftrace "select count(*) from slice where category = \'kernel\'" --json',
   ];
   static override enableJsonFlag = true;
+  static override strict = false;
   static override args = {
-    trace: Args.string({ description: 'trace file, or a folder (its newest trace)', required: true }),
+    trace: Args.string({ description: 'trace file, or a folder (its newest trace; when that is a rank\'s, every rank of its run); several traces, a glob or a Parquet export (before the SQL): every rank they hold, with a rank column first in every table', required: true }),
     sql: Args.string({ description: 'one read-only SQL statement', required: true }),
   };
   static override flags = {
@@ -24,14 +25,16 @@ export default class Query extends GsprofCommand {
   };
 
   async run(): Promise<unknown> {
-    const { args, flags } = await this.parse(Query);
+    const { argv, flags } = await this.parse(Query);
+    const inputs = (argv as string[]).slice(0, -1);
+    const sql = (argv as string[]).at(-1)!;
     const { queryReport } = await import('../views/query.js');
     const format = this.jsonEnabled() ? 'json' : (flags.format as 'table' | 'csv' | 'json');
     const write = (text: string): Promise<void> => new Promise((resolve, reject) => {
       process.stdout.write(text, (err) => (err ? reject(err) : resolve()));
     });
-    await queryReport(args.trace, args.sql, { color: this.color, format, timeoutS: flags.timeout, memoryLimit: flags['memory-limit'], write });
-    return undefined;
+    const { skipped } = await queryReport(inputs, sql, { color: this.color, format, timeoutS: flags.timeout, memoryLimit: flags['memory-limit'], write });
+    return this.finishSkipping(undefined, skipped, 'the result covers the other ranks');
   }
 
   /** The result was already written as it streamed; only errors go through oclif's JSON output. */

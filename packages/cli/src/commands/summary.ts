@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import type { ReportName, ReportSort, TimeUnit } from '@gsprof/profiler';
 import { GsprofCommand, cacheFlag, strictFlag } from '../base.js';
+import { CliError } from '../errors.js';
 import type { ReportFormat } from '../views/summary-reports.js';
 
 export default class Summary extends GsprofCommand {
@@ -18,7 +19,8 @@ export default class Summary extends GsprofCommand {
     '<%= config.bin %> summary out --report memops --format csv --output memops.csv',
   ];
   static override enableJsonFlag = true;
-  static override args = { trace: Args.string({ description: 'trace file (.pftrace, .json, .json.gz), or a folder (its newest trace; when that is a rank\'s, every rank of its run)', required: true }) };
+  static override strict = false;
+  static override args = { trace: Args.string({ description: 'trace file (.pftrace, .json, .json.gz), or a folder (its newest trace; when that is a rank\'s, every rank of its run); several traces, a glob or a Parquet export: every rank they hold', required: true }) };
   static override flags = {
     strict: strictFlag,
     cache: cacheFlag,
@@ -32,10 +34,12 @@ export default class Summary extends GsprofCommand {
   };
 
   async run(): Promise<unknown> {
-    const { args, flags } = await this.parse(Summary);
+    const { args, argv, flags } = await this.parse(Summary);
+    const inputs = argv as string[];
     const wantsReports = flags.report !== undefined || flags.format !== 'table' || flags.output !== undefined || flags.sort !== 'total' || flags.timeunit !== 'ns';
     if (wantsReports) {
       const { summaryReports } = await import('../views/summary-reports.js');
+      if (inputs.length > 1) throw new CliError('summary', '--report, --format, --output, --sort and --timeunit read one trace; give one');
       const view = await summaryReports(args.trace, {
         reports: (flags.report ?? ['kernels', 'steps']) as ReportName[], format: flags.format as ReportFormat, sort: flags.sort as ReportSort,
         timeunit: flags.timeunit as TimeUnit, ...(flags['name-width'] !== undefined ? { nameWidth: flags['name-width'] } : {}),
@@ -51,8 +55,8 @@ export default class Summary extends GsprofCommand {
       return view.data;
     }
     const { summarize } = await import('../views/summary.js');
-    const view = await summarize(args.trace, { color: this.color, limit: flags.limit, ...(flags['name-width'] !== undefined ? { nameWidth: flags['name-width'] } : {}) });
+    const view = await summarize(inputs, { color: this.color, limit: flags.limit, ...(flags['name-width'] !== undefined ? { nameWidth: flags['name-width'] } : {}) });
     this.print(view.text);
-    return view.data;
+    return this.finishSkipping(view.data, view.skipped, 'the report covers the other ranks');
   }
 }

@@ -52,10 +52,10 @@ export function renderGaps(g: GapsResult, options: { color: boolean }): string {
   return out.join('\n');
 }
 
-export async function gapsReport(given: string, options: { color: boolean; top: number }): Promise<View> {
-  const { newestRankRun } = await import('./rank-traces.js');
-  const run = await newestRankRun(given);
-  if (run) return (await import('./rank-reports.js')).rankGaps(run, options);
+export async function gapsReport(inputs: string[], options: { color: boolean; top: number }): Promise<View> {
+  const set = await (await import('./trace-set.js')).rankSetOf(inputs);
+  if (set) return { ...await (await import('./rank-reports.js')).rankGaps(set.run, options), skipped: set.skipped };
+  const given = inputs[0]!;
   const { gaps } = await import('@gsprof/profiler');
   const trace = resolveTrace(given);
   const result = await withTrace(trace, (db) => gaps(db, { topIntervals: options.top }));

@@ -3,11 +3,12 @@
  * chunk by chunk as DuckDB produces them (bounded memory whatever the result size); the table needs every row
  * to size its columns, so it reads the result whole.
  */
-import type { QueryStream } from '@gsprof/profiler';
+import type { QueryStream, SkippedTrace, TraceDb } from '@gsprof/profiler';
 import { CliError } from '../errors.js';
 import { renderCsv, renderTable } from '../render/table.js';
 import { toJson } from '../render/json.js';
 import { importSettings, resolveTrace, warnAboutProblems } from './open-trace.js';
+import { rankSetOf } from './trace-set.js';
 
 export interface QueryReportOptions {
   color: boolean;
@@ -31,12 +32,24 @@ function indented(v: unknown, pad: string): string {
   return toJson(v).split('\n').join(`\n${pad}`);
 }
 
-export async function queryReport(trace: string, sql: string, options: QueryReportOptions): Promise<{ rows: number }> {
-  trace = resolveTrace(trace);
-  const { openTrace, ReadOnlyQueryError } = await import('@gsprof/profiler');
-  const db = await openTrace(trace, { memoryLimit: options.memoryLimit, cache: importSettings.cache });
+/** Opens what the inputs stand for: one trace, or a rank set (views over every rank, a rank column first). */
+async function openInputs(inputs: string[], memoryLimit: string): Promise<{ db: TraceDb; label: string; skipped: SkippedTrace[] }> {
+  const { openTrace, openRanks } = await import('@gsprof/profiler');
+  const set = await rankSetOf(inputs);
+  if (set) {
+    const db = await openRanks(set.run.id, { traces: set.imported, exports: set.exports }, { memoryLimit });
+    return { db, label: set.run.id, skipped: set.skipped };
+  }
+  const trace = resolveTrace(inputs[0]!);
+  return { db: await openTrace(trace, { memoryLimit, cache: importSettings.cache }), label: trace, skipped: [] };
+}
+
+export async function queryReport(inputs: string[], sql: string, options: QueryReportOptions): Promise<{ rows: number; skipped: SkippedTrace[] }> {
+  const { ReadOnlyQueryError } = await import('@gsprof/profiler');
+  const { db, label: trace, skipped } = await openInputs(inputs, options.memoryLimit);
   try {
-    await warnAboutProblems(db, trace);
+    // A rank set's traces were each imported on their own; its views hold every rank's stats together.
+    if (db.format !== 'ranks') await warnAboutProblems(db, trace);
     let stream: QueryStream;
     try {
       stream = await db.queryStream(sql, { timeoutMs: options.timeoutS * 1000 });
@@ -72,7 +85,7 @@ export async function queryReport(trace: string, sql: string, options: QueryRepo
       }
       await options.write(`${n === 0 ? '' : '\n  '}]\n}\n`);
     }
-    return { rows: n };
+    return { rows: n, skipped };
   } finally {
     await db.close();
   }

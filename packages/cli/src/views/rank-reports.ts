@@ -7,17 +7,29 @@ import type { GapsResult, KernelSummary, StepTimes, StragglerReport, TraceDb } f
 import { duration, percent, thousands } from '../render/format.js';
 import { renderTable } from '../render/table.js';
 import { withTrace } from './open-trace.js';
-import { rankRunLine, type RankRun } from './rank-traces.js';
+import { rankRunLine, type RankRun, type RankTrace } from './rank-traces.js';
 import type { View } from './view.js';
 
 export interface RankFacts { rank: number; trace: string; host: string | null; stepTimes: Map<number, number> }
+
+/** Opens one rank: its trace, or its tables in a Parquet export (the same tables, so the same analyses). */
+async function withRankTrace<T>(r: RankTrace, fn: (db: TraceDb) => Promise<T>): Promise<T> {
+  if (!r.exportDir) return withTrace(r.path, fn);
+  const { openRanks } = await import('@gsprof/profiler');
+  const db = await openRanks(`${r.exportDir} rank ${r.rank}`, { exports: [{ dir: r.exportDir, ranks: [r.rank] }] }, { rankColumn: false });
+  try {
+    return await fn(db);
+  } finally {
+    await db.close();
+  }
+}
 
 /** Each rank's facts and `analyse`'s result, the step times read once and handed to it. */
 export async function rankFacts<T>(run: RankRun, analyse: (db: TraceDb, times: StepTimes) => Promise<T>): Promise<Array<RankFacts & { result: T }>> {
   const { completedStepTimes, stepsByNumber } = await import('@gsprof/profiler');
   const out: Array<RankFacts & { result: T }> = [];
   for (const r of run.ranks) {
-    out.push(await withTrace(r.path, async (db) => {
+    out.push(await withRankTrace(r, async (db) => {
       const times = await completedStepTimes(db);
       const host = await db.metadata('gsprof.hostname');
       return { rank: r.rank, trace: r.path, host: typeof host === 'string' ? host : null, stepTimes: stepsByNumber(times.durations, times.numbers), result: await analyse(db, times) };

@@ -18,6 +18,8 @@ export interface RankTrace {
   /** The launch every rank of the run shares, when the launcher named it. */
   jobId: string | null;
   mtimeMs: number;
+  /** The Parquet export this rank is read from (its tables, not a trace file); `path` is then its source. */
+  exportDir?: string;
 }
 
 export interface RankRun {

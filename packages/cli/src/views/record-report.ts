@@ -24,7 +24,7 @@ export async function reportRecording(traces: string[], options: RecordReportOpt
   const trace = primaryTrace(traces);
   if (trace) {
     const { summarize } = await import('./summary.js');
-    const summary = await summarize(trace, { color: options.color });
+    const summary = await summarize([trace], { color: options.color });
     lines.push(summary.text);
     data.summary = summary.data;
     if (options.timersPanels) {

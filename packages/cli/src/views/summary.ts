@@ -85,10 +85,10 @@ export function clockAlignmentLine(a: KernelSummary['clockAlignment']): string |
   return `Clock alignment: +-${duration(a.errorBoundNs)}, ${drift}, ${a.samples} samples (${a.method})`;
 }
 
-export async function summarize(given: string, options: { color: boolean; limit?: number; nameWidth?: number }): Promise<View> {
-  const { newestRankRun } = await import('./rank-traces.js');
-  const run = await newestRankRun(given);
-  if (run) return (await import('./rank-reports.js')).rankSummary(run, options);
+export async function summarize(inputs: string[], options: { color: boolean; limit?: number; nameWidth?: number }): Promise<View> {
+  const set = await (await import('./trace-set.js')).rankSetOf(inputs);
+  if (set) return { ...await (await import('./rank-reports.js')).rankSummary(set.run, options), skipped: set.skipped };
+  const given = inputs[0]!;
   const { kernelSummary } = await import('@gsprof/profiler');
   const trace = resolveTrace(given);
   const { mergedRanksOf } = await import('./rank-traces.js');

@@ -5,10 +5,10 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { EXPORT_MANIFEST } from '@gsprof/profiler';
+import { EXPORT_MANIFEST, type ImportedRank, type SkippedTrace } from '@gsprof/profiler';
 import { CliError } from '../errors.js';
-import { isTraceFile } from './open-trace.js';
-import { distinctTraceFiles } from './rank-traces.js';
+import { importSettings, isTraceFile } from './open-trace.js';
+import { distinctTraceFiles, newestRankRun, type RankRun, type RankTrace } from './rank-traces.js';
 
 export interface TraceSet {
   /** Trace files, in the order given (a folder's and a glob's by name). */
@@ -62,4 +62,86 @@ export function resolveTraceSet(inputs: string[]): TraceSet {
   // One file given twice (a folder and a glob over it) is one trace.
   set.traces = [...new Set(set.traces)];
   return set;
+}
+
+/** Several ranks, from trace files and exports, as the rank reports and query read them. */
+export interface RankSet {
+  run: RankRun;
+  /** The traces' imports (files attached by query's views). */
+  imported: ImportedRank[];
+  exports: Array<{ dir: string; ranks: number[] }>;
+  skipped: SkippedTrace[];
+}
+
+/**
+ * The ranks the inputs stand for, or null when they are one trace file or a folder whose newest trace is no
+ * rank's (the one-trace commands as before). A folder of traces is its newest run (newestRankRun), as summary
+ * always took it; an export folder, a glob or several inputs are every rank they hold. Traces are imported
+ * several at a time; what cannot be a rank (unreadable, no rank among several, a rank claimed twice, an export
+ * of another schema version) is skipped with its reason.
+ */
+export async function rankSetOf(inputs: string[]): Promise<RankSet | null> {
+  let paths: string[];
+  let exportDirs: string[] = [];
+  const single = inputs.length === 1 ? statSync(inputs[0]!, { throwIfNoEntry: false }) : undefined;
+  if (single?.isFile()) return null;
+  if (single?.isDirectory() && !existsSync(join(inputs[0]!, EXPORT_MANIFEST))) {
+    const run = await newestRankRun(inputs[0]!);
+    if (!run) return null;
+    paths = run.ranks.map((r) => r.path);
+  } else {
+    const set = resolveTraceSet(inputs);
+    paths = set.traces;
+    exportDirs = set.exports;
+  }
+  const { importRanks, readExportManifest, RankClaims } = await import('@gsprof/profiler');
+  const skipped: SkippedTrace[] = [];
+  const exports: RankSet['exports'] = [];
+  const byRank = new Map<number, RankTrace>();
+  // Exports' ranks and traces' ranks are claimed together: one rank from two sources is neither's.
+  const claims = new RankClaims(2);
+  const claim = (t: RankTrace, what: string): boolean => {
+    const { rank, evicted } = claims.claim(what, { rank: t.rank, worldSize: t.worldSize, jobId: null });
+    if (evicted !== null) byRank.delete(evicted);
+    if (rank !== null) byRank.set(rank, t);
+    return rank !== null;
+  };
+  for (const dir of exportDirs) {
+    try {
+      const m = await readExportManifest(dir);
+      for (const r of m.ranks) claim({ path: r.source, rank: r.rank, worldSize: r.worldSize ?? 0, jobId: null, mtimeMs: 0, exportDir: dir }, `${dir} (rank ${r.rank})`);
+    } catch (err) {
+      skipped.push({ path: dir, reason: (err as Error).message.replace(`${dir}: `, '') });
+    }
+  }
+  const { ranks: imported, skipped: traceSkips } = await importRanks(paths, { strict: importSettings.strict, cache: importSettings.cache });
+  const kept: ImportedRank[] = [];
+  for (const t of imported) {
+    if (claim({ path: t.path, rank: t.rank, worldSize: t.worldSize ?? 0, jobId: null, mtimeMs: 0 }, t.path)) kept.push(t);
+    else await t.keep?.close();
+  }
+  const allSkipped = [...skipped, ...traceSkips, ...claims.skipped];
+  const ranks = [...byRank.values()].sort((a, b) => a.rank - b.rank);
+  for (const dir of exportDirs) {
+    const mine = ranks.filter((r) => r.exportDir === dir).map((r) => r.rank);
+    if (mine.length > 0) exports.push({ dir, ranks: mine });
+  }
+  const usedImports = kept.filter((t) => byRank.get(t.rank)?.path === t.path && !byRank.get(t.rank)?.exportDir);
+  for (const t of kept) if (!usedImports.includes(t)) await t.keep?.close();
+  if (ranks.length === 0) {
+    throw new CliError(inputs.join(' '), `no rank could be read: ${allSkipped.map((s) => `${s.path}: ${s.reason}`).join('; ')}`);
+  }
+  const worldSize = ranks.reduce((m, r) => Math.max(m, r.worldSize, r.rank + 1), 0);
+  const present = new Set(ranks.map((r) => r.rank));
+  const run: RankRun = {
+    id: inputs.join(' '), worldSize, ranks,
+    missing: Array.from({ length: worldSize }, (_, k) => k).filter((k) => !present.has(k)),
+    newestMs: 0,
+  };
+  return { run, imported: usedImports, exports, skipped: allSkipped };
+}
+
+/** One line per skipped trace, on stderr, as the commands print them. */
+export function reportSkipped(skipped: SkippedTrace[]): void {
+  for (const s of skipped) process.stderr.write(`gsprof: ${s.path}: skipped: ${s.reason}\n`);
 }

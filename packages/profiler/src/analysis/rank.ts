@@ -33,3 +33,50 @@ export async function rankOf(db: TraceDb): Promise<TraceRank | null> {
   if (!Number.isSafeInteger(rank) || !Number.isSafeInteger(worldSize) || worldSize < 2 || rank < 0 || rank >= worldSize) return null;
   return { rank, worldSize, jobId: typeof info.job_id === 'string' ? info.job_id : null };
 }
+
+/** A trace left out of a set of ranks, and why (one line). */
+export interface SkippedTrace {
+  path: string;
+  reason: string;
+}
+
+/**
+ * The ranks of a set of traces, claimed one trace at a time: a trace without a rank is rank 0 when it is the only
+ * one and is skipped among several (which rank it is cannot be told); when two traces claim one rank, both are
+ * skipped (which is the rank's cannot be told either), and so is any later claimant.
+ */
+export class RankClaims {
+  readonly skipped: SkippedTrace[] = [];
+  private readonly owner = new Map<number, string>();
+  private readonly contested = new Set<number>();
+
+  constructor(private readonly total: number) {}
+
+  /** The trace's rank, or null when it is skipped; `evicted`: the rank an earlier trace held, now skipped with
+   * this one (the caller drops what it kept of that rank). */
+  claim(path: string, found: TraceRank | null): { rank: number | null; evicted: number | null } {
+    if (!found && this.total > 1) return this.refuse(path, 'names no rank (no distributedInfo): which rank it is cannot be told');
+    const rank = found?.rank ?? 0;
+    if (this.contested.has(rank)) return this.refuse(path, `rank ${rank} is claimed by another trace too; none of them is used`);
+    const first = this.owner.get(rank);
+    if (first !== undefined) {
+      this.owner.delete(rank);
+      this.contested.add(rank);
+      this.skip(first, `rank ${rank} is claimed by ${path} too; neither is used`);
+      return { ...this.refuse(path, `rank ${rank} is claimed by ${first} too; neither is used`), evicted: rank };
+    }
+    this.owner.set(rank, path);
+    return { rank, evicted: null };
+  }
+
+  private refuse(path: string, reason: string): { rank: null; evicted: null } {
+    this.skip(path, reason);
+    return { rank: null, evicted: null };
+  }
+
+  /** Records a trace that could not be read at all. */
+  skip(path: string, reason: string): null {
+    this.skipped.push({ path, reason });
+    return null;
+  }
+}

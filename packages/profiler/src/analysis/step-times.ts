@@ -25,14 +25,17 @@ export interface StepTimes {
  * `ts` (ns, the step's start: its host span's, or the previous step's completion if later), `dur` (ns, start to
  * completion: the completed duration), `host_dur` (its host span's), `gpu_extended` (GPU work it launched ran
  * past its host span, or the previous step's did past its start). All int64: absolute Kineto times near 2^60 ns
- * stay exact. Over the tables of one trace (`slice`, `gpu_launch`); the Parquet export's `step` table is this.
+ * stay exact. Over the tables of one trace (`slice`, `gpu_launch`), in the catalog `db` (an attached trace) if
+ * given; the Parquet export's `step` table is this.
  */
-export const STEP_TABLE_SQL = `
-  WITH st AS (SELECT row_number() OVER (ORDER BY ts, id) - 1 AS step_index, ts, dur, ts + dur AS e, name FROM slice WHERE ${STEP_WHERE}),
+export function stepTableSql(db?: string): string {
+  const t = (table: string): string => (db ? `${db}.${table}` : table);
+  return `
+  WITH st AS (SELECT row_number() OVER (ORDER BY ts, id) - 1 AS step_index, ts, dur, ts + dur AS e, name FROM ${t('slice')} WHERE ${STEP_WHERE}),
   -- One row per launch (its ops' last end) before the as-of join: ten kernels a submit made the join ten
   -- times larger than it needs to be, and on a 1 GB trace it ran out of DuckDB's memory limit.
-  g AS (SELECT coalesce(gl.launch_ts, g.ts) AS at, max(g.ts + g.dur) AS done FROM slice g
-        LEFT JOIN gpu_launch gl ON gl.gpu_slice_id = g.id
+  g AS (SELECT coalesce(gl.launch_ts, g.ts) AS at, max(g.ts + g.dur) AS done FROM ${t('slice')} g
+        LEFT JOIN ${t('gpu_launch')} gl ON gl.gpu_slice_id = g.id
         WHERE g.category IN ${GPU_OP_CATEGORY_SQL} AND g.dur >= 0 GROUP BY 1),
   per AS (SELECT st.step_index, max(g.done) AS done FROM g ASOF JOIN st ON g.at >= st.ts WHERE g.at < st.e GROUP BY st.step_index),
   -- The queue is in order: a step completes no earlier than every step before it (a running max of the ends).
@@ -43,12 +46,13 @@ export const STEP_TABLE_SQL = `
          greatest(ts, coalesce(previous, ts)) AS ts, completed - greatest(ts, coalesce(previous, ts)) AS dur, dur AS host_dur,
          completed <> e OR coalesce(previous > ts, false) AS gpu_extended
   FROM c ORDER BY step_index`;
+}
 
 export async function completedStepTimes(db: TraceDb): Promise<StepTimes> {
   // GPU ops belong to the step during which they were launched (or, with no launch link, started). Steps do not
   // overlap, so an as-of join (the last step that began at or before the launch) finds it in n log n; a range
   // join took 168 s for 77k steps and 770k kernels.
-  const rows = await db.rows<{ step: number | null; dur: number; gpu_extended: boolean }>(STEP_TABLE_SQL);
+  const rows = await db.rows<{ step: number | null; dur: number; gpu_extended: boolean }>(stepTableSql());
   return {
     durations: rows.map((r) => num(r.dur)),
     numbers: rows.map((r) => (r.step === null ? Number.NaN : num(r.step))),

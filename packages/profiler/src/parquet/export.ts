@@ -13,11 +13,11 @@ import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { rankOf } from '../analysis/rank.js';
+import { RankClaims, rankOf, type SkippedTrace } from '../analysis/rank.js';
 import { openTrace, type OpenTraceOptions } from '../sql/trace-db.js';
 import {
-  EXPORT_FORMAT, EXPORT_MANIFEST, EXPORT_TABLES, PARQUET_SCHEMA_VERSION, partitionDir,
-  type ExportManifest, type ExportedRank, type SkippedTrace,
+  EXPORT_FORMAT, EXPORT_MANIFEST, EXPORT_TABLES, PARQUET_SCHEMA_VERSION, exportTableSql, partitionDir,
+  type ExportManifest, type ExportedRank,
 } from './schema.js';
 
 export interface ExportParquetOptions extends OpenTraceOptions {
@@ -65,19 +65,17 @@ export async function exportParquet(traces: string[], out: string, opts: ExportP
   });
   const conn = await writer.connect();
   const ranks: ExportedRank[] = [];
-  const skipped: SkippedTrace[] = [];
-  /** Ranks two traces claim: neither is exported (which one is the rank's cannot be told). */
-  const contested = new Set<number>();
+  const claims = new RankClaims(traces.length);
   try {
     for (const [i, path] of traces.entries()) {
       try {
-        const rank = await exportOne(conn, path, staging, traces.length, { ranks, skipped, contested }, opts);
-        if (typeof rank === 'string') skipped.push({ path, reason: rank });
+        await exportOne(conn, path, staging, ranks, claims, opts);
       } catch (err) {
-        skipped.push({ path, reason: firstLine(err) });
+        claims.skip(path, firstLine(err));
       }
       opts.onTrace?.(path, i + 1, traces.length);
     }
+    const skipped = claims.skipped;
     if (ranks.length === 0) throw new ParquetExportError(`nothing exported: ${skipped.map((s) => `${s.path}: ${s.reason}`).join('; ')}`);
     const manifest: ExportManifest = {
       format: EXPORT_FORMAT,
@@ -99,44 +97,34 @@ export async function exportParquet(traces: string[], out: string, opts: ExportP
   }
 }
 
-/** Exports one trace's tables as its rank's partitions; returns why it was skipped instead, if it was. */
+/** Exports one trace's tables as its rank's partitions, unless its rank claim fails. */
 async function exportOne(
-  conn: Awaited<ReturnType<DuckDBInstance['connect']>>, path: string, staging: string, total: number,
-  done: { ranks: ExportedRank[]; skipped: SkippedTrace[]; contested: Set<number> }, opts: OpenTraceOptions,
-): Promise<string | undefined> {
-  const { ranks, skipped, contested } = done;
+  conn: Awaited<ReturnType<DuckDBInstance['connect']>>, path: string, staging: string, ranks: ExportedRank[], claims: RankClaims,
+  opts: OpenTraceOptions,
+): Promise<void> {
   const db = await openTrace(path, opts);
   try {
     const found = await rankOf(db);
-    if (!found && total > 1) return 'names no rank (no distributedInfo): which rank it is cannot be told';
-    const rank = found?.rank ?? 0;
-    if (contested.has(rank)) return `rank ${rank} is claimed by another trace too; neither is exported`;
-    const other = ranks.findIndex((r) => r.rank === rank);
-    if (other >= 0) {
-      const [first] = ranks.splice(other, 1);
-      for (const t of EXPORT_TABLES) await rm(partitionDir(staging, t.name, rank), { recursive: true, force: true });
-      contested.add(rank);
-      skipped.push({ path: first!.source, reason: `rank ${rank} is claimed by ${path} too; neither is exported` });
-      return `rank ${rank} is claimed by ${first!.source} too; neither is exported`;
+    const { rank, evicted } = claims.claim(path, found);
+    if (evicted !== null) {
+      ranks.splice(ranks.findIndex((r) => r.rank === evicted), 1);
+      for (const t of EXPORT_TABLES) await rm(partitionDir(staging, t.name, evicted), { recursive: true, force: true });
     }
+    if (rank === null) return;
     const rows: Record<string, number> = {};
     await conn.run(`ATTACH ${sqlString(db.databaseFile)} AS rank_trace (READ_ONLY)`);
     try {
-      // Unqualified table names in the queries (the step table's too) resolve in the attached trace.
-      await conn.run('USE rank_trace');
       for (const t of EXPORT_TABLES) {
         const dir = partitionDir(staging, t.name, rank);
         await mkdir(dir, { recursive: true });
         const copied = await conn.runAndReadAll(
-          `COPY (${t.sql}) TO ${sqlString(join(dir, 'part-0.parquet'))} (FORMAT parquet, COMPRESSION snappy)`);
+          `COPY (${exportTableSql(t, 'rank_trace')}) TO ${sqlString(join(dir, 'part-0.parquet'))} (FORMAT parquet, COMPRESSION snappy)`);
         rows[t.name] = Number(copied.getRows()[0]?.[0] ?? 0);
       }
     } finally {
-      await conn.run('USE memory');
       await conn.run('DETACH rank_trace');
     }
-    ranks.push({ rank, source: path, rows });
-    return undefined;
+    ranks.push({ rank, worldSize: found?.worldSize ?? null, source: path, rows });
   } finally {
     await db.close();
   }
@@ -173,6 +161,9 @@ export async function readExportManifest(dir: string): Promise<ExportManifest> {
   }
   if (m.schema_version! > PARQUET_SCHEMA_VERSION) {
     throw new ParquetExportError(`${dir}: written by a newer gsprof (export schema version ${m.schema_version}; this gsprof reads up to ${PARQUET_SCHEMA_VERSION}): update gsprof`);
+  }
+  if (m.schema_version !== PARQUET_SCHEMA_VERSION) {
+    throw new ParquetExportError(`${dir}: export schema version ${m.schema_version}, older than this gsprof's ${PARQUET_SCHEMA_VERSION}: export the traces again`);
   }
   return m as ExportManifest;
 }

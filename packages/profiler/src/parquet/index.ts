@@ -1,2 +1,3 @@
 export * from './schema.js';
 export * from './export.js';
+export * from './ranks.js';

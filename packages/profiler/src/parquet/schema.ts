@@ -4,7 +4,8 @@
  * docs/export.md documents every column; a change to a column bumps PARQUET_SCHEMA_VERSION.
  */
 import { join } from 'node:path';
-import { STEP_TABLE_SQL } from '../analysis/step-times.js';
+import type { SkippedTrace } from '../analysis/rank.js';
+import { stepTableSql } from '../analysis/step-times.js';
 
 /** The export's schema version. A reader refuses a newer one (its columns may mean something else). */
 export const PARQUET_SCHEMA_VERSION = 1;
@@ -12,36 +13,39 @@ export const PARQUET_SCHEMA_VERSION = 1;
 export const EXPORT_MANIFEST = 'gsprof-export.json';
 export const EXPORT_FORMAT = 'gsprof-parquet';
 
-/** Each exported table and the query over one trace's tables that fills it (the partition column, rank, is the
- * folder). Columns are listed, not `*`: the schema version promises them. */
-export const EXPORT_TABLES: ReadonlyArray<{ name: string; sql: string }> = [
-  { name: 'slice', sql: 'SELECT id, ts, dur, track_id, category, name, depth, parent_id, arg_set_id, thread_ts, thread_dur FROM slice' },
-  { name: 'track', sql: 'SELECT id, name, type, parent_id, utid, upid, unit FROM track' },
-  { name: 'thread_track', sql: 'SELECT id, name, type, parent_id, utid FROM thread_track' },
-  { name: 'process_track', sql: 'SELECT id, name, type, parent_id, upid FROM process_track' },
-  { name: 'counter_track', sql: 'SELECT id, name, unit, type, parent_id, utid, upid FROM counter_track' },
-  { name: 'thread', sql: 'SELECT utid, tid, name, upid FROM thread' },
-  { name: 'process', sql: 'SELECT upid, pid, name FROM process' },
-  { name: 'counter', sql: 'SELECT id, ts, track_id, value FROM counter' },
-  { name: 'args', sql: 'SELECT id, arg_set_id, flat_key, key, int_value, string_value, real_value, value_type FROM args' },
-  { name: 'flow', sql: 'SELECT id, slice_out, slice_in, arg_set_id, category, name FROM flow' },
-  { name: 'gpu_launch', sql: 'SELECT gpu_slice_id, launch_slice_id, launch_ts, launch_dur FROM gpu_launch' },
-  { name: 'metadata', sql: 'SELECT name, str_value, int_value FROM metadata' },
-  { name: 'step', sql: STEP_TABLE_SQL },
+/** Each exported table: its columns, and the table or view of one trace it reads them from (the step table is
+ * computed: stepTableSql). Columns are listed, not `*`: the schema version promises them. The partition column,
+ * rank, is the folder. */
+export const EXPORT_TABLES: ReadonlyArray<{ name: string; columns: string }> = [
+  { name: 'slice', columns: 'id, ts, dur, track_id, category, name, depth, parent_id, arg_set_id, thread_ts, thread_dur' },
+  { name: 'track', columns: 'id, name, type, parent_id, utid, upid, unit' },
+  { name: 'thread_track', columns: 'id, name, type, parent_id, utid' },
+  { name: 'process_track', columns: 'id, name, type, parent_id, upid' },
+  { name: 'counter_track', columns: 'id, name, unit, type, parent_id, utid, upid' },
+  { name: 'thread', columns: 'utid, tid, name, upid' },
+  { name: 'process', columns: 'upid, pid, name' },
+  { name: 'counter', columns: 'id, ts, track_id, value' },
+  { name: 'args', columns: 'id, arg_set_id, flat_key, key, int_value, string_value, real_value, value_type' },
+  { name: 'flow', columns: 'id, slice_out, slice_in, arg_set_id, category, name' },
+  { name: 'gpu_launch', columns: 'gpu_slice_id, launch_slice_id, launch_ts, launch_dur' },
+  { name: 'metadata', columns: 'name, str_value, int_value' },
+  { name: 'stats', columns: 'name, idx, severity, source, value, description' },
+  { name: 'step', columns: 'step_index, step, ts, dur, host_dur, gpu_extended' },
 ];
+
+/** The query giving one exported table's rows from the trace tables in catalog `db` (an attached trace). */
+export function exportTableSql(table: { name: string; columns: string }, db: string): string {
+  return table.name === 'step' ? stepTableSql(db) : `SELECT ${table.columns} FROM ${db}.${table.name}`;
+}
 
 export interface ExportedRank {
   rank: number;
+  /** The run's world size the trace names (null for a trace of a process on its own). */
+  worldSize: number | null;
   /** The trace file this rank's tables came from, as it was given. */
   source: string;
   /** Rows written per table. */
   rows: Record<string, number>;
-}
-
-export interface SkippedTrace {
-  path: string;
-  /** One line: why this trace is not in the export. */
-  reason: string;
 }
 
 export interface ExportManifest {

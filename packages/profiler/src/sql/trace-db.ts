@@ -134,14 +134,56 @@ export class TraceDb {
 
   private constructor(
     readonly path: string,
-    readonly format: TraceFormat,
+    /** What the tables came from: one trace's format, or 'ranks' (several traces or a Parquet export, openRanks). */
+    readonly format: TraceFormat | 'ranks',
     private readonly instance: DuckDBInstance,
     private readonly conn: DuckDBConnection,
     private readonly tempDir: string | null,
     /** The DuckDB file holding the tables (in the import cache, or a temporary one removed on close): another
      * DuckDB instance may ATTACH it read-only while this one is open (the Parquet export does). */
     readonly databaseFile: string,
+    /** Traces whose files this one's views read (openRanks): closed with it. */
+    private readonly members: TraceDb[] = [],
   ) {}
+
+  /** Whether the database file goes with this object (no import cache): it must stay open while others read it. */
+  get temporaryFile(): boolean {
+    return this.tempDir !== null && this.databaseFile.startsWith(this.tempDir);
+  }
+
+  /**
+   * @internal use openRanks. Tables as views that `define` creates in an in-memory DuckDB (over attached trace
+   * databases and Parquet files); then file access is closed except to `allowedDirectories` (which those views
+   * read) and the configuration locked, so user SQL reads what the views give and nothing else.
+   */
+  static async overViews(label: string, define: (conn: DuckDBConnection) => Promise<void>,
+    opts: { memoryLimit?: string; threads?: number; allowedDirectories: string[]; members: TraceDb[] }): Promise<TraceDb> {
+    removeStaleTempDatabases();
+    const tempDir = await mkdtemp(join(tmpdir(), TEMP_PREFIX));
+    liveTempDirs.add(tempDir);
+    installCleanup();
+    await writeFile(join(tempDir, 'pid'), String(process.pid));
+    let instance: DuckDBInstance | null = null;
+    try {
+      instance = await DuckDBInstance.create(':memory:', {
+        memory_limit: opts.memoryLimit ?? '1GB', threads: String(opts.threads ?? 2), preserve_insertion_order: 'false',
+        temp_directory: join(tempDir, 'spill'),
+      });
+      const conn = await instance.connect();
+      await define(conn);
+      const dirs = opts.allowedDirectories.map((d) => `'${(d.endsWith('/') ? d : `${d}/`).replace(/'/g, "''")}'`);
+      await conn.run(`SET allowed_directories = [${dirs.join(', ')}]`);
+      await conn.run('SET enable_external_access = false');
+      await conn.run('SET lock_configuration = true');
+      return new TraceDb(label, 'ranks', instance, conn, tempDir, ':memory:', opts.members);
+    } catch (err) {
+      instance?.closeSync();
+      await rm(tempDir, { recursive: true, force: true });
+      liveTempDirs.delete(tempDir);
+      for (const m of opts.members) await m.close();
+      throw err;
+    }
+  }
 
   /** @internal use openTrace */
   static async open(path: string, opts: OpenTraceOptions = {}): Promise<TraceDb> {
@@ -318,6 +360,7 @@ export class TraceDb {
     this.closed = true;
     this.conn.closeSync();
     this.instance.closeSync();
+    for (const m of this.members) await m.close();
     if (this.tempDir) {
       await rm(this.tempDir, { recursive: true, force: true });
       liveTempDirs.delete(this.tempDir);
