@@ -33,6 +33,8 @@ const STATS = {
   invalid_clock_snapshots: { severity: 'error', source: 'analysis', description: 'clock snapshots that contradict earlier ones, ignored' },
   interned_data_tokenizer_errors: { severity: 'info', source: 'analysis', description: 'interned names that were never defined' },
   tokenizer_skipped_packets: { severity: 'info', source: 'analysis', description: 'packets skipped while their sequence had no valid incremental state' },
+  track_descriptor_conflicting_reservation: { severity: 'error', source: 'analysis',
+    description: 'track descriptors that declare a uuid already declared for another thread; the first one is kept' },
   thread_descriptor_missing_sequence_id: { severity: 'error', source: 'analysis', description: 'thread descriptors without a sequence id, ignored' },
   thread_descriptor_skipped_incremental_state_invalid: { severity: 'notice', source: 'analysis',
     description: 'thread descriptors skipped while their sequence had no valid incremental state' },

@@ -448,6 +448,17 @@ class PerfettoImporter {
     // Where a Kineto JSON trace keeps them too (process_labels metadata events), for convert to write back.
     if (proc && proc.labels.length > 0) this.sink.metadata(`process_labels.${proc.pid}`, proc.labels.join(', '));
     const existing = this.tracks.get(uuid);
+    if (existing && !existing.placeholder && thread && existing.utid !== null
+      && this.threadTrackIds.get(`${thread.pid}\u0000${thread.tid}`)?.utid !== existing.utid) {
+      // A uuid declared again for another thread (another sequence's, say): the track stays the first one's, as
+      // in trace_processor, which counts the conflict and still records the thread the descriptor names.
+      this.sink.stat('track_descriptor_conflicting_reservation');
+      let upid = this.pidToUpid.get(thread.pid);
+      if (upid === undefined) { upid = this.sink.addProcess(thread.pid); this.pidToUpid.set(thread.pid, upid); }
+      const utid = this.legacyThread(thread.pid, thread.tid, upid);
+      if (thread.name) this.sink.setThreadName(utid, thread.name);
+      return;
+    }
     if (existing && !existing.placeholder) {
       // A re-emitted descriptor renames the track only until its first event (Perfetto's default merging).
       const newName = name ?? (thread ? null : proc?.name ?? null);

@@ -19,7 +19,7 @@ const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'perf
 
 // TracePacket fields, TrackEvent fields and LegacyEvent phases.
 const TS = 8, SEQ = 10, FLAGS = 13, EVENT = 11, DESC = 60, CLEARED = 1;
-const TRACK = 11, NAME = 23, CATS = 22, ANNOTATION = 4, LEGACY = 6;
+const TYPE = 9, TRACK = 11, NAME = 23, CATS = 22, ANNOTATION = 4, LEGACY = 6;
 const ph = (c: string): number => c.charCodeAt(0);
 /** LegacyEvent: phase 2, unscoped_id 6, global_id 11, bind_to_enclosing 12, duration_us 3. */
 const legacy = (phase: string, more: Field[] = []): Field => [LEGACY, [[2, ph(phase)], ...more]];
@@ -97,3 +97,20 @@ describe('protobuf TrackEvent types as trace_processor reads them', () => {
     await expectRows(join(FIXTURES, 'track_event_state.pftrace'), 'SELECT count(*) FROM slice', [[0]]);
   });
 });
+
+describe('protobuf track descriptors as trace_processor reads them', () => {
+  it('a uuid declared again for another thread: the track stays the first thread\'s, the second thread is named, the conflict counted', async () => {
+    const path = files.write('conflicting-uuid.pftrace', trace([
+      [[SEQ, 1], [FLAGS, CLEARED], [DESC, [[1, 1], [4, [[1, 5], [2, 1], [5, 'first']]]]]],
+      [[SEQ, 2], [FLAGS, CLEARED], [DESC, [[1, 1], [4, [[1, 5], [2, 5], [5, 'second']]]]]],
+      [[SEQ, 2], [TS, 10], [EVENT, [[TRACK, 1], [NAME, 'work'], [TYPE, 3]]]],
+    ]));
+    await expectRows(path, `SELECT t.tid, t.name FROM slice s JOIN thread_track tt ON tt.id = s.track_id
+      JOIN thread t USING (utid)`, [[1, 'first']]);
+    // (trace_processor's utid 0, tid 0, is its swapper placeholder.)
+    await expectRows(path, 'SELECT tid, name FROM thread WHERE name IS NOT NULL AND tid <> 0 ORDER BY tid', [[1, 'first'], [5, 'second']]);
+    await expectRows(path, `SELECT name, value FROM stats WHERE name = 'track_descriptor_conflicting_reservation'`,
+      [['track_descriptor_conflicting_reservation', 1]]);
+  });
+});
+
