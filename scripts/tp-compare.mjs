@@ -247,15 +247,35 @@ function parseTpLine(line, nFields) {
   return split(0, nFields) ?? [`unparsed: ${line}`];
 }
 
+/** One query's CSV block: the header (column names, quoted; all a query with no rows prints), then its rows. */
+function tpBlock(text) {
+  const lines = text.split('\n').filter((l) => l.length > 0);
+  const nFields = parseTpLine(lines[0] ?? '', (lines[0] ?? '').split('","').length).length;
+  return { rows: lines.slice(1).map((l) => parseTpLine(l, nFields).join('\t')) };
+}
+
 async function runTp(tp, trace, sql, tmp) {
   const file = join(tmp, 'q.sql');
   writeFileSync(file, `${sql.replace(/\s+/g, ' ').trim()};\n`);
   const r = await run(tp, ['-q', file, trace]);
   if (r.code !== 0) return { error: lastLines(r.stderr) };
-  const lines = r.stdout.split('\n').filter((l) => l.length > 0);
-  // The first line is the header (column names, quoted); a query with no rows prints only it.
-  const nFields = parseTpLine(lines[0] ?? '', (lines[0] ?? '').split('","').length).length;
-  return { rows: lines.slice(1).map((l) => parseTpLine(l, nFields).join('\t')) };
+  return tpBlock(r.stdout);
+}
+
+/**
+ * Every query in one trace_processor run (it loads the trace once and prints each statement's result, a blank
+ * line between them). Where that does not give one block per query (a failing statement, a blank line inside a
+ * value), each query runs alone.
+ */
+async function runTpAll(tp, trace, sqls, tmp) {
+  const file = join(tmp, 'all.sql');
+  writeFileSync(file, sqls.map((sql) => `${sql.replace(/\s+/g, ' ').trim()};\n`).join(''));
+  const r = await run(tp, ['-q', file, trace]);
+  const blocks = r.stdout.replace(/\n$/, '').split('\n\n');
+  if (r.code === 0 && blocks.length === sqls.length) return blocks.map(tpBlock);
+  const results = [];
+  for (const sql of sqls) results.push(await runTp(tp, trace, sql, tmp));
+  return results;
 }
 
 /** The library of the checkout whose CLI is `cli` (packages/cli/bin/run.js -> packages/profiler/dist). */
@@ -303,9 +323,10 @@ async function main() {
     for (const trace of opts.traces) {
       console.log(`== ${trace}`);
       const db = await openTrace(trace).catch((e) => ({ error: lastLines(String(e.message ?? e)), close() {} }));
-      for (const q of queries) {
+      const tpResults = await runTpAll(opts.tp, trace, queries.map((q) => sqlFor(q, 'tp')), tmp);
+      for (const [i, q] of queries.entries()) {
         const g = await runGsprof(db, sqlFor(q, 'gsprof'));
-        const t = await runTp(opts.tp, trace, sqlFor(q, 'tp'), tmp);
+        const t = tpResults[i];
         let status = 'equal';
         const lines = [];
         if (g.error || t.error) {
