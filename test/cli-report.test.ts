@@ -181,6 +181,35 @@ describe.skipIf(!hasChromium())('gsprof report in headless chromium', () => {
     }
   });
 
+  it('report --history: step time over commits, the regression compare finds marked', async () => {
+    const folder = join(dir, 'history');
+    mkdirSync(folder);
+    // Four baselines of 7 runs each (enough for compare's p < 0.002); the third commit made steps 30% slower.
+    const baseline = (day: number, commit: string, stepNs: number): unknown => ({
+      format: 'gsprof-baseline', version: 2, createdAt: `2026-11-0${day}T12:00:00.000Z`, config: { example: 'franka', backend: 'cpu', nEnvs: 4, gitCommit: commit },
+      runs: Array.from({ length: 7 }, (_, r) => ({ steps: Array.from({ length: 10 }, (_, k) => stepNs * (1 + 0.01 * ((r * 7 + k) % 5))), kernels: {}, counts: {} })),
+    });
+    // Written out of date order: the page orders by date.
+    const commits: Array<[number, string, number]> = [[3, 'c3d4e5f6a7', 1.3e6], [1, 'a1b2c3d4e5', 1e6], [4, 'd4e5f6a7b8', 1.29e6], [2, 'b2c3d4e5f6', 1.01e6]];
+    for (const [day, commit, ns] of commits) writeFileSync(join(folder, `${commit}.json`), JSON.stringify(baseline(day, commit, ns)));
+    const html = join(dir, 'history.html');
+    const r = await gsprof(['report', '--history', folder, '-o', html, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ baselines: 4, regressions: [join(folder, 'c3d4e5f6a7.json')] });
+    const page = await expectSelfContained(browser, html, screenshotPath(dir, 'history.jpg'));
+    try {
+      const rows = await tableValues(page, 'history-table');
+      expect(rows.map((c) => [c[1], Number(c[3]), c[6]])).toEqual([
+        ['a1b2c3d4e5', 1e6, '(first)'], ['b2c3d4e5f6', 1.01e6, 'unchanged'], ['c3d4e5f6a7', 1.3e6, 'worse'], ['d4e5f6a7b8', 1.29e6, 'unchanged']]);
+      expect(await page.textContent('body')).toContain('Regressions (compare says worse): c3d4e5f6 2026-11-03.');
+    } finally {
+      await page.closeIt();
+    }
+    const both = await gsprof(['report', trace, '--history', folder]);
+    expect(both.code).toBe(2);
+    expect(both.stderr.trim()).toBe('gsprof: report: give a trace (or run folder), or --history FOLDER, not both');
+  });
+
   it('bad input: a missing trace is one line and exit 2', async () => {
     const r = await gsprof(['report', join(dir, 'nope.pftrace'), '-o', join(dir, 'nope.html')]);
     expect(r.code).toBe(2);

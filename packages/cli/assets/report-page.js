@@ -70,7 +70,9 @@
     }
     if (categories) {
       xAxis.splits = () => categories.map((_, i) => i);
-      xAxis.rotate = categories.some((c) => c.length > 12) ? -20 : 0;
+      const long = categories.some((c) => c.length > 12);
+      xAxis.rotate = long ? -20 : 0;
+      if (long) xAxis.size = 80;
     }
     const opts = {
       width,
@@ -92,7 +94,13 @@
     };
     const data = [chart.x, ...chart.series.map((s) => s.values)];
     host.textContent = '';
-    return new uPlot(opts, data, host);
+    const plot = new uPlot(opts, data, host);
+    // Series drawn but not listed (the second and later runs of one "each run" set): their legend rows hidden.
+    const rows = plot.root.querySelectorAll('.u-legend .u-series');
+    chart.series.forEach((s, i) => {
+      if (s.legend === false && rows[i + 1]) rows[i + 1].style.display = 'none';
+    });
+    return plot;
   }
 
   const drawn = [];

@@ -7,7 +7,7 @@ export interface ReportView {
   /** The page, ready to write. */
   html: string;
   /** What the page was made from, for --json and the one-line message. */
-  data: { trace?: string; ranks?: number; missing: string[] };
+  data: { trace?: string; ranks?: number; baselines?: number; regressions?: string[]; missing: string[] };
 }
 
 /** `output`: the file the page will be written to, refused when it is one of the traces read. */
@@ -35,4 +35,29 @@ export async function reportPage(given: string, output?: string): Promise<Report
   const { runReportPage } = await import('../render/html/report-page.js');
   const { pickSlot } = await import('./timers.js');
   return { html: runReportPage(trace, report, (t) => pickSlot(t, undefined, trace)), data: { trace, missing: report.missing } };
+}
+
+/** `report --history FOLDER`: the baselines in the folder (and its sub-folders one level down) over time. */
+export async function historyReport(folder: string, options: { factor: number; output: string }): Promise<ReportView> {
+  const { readdirSync, statSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { CliError } = await import('../errors.js');
+  const st = statSync(folder, { throwIfNoEntry: false });
+  if (!st) throw new CliError(folder, 'no such folder');
+  if (!st.isDirectory()) throw new CliError(folder, 'not a folder (--history takes a folder of baselines written by record --baseline-out)');
+  const { baselineHistory, looksLikeBaseline, readBaseline } = await import('@gsprof/profiler');
+  const files = readdirSync(folder).flatMap((f) => {
+    const p = join(folder, f);
+    const s = statSync(p, { throwIfNoEntry: false });
+    if (s?.isDirectory()) return readdirSync(p).map((g) => join(p, g));
+    return [p];
+  }).filter((f) => f.endsWith('.json') && statSync(f, { throwIfNoEntry: false })?.isFile());
+  const entries = [];
+  for (const f of files) if (await looksLikeBaseline(f)) entries.push({ source: f, baseline: await readBaseline(f) });
+  if (entries.length === 0) throw new CliError(folder, 'no baselines here (record --baseline-out writes them)');
+  refuseOwnInput('report', options.output, entries.map((e) => e.source));
+  const history = await baselineHistory(entries, { factor: options.factor });
+  const { historyPage } = await import('../render/html/history-page.js');
+  const missing = history.points.filter((p) => p.refused).map((p) => `${p.source} not compared: ${p.refused}`);
+  return { html: historyPage(folder, history, options.factor), data: { missing, baselines: history.points.length, regressions: history.regressions.map((i) => history.points[i]!.source) } };
 }

@@ -11,3 +11,4 @@ export * from './stragglers.js';
 export * from './rank.js';
 export * from './run-report.js';
 export * from './envs.js';
+export * from './history.js';

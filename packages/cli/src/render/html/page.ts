@@ -18,6 +18,8 @@ export interface ChartSeries {
   dash?: boolean;
   /** Points: diameter in px. */
   size?: number;
+  /** false: drawn but left out of the legend (one of several series that the legend names once). */
+  legend?: boolean;
 }
 
 export interface ChartSpec {
