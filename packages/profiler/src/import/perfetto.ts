@@ -829,6 +829,10 @@ class PerfettoImporter {
       let i = st.length - 1;
       while (i >= 0 && (st[i]!.endedAt !== undefined || !endMatches(st[i]!, name, category))) i--;
       if (i < 0) return;
+      // An END earlier than the BEGIN it would close (a BEGIN with timestamp_absolute_us ahead of the deltas):
+      // trace_processor sorts by time, so the END comes first, finds nothing open, and the slice stays open
+      // (dur -1, counted in slice_without_end at the end); the events after it nest inside it.
+      if (ts < st[i]!.ts) { this.sink.stat('slice_end_without_begin'); return; }
       const open = st[i]!;
       if (i === st.length - 1) st.pop();
       else open.endedAt = ts;
@@ -841,9 +845,9 @@ class PerfettoImporter {
         this.sink.writeCaptured(argSet, open.captured ? mergeArgs(open.captured, end) : end);
       } else if (open.captured && argSet !== null) this.sink.writeCaptured(argSet, open.captured);
       this.flows(flows, terminating, ts, trackId, open.id);
-      this.sink.nestEnd(trackId, open.id, Math.max(ts, open.ts));
-      this.sink.slice(open.id, open.ts, Math.max(0, ts - open.ts), trackId, open.category, open.name, argSet, open.depth, open.parent);
-      if (ts <= open.ts) this.sink.zeroDurSlice(open.id);
+      this.sink.nestEnd(trackId, open.id, ts);
+      this.sink.slice(open.id, open.ts, ts - open.ts, trackId, open.category, open.name, argSet, open.depth, open.parent);
+      if (ts === open.ts) this.sink.zeroDurSlice(open.id);
       // trace_processor sets thread_dur from an end with a thread time unless it equals the begin's (then NULL).
       if (open.tts !== null) this.sink.threadTime(open.id, open.tts, tts !== null && tts !== open.tts ? tts - open.tts : null);
       return;

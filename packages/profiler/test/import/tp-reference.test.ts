@@ -114,3 +114,38 @@ describe('protobuf track descriptors as trace_processor reads them', () => {
   });
 });
 
+describe('an END before its BEGIN, as trace_processor reads it', () => {
+  it('the slice stays open (dur -1) and what follows nests inside it; the END and the open slice are counted', async () => {
+    // trace_processor sorts events by time, so the END (at 500) comes before the BEGIN (at 1000) and finds
+    // nothing open; gsprof reads in file order and must not close the slice with a duration of 0.
+    const path = files.write('end-before-begin.pftrace', trace([
+      [[SEQ, 1], [FLAGS, CLEARED], [DESC, [[1, 1], [2, 't']]]],
+      [[SEQ, 1], [TS, 1000], [EVENT, [[9, 1], [TRACK, 1], [NAME, 'a']]]],
+      [[SEQ, 1], [TS, 500], [EVENT, [[9, 2], [TRACK, 1]]]],
+      [[SEQ, 1], [TS, 2000], [EVENT, [[9, 3], [TRACK, 1], [NAME, 'after']]]],
+      [[SEQ, 1], [TS, 3000], [EVENT, [[9, 1], [TRACK, 1], [NAME, 'b']]]],
+      [[SEQ, 1], [TS, 4000], [EVENT, [[9, 2], [TRACK, 1]]]],
+    ]));
+    await expectRows(path, SLICES, [[1000, -1, 'a', 0], [2000, 0, 'after', 1], [3000, 1000, 'b', 1]]);
+    const db = await openTrace(path);
+    try {
+      expect(await db.stat('slice_end_without_begin')).toBe(1);
+      expect(await db.stat('slice_without_end')).toBe(1);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('a legacy BEGIN at timestamp_absolute_us ahead of the END\'s delta stays open, after the slice the deltas place first', async () => {
+    const path = files.write('end-before-absolute-begin.pftrace', trace([
+      // ThreadDescriptor (44): pid 1, tid 2, thread_name 5, reference_timestamp_us 6; TrackEvent
+      // timestamp_delta_us 1, timestamp_absolute_us 16.
+      [[SEQ, 1], [FLAGS, CLEARED], [44, [[1, 10], [2, 11], [5, 'main'], [6, 1000]]]],
+      [[SEQ, 1], [EVENT, [[9, 1], [NAME, 'abs'], [16, 1100]]]],
+      [[SEQ, 1], [EVENT, [[9, 2], [1, 20]]]],
+      [[SEQ, 1], [EVENT, [[9, 1], [NAME, 'next'], [1, 5]]]],
+      [[SEQ, 1], [EVENT, [[9, 2], [1, 5]]]],
+    ]));
+    await expectRows(path, SLICES, [[1_025_000, 5000, 'next', 0], [1_100_000, -1, 'abs', 0]]);
+  });
+});
