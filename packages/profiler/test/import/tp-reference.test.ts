@@ -120,11 +120,11 @@ describe('an END before its BEGIN, as trace_processor reads it', () => {
     // nothing open; gsprof reads in file order and must not close the slice with a duration of 0.
     const path = files.write('end-before-begin.pftrace', trace([
       [[SEQ, 1], [FLAGS, CLEARED], [DESC, [[1, 1], [2, 't']]]],
-      [[SEQ, 1], [TS, 1000], [EVENT, [[9, 1], [TRACK, 1], [NAME, 'a']]]],
-      [[SEQ, 1], [TS, 500], [EVENT, [[9, 2], [TRACK, 1]]]],
-      [[SEQ, 1], [TS, 2000], [EVENT, [[9, 3], [TRACK, 1], [NAME, 'after']]]],
-      [[SEQ, 1], [TS, 3000], [EVENT, [[9, 1], [TRACK, 1], [NAME, 'b']]]],
-      [[SEQ, 1], [TS, 4000], [EVENT, [[9, 2], [TRACK, 1]]]],
+      [[SEQ, 1], [TS, 1000], [EVENT, [[TYPE, 1], [TRACK, 1], [NAME, 'a']]]],
+      [[SEQ, 1], [TS, 500], [EVENT, [[TYPE, 2], [TRACK, 1]]]],
+      [[SEQ, 1], [TS, 2000], [EVENT, [[TYPE, 3], [TRACK, 1], [NAME, 'after']]]],
+      [[SEQ, 1], [TS, 3000], [EVENT, [[TYPE, 1], [TRACK, 1], [NAME, 'b']]]],
+      [[SEQ, 1], [TS, 4000], [EVENT, [[TYPE, 2], [TRACK, 1]]]],
     ]));
     await expectRows(path, SLICES, [[1000, -1, 'a', 0], [2000, 0, 'after', 1], [3000, 1000, 'b', 1]]);
     const db = await openTrace(path);
@@ -141,10 +141,10 @@ describe('an END before its BEGIN, as trace_processor reads it', () => {
       // ThreadDescriptor (44): pid 1, tid 2, thread_name 5, reference_timestamp_us 6; TrackEvent
       // timestamp_delta_us 1, timestamp_absolute_us 16.
       [[SEQ, 1], [FLAGS, CLEARED], [44, [[1, 10], [2, 11], [5, 'main'], [6, 1000]]]],
-      [[SEQ, 1], [EVENT, [[9, 1], [NAME, 'abs'], [16, 1100]]]],
-      [[SEQ, 1], [EVENT, [[9, 2], [1, 20]]]],
-      [[SEQ, 1], [EVENT, [[9, 1], [NAME, 'next'], [1, 5]]]],
-      [[SEQ, 1], [EVENT, [[9, 2], [1, 5]]]],
+      [[SEQ, 1], [EVENT, [[TYPE, 1], [NAME, 'abs'], [16, 1100]]]],
+      [[SEQ, 1], [EVENT, [[TYPE, 2], [1, 20]]]],
+      [[SEQ, 1], [EVENT, [[TYPE, 1], [NAME, 'next'], [1, 5]]]],
+      [[SEQ, 1], [EVENT, [[TYPE, 2], [1, 5]]]],
     ]));
     await expectRows(path, SLICES, [[1_025_000, 5000, 'next', 0], [1_100_000, -1, 'abs', 0]]);
   });
