@@ -146,7 +146,7 @@ CREATE TABLE flow AS
  */
 export const LAUNCH_DDL = `
 CREATE TABLE gpu_launch AS
-  WITH gpu AS (SELECT id, arg_set_id FROM slice WHERE category IN ${GPU_OP_CATEGORY_SQL}),
+  WITH gpu AS (SELECT id, arg_set_id, track_id FROM slice WHERE category IN ${GPU_OP_CATEGORY_SQL}),
   by_flow AS (
     SELECT f.slice_in AS gpu_slice_id, min(f.slice_out) AS launch_slice_id,
            arg_min(c.ts, f.slice_out) AS launch_ts, arg_min(c.dur, f.slice_out) AS launch_dur
@@ -154,13 +154,19 @@ CREATE TABLE gpu_launch AS
     WHERE c.category IS NULL OR c.category NOT IN ${GPU_OP_CATEGORY_SQL}
     GROUP BY f.slice_in),
   corr AS (
-    SELECT a.arg_set_id, a.int_value AS corr FROM args a WHERE a.key = 'args.correlation' AND a.int_value IS NOT NULL),
+    -- A JSON event's args are args.*, a pftrace's debug annotations debug.* (convert writes one as the other).
+    SELECT a.arg_set_id, a.int_value AS corr FROM args a
+    WHERE a.key IN ('args.correlation', 'debug.correlation') AND a.int_value IS NOT NULL),
   by_corr AS (
     SELECT g.id AS gpu_slice_id, min(c.id) AS launch_slice_id, arg_min(c.ts, c.id) AS launch_ts, arg_min(c.dur, c.id) AS launch_dur
     FROM gpu g JOIN corr gc ON gc.arg_set_id = g.arg_set_id
     JOIN corr cc ON cc.corr = gc.corr AND cc.arg_set_id <> gc.arg_set_id
     JOIN slice c ON c.arg_set_id = cc.arg_set_id AND c.category IN ${LAUNCH_CATEGORY_SQL}
     WHERE g.id NOT IN (SELECT gpu_slice_id FROM by_flow)
+      -- Each rank numbers its correlations from 1: in a gsprof merge (a process per rank, its GPU queues in it)
+      -- an id links only within a process. In one Kineto trace the GPU ops are a process of their own.
+      AND (NOT EXISTS (SELECT 1 FROM metadata WHERE name = 'gsprof.run.mergedRanks')
+        OR (SELECT upid FROM track WHERE id = g.track_id) = (SELECT upid FROM track WHERE id = c.track_id))
     GROUP BY g.id)
   SELECT * FROM by_flow UNION ALL SELECT * FROM by_corr;
 `;
