@@ -7,7 +7,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseJsonObject as parseJson, rankOf, type TraceDb } from '@gsprof/profiler';
 import { CliError } from '../errors.js';
-import { isTraceFile, resolveTrace, withTrace } from './open-trace.js';
+import { importSettings, isTraceFile, resolveTrace, withTrace } from './open-trace.js';
 
 export { rankOf };
 
@@ -106,6 +106,13 @@ export async function newestRankRun(path: string): Promise<RankRun | null> {
   if (!rank) return null;
   // gsprof names a rank's trace `<worker>.rank<k>.<time>`: when the newest does, only such files can be its run's.
   const named = /\.rank\d+\./.test(basename(newest)) ? files.filter((f) => /\.rank\d+\./.test(basename(f.path))) : files;
+  // The other traces are imported several at once into the import cache first (each JSON parse on a worker
+  // thread); rankRuns then reads each rank from its cache entry. Without the cache that would import twice.
+  if (importSettings.cache && named.length > 1) {
+    const { importRanks } = await import('@gsprof/profiler');
+    const { ranks } = await importRanks(named.map((f) => f.path), { strict: importSettings.strict, cache: true });
+    for (const r of ranks) await r.keep?.close();
+  }
   const runs = await rankRuns(named);
   return runs.find((r) => r.ranks.some((t) => t.path === newest)) ?? null;
 }
