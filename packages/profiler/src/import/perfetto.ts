@@ -40,6 +40,9 @@ interface SeqState {
   refs: { tsNs: bigint; threadTimeNs: number; instructions: number } | null;
 }
 
+/** TrackDescriptor.SiblingMergeBehavior NONE: a track that is never merged with its siblings by name. */
+const SIBLING_MERGE_NONE = 2;
+
 /** A legacy complete event (phase X) as the importer's own event type: TrackEvent's types end at 5 (TYPE_STATE). */
 const COMPLETE = -1;
 
@@ -57,6 +60,8 @@ interface TrackReg {
   /** Set for a uuid that events used before (or without) its descriptor: a global track until declared. */
   placeholder: boolean;
   hadEvent: boolean;
+  /** The track's name is its first event's (its descriptor gave none): a descriptor's name replaces it later. */
+  namedByEvent: boolean;
   parentUuid: Key | null;
   utid: number | null;
   upid: number | null;
@@ -410,8 +415,10 @@ class PerfettoImporter {
     let proc: { pid: number; name: string | null; labels: string[] } | null = null;
     let thread: ThreadDesc | null = null;
     let counter: { unit: string | null; incremental: boolean; multiplier: number; builtin: number } | null = null;
+    let mergeNone = false;
     while (r.next()) {
       switch (r.field) {
+        case 15: mergeNone = r.varint() === SIBLING_MERGE_NONE; break;
         case 1: r.readVarint(); uuid = r.key(); break;
         // name, static_name and atrace_name are one oneof: the last one present wins.
         case 2: case 10: case 13: name = r.string(); break;
@@ -460,9 +467,13 @@ class PerfettoImporter {
       return;
     }
     if (existing && !existing.placeholder) {
-      // A re-emitted descriptor renames the track only until its first event (Perfetto's default merging).
+      // A re-emitted descriptor renames the track until its first event. After it, as trace_processor, only where
+      // the name came from that event or the track is never merged with siblings by name (SIBLING_MERGE_NONE).
       const newName = name ?? (thread ? null : proc?.name ?? null);
-      if (!existing.hadEvent && newName !== null) this.sink.updateTrack(existing.trackId, { name: newName });
+      if (newName !== null && (!existing.hadEvent || existing.namedByEvent || mergeNone)) {
+        this.sink.updateTrack(existing.trackId, { name: newName });
+        existing.namedByEvent = false;
+      }
       if (thread?.name && existing.utid !== null) this.sink.setThreadName(existing.utid, thread.name);
       if (proc?.name && existing.upid !== null && existing.utid === null) this.sink.setProcessName(existing.upid, proc.name);
       return;
@@ -538,7 +549,7 @@ class PerfettoImporter {
 
   private reg(trackId: number, parentUuid: Key | null, utid: number | null, upid: number | null): TrackReg {
     return { trackId, isCounter: false, incremental: false, multiplier: 1, placeholder: false, hadEvent: false,
-      parentUuid, utid, upid };
+      namedByEvent: false, parentUuid, utid, upid };
   }
 
   /**
@@ -763,6 +774,7 @@ class PerfettoImporter {
       const track = this.sink.track(trackId);
       if (!reg.hadEvent && track?.name === null && track.type !== 'thread' && name !== null && !reg.isCounter) {
         this.sink.updateTrack(trackId, { name });
+        reg.namedByEvent = true;
       }
       reg.hadEvent = true;
     }

@@ -112,6 +112,23 @@ describe('protobuf track descriptors as trace_processor reads them', () => {
     await expectRows(path, `SELECT name, value FROM stats WHERE name = 'track_descriptor_conflicting_reservation'`,
       [['track_descriptor_conflicting_reservation', 1]]);
   });
+
+  it('a descriptor sent again after the track\'s first event renames it only where the event named it or the track never merges by name', async () => {
+    const NONE: Field = [15, 2]; // sibling_merge_behavior: SIBLING_MERGE_BEHAVIOR_NONE
+    const path = files.write('renamed-tracks.pftrace', trace([
+      [[SEQ, 1], [FLAGS, CLEARED], [TS, 1], [DESC, [[1, 1], [2, 'never merged'], NONE]]],
+      [[SEQ, 1], [TS, 2], [DESC, [[1, 2], [2, 'merged by name']]]],
+      [[SEQ, 1], [TS, 3], [DESC, [[1, 3]]]],
+      [[SEQ, 1], [TS, 4], [EVENT, [[TRACK, 1], [NAME, 'a'], [TYPE, 3]]]],
+      [[SEQ, 1], [TS, 5], [EVENT, [[TRACK, 2], [NAME, 'b'], [TYPE, 3]]]],
+      [[SEQ, 1], [TS, 6], [EVENT, [[TRACK, 3], [NAME, 'named by its event'], [TYPE, 3]]]],
+      [[SEQ, 1], [TS, 7], [DESC, [[1, 1], [2, 'renamed 1'], NONE]]],
+      [[SEQ, 1], [TS, 8], [DESC, [[1, 2], [2, 'renamed 2']]]],
+      [[SEQ, 1], [TS, 9], [DESC, [[1, 3], [2, 'renamed 3']]]],
+    ]));
+    await expectRows(path, `SELECT s.name, t.name FROM slice s JOIN track t ON t.id = s.track_id ORDER BY s.ts`,
+      [['a', 'renamed 1'], ['b', 'merged by name'], ['named by its event', 'renamed 3']]);
+  });
 });
 
 describe('an END before its BEGIN, as trace_processor reads it', () => {
