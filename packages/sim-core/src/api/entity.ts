@@ -16,6 +16,7 @@ import {
   parseEnvsIdx, parseIndex, readShape, shapeValues, type IndexInput, type Selection, type ValueInput,
 } from './indices.js';
 import type { Morph } from './morphs.js';
+import { readSensorData, sensorInfo, type SensorInfo } from './sensors.js';
 import { Tensor } from './tensor.js';
 
 /** Where an entity's elements sit in the scene's merged model. */
@@ -27,6 +28,8 @@ export interface EntityLayout {
   readonly uAdr: number; readonly nU: number;
   /** Geoms on the entity's bodies (contiguous), and those it attaches to the world body. */
   readonly geomAdr: number; readonly nGeom: number; readonly worldGeoms: readonly number[];
+  /** The entity's sensors (contiguous, in file order). */
+  readonly sensorAdr: number; readonly nSensor: number;
 }
 
 export type JointKind = 'free' | 'ball' | 'slide' | 'hinge';
@@ -543,6 +546,25 @@ export class Entity {
     ]);
     for (let k = 0; k < act.length; k++) act[k] = act[k]! + pas[k]! + app[k]!;
     return new Tensor(act, readShape(envs, dofs));
+  }
+
+  /** The entity's sensors in file order: name, MuJoCo type, size, columns in scene.getSensorData, noise, cutoff. */
+  get sensors(): SensorInfo[] {
+    const l = this.requireLayout();
+    return sensorInfo(this.model!, l.sensorAdr, l.nSensor);
+  }
+
+  /**
+   * One sensor's values of the last step, by its name in the model file: [envs, dim], or [dim] for an unbatched
+   * scene or a scalar envsIdx (MuJoCo's sensordata, as after mj_step). CPU backend only.
+   */
+  async getSensor(name: string, envsIdx?: IndexInput): Promise<Tensor> {
+    const found = this.sensors.find((x) => x.name === name);
+    if (!found) {
+      const named = this.sensors.filter((x) => x.name).map((x) => `'${x.name}'`);
+      throw new Error(`entity ${this.idx} has no sensor named '${name}' (${named.length > 0 ? `its named sensors: ${named.join(', ')}` : 'it has no named sensors'})`);
+    }
+    return readSensorData(this.host.requireSim(), this.host.nEnvs, found.adr, found.dim, envsIdx);
   }
 
   async getQpos(args: QsArgs = {}): Promise<Tensor> {

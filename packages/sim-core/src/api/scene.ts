@@ -28,6 +28,7 @@ import {
   describeOptions, fileOptionsAsScene, resolveOptions, toModelOptions, validateSceneOptions,
   type ProfilingOptions, type ResolvedOptions, type RigidOptions, type SceneOptions, type SimOptions,
 } from './options.js';
+import { readSensorData } from './sensors.js';
 import { Tensor } from './tensor.js';
 import { EnvReport, type EnvEventCounts, type ResetReason } from './env-report.js';
 import { firstNonFiniteStage } from '../data/nan-stage.js';
@@ -428,6 +429,16 @@ export class Scene implements EntityHost {
   }
 
   /**
+   * MuJoCo's sensordata of the last step (as after mj_step: the sensors of the state the step started from), in
+   * MuJoCo's order: [nEnvs, nsensordata], or [nsensordata] for an unbatched scene or a scalar envsIdx. CPU
+   * backend only; entity.sensors names each sensor's columns.
+   */
+  async getSensorData(envsIdx?: IndexInput): Promise<Tensor> {
+    const sim = this.requireSim();
+    return readSensorData(sim, this.nEnvs, 0, this.compiledModel.nsensordata ?? 0, envsIdx);
+  }
+
+  /**
    * Since build: env resets by reason and per env, envs found with a non-finite state, and env-steps whose solve
    * stopped at the iteration limit unconverged (the CPU backend counts these every step; a device backend
    * does not). A trace's 'env reset', 'env nan' and 'solver not converged' events are these.
@@ -463,7 +474,7 @@ function localLayout(model: Model): EntityLayout {
     bodyAdr: 1, nBody: model.nbody - 1, jntAdr: 0, nJnt: model.njnt, dofAdr: 0, nDof: model.nv, qAdr: 0, nQ: model.nq,
     // geoms come ordered by body: the world's first
     uAdr: 0, nU: model.nu, geomAdr: model.bodyGeomnum[0]!, nGeom: model.ngeom - model.bodyGeomnum[0]!,
-    worldGeoms: Array.from({ length: model.bodyGeomnum[0]! }, (_, k) => k),
+    worldGeoms: Array.from({ length: model.bodyGeomnum[0]! }, (_, k) => k), sensorAdr: 0, nSensor: model.nsensor ?? 0,
   };
 }
 
@@ -471,6 +482,6 @@ function layoutOf(r: EntityRange): EntityLayout {
   return {
     bodyAdr: r.bodyStart, nBody: r.nbody, jntAdr: r.jntStart, nJnt: r.njnt, dofAdr: r.dofStart, nDof: r.nv,
     qAdr: r.qposStart, nQ: r.nq, uAdr: r.actuatorStart, nU: r.nu,
-    geomAdr: r.geomStart, nGeom: r.ngeom, worldGeoms: r.worldGeoms,
+    geomAdr: r.geomStart, nGeom: r.ngeom, worldGeoms: r.worldGeoms, sensorAdr: r.sensorStart, nSensor: r.nsensor,
   };
 }

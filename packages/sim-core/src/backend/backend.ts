@@ -64,7 +64,7 @@ export interface EnvContacts {
 }
 
 /** Per-dof forces of the last step that the getters read. */
-export type StateField = 'qfrcActuator' | 'qfrcPassive' | 'qfrcApplied';
+export type StateField = 'qfrcActuator' | 'qfrcPassive' | 'qfrcApplied' | 'sensordata';
 
 /** Per-dof real fields of Data that the API writes and reads (all nv per env). */
 export type DofField = 'qvel' | 'qacc' | 'qfrcApplied' | 'dofCtrlPos' | 'dofCtrlVel' | 'dofCtrlForce' | 'dofKp' | 'dofKv';

@@ -24,8 +24,11 @@ const CONTACT_FRICTIONLESS = 5;
 const CONTACT_PYRAMIDAL = 6;
 const CONTACT_ELLIPTIC = 7;
 
-/** The force of each contact of env e in its contact frame (normal, tangent 1, tangent 2), 3 per contact. */
-function frameForces(f: ContactFields, n: number, e: number, count: number): Float64Array {
+/**
+ * The force and torque of each contact of env e in its contact frame (normal, tangent 1, tangent 2, then the
+ * torsional and two rolling torques), 6 per contact: MuJoCo's mj_contactForce.
+ */
+export function contactWrenches(f: ContactFields, n: number, e: number, count: number): Float64Array {
   const first = new Int32Array(count).fill(-1);
   const rows = new Int32Array(count);
   const kind = new Int32Array(count);
@@ -38,22 +41,22 @@ function frameForces(f: ContactFields, n: number, e: number, count: number): Flo
     rows[c]! += 1;
     kind[c] = type;
   }
-  const out = new Float64Array(3 * count);
+  const out = new Float64Array(6 * count);
   const force = (r: number): number => f.efcForce[r * n + e]!;
   for (let c = 0; c < count; c++) {
     const r0 = first[c]!;
     if (r0 < 0) continue; // excluded: no rows, no force
     if (kind[c] === CONTACT_PYRAMIDAL) {
-      // dim - 1 pairs of pyramid edges: the normal force is their sum, tangent i their difference times mu_i
+      // dim - 1 pairs of pyramid edges: the normal force is their sum, component i their difference times mu_i
       const pairs = rows[c]! >> 1;
       let normal = 0;
       for (let k = 0; k < 2 * pairs; k++) normal += force(r0 + k);
-      out[3 * c] = normal;
-      for (let i = 0; i < Math.min(pairs, 2); i++) {
-        out[3 * c + 1 + i] = (force(r0 + 2 * i) - force(r0 + 2 * i + 1)) * f.contactFriction[(5 * c + i) * n + e]!;
+      out[6 * c] = normal;
+      for (let i = 0; i < pairs; i++) {
+        out[6 * c + 1 + i] = (force(r0 + 2 * i) - force(r0 + 2 * i + 1)) * f.contactFriction[(5 * c + i) * n + e]!;
       }
     } else {
-      for (let i = 0; i < Math.min(rows[c]!, 3); i++) out[3 * c + i] = force(r0 + i);
+      for (let i = 0; i < Math.min(rows[c]!, 6); i++) out[6 * c + i] = force(r0 + i);
     }
   }
   return out;
@@ -65,7 +68,7 @@ export function gatherContacts(f: ContactFields, nEnvs: number, envs: Int32Array
     const count = f.ncon[e]!;
     const geom = new Int32Array(2 * count), pos = new Float64Array(3 * count);
     const normal = new Float64Array(3 * count), dist = new Float64Array(count), force = new Float64Array(3 * count);
-    const local = frameForces(f, n, e, count);
+    const local = contactWrenches(f, n, e, count);
     for (let c = 0; c < count; c++) {
       geom[2 * c] = f.contactGeom[2 * c * n + e]!;
       geom[2 * c + 1] = f.contactGeom[(2 * c + 1) * n + e]!;
@@ -77,7 +80,7 @@ export function gatherContacts(f: ContactFields, nEnvs: number, envs: Int32Array
       // world = frame^T * local: the frame's rows are the normal and the two tangents
       for (let j = 0; j < 3; j++) {
         let w = 0;
-        for (let i = 0; i < 3; i++) w += local[3 * c + i]! * f.contactFrame[(9 * c + 3 * i + j) * n + e]!;
+        for (let i = 0; i < 3; i++) w += local[6 * c + i]! * f.contactFrame[(9 * c + 3 * i + j) * n + e]!;
         force[3 * c + j] = w;
       }
     }

@@ -25,10 +25,12 @@ export function stepCpu(m: Model, d: Data, e0: number, e1: number, tracer?: SimT
   if (tracer) {
     const args = { nEnvs: e1 - e0 };
     for (const s of CPU_STAGES) {
+      if (s.name === 'sensor' && !m.nsensor) continue;
       tracer.begin(s.name, 'cpu_op', args);
       try { s.run(m, d, e0, e1); } finally { tracer.end(); }
     }
     return;
   }
+  // the sensor stage only in a model with sensors (it returns at once otherwise; a traced step shows no span)
   for (const s of CPU_STAGES) s.run(m, d, e0, e1);
 }

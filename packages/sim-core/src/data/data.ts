@@ -85,6 +85,9 @@ export interface Data {
   efcForce: Real; efcState: Int32Array;       // maxEfc
   qfrcConstraint: Real;                       // nv
 
+  /** MuJoCo's sensordata (stage `sensor`): nsensordata values per env, sensor i's from sensorAdr[i]. */
+  sensordata: Real;                           // nsensordata
+
   /** scene.rigidSolver.constraintSolver.timers: TIMER_SLOTS x nEnvs, slot-major ([slot * nEnvs + e]). */
   timers: Float64Array;
   /** Genesis-errno-like flags per env: bit 0 NaN/Inf in state, bit 1 blow-up, bit 2 contact/efc overflow. */

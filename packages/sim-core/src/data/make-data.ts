@@ -74,7 +74,7 @@ function fieldSpecs(m: Model, C: number, E: number): FieldSpec[] {
     { name: 'efcType', kind: 'i32', size: E }, { name: 'efcId', kind: 'i32', size: E },
     r('efcJ', E * nv), r('efcPos', E), r('efcMargin', E), r('efcD', E), r('efcR', E), r('efcAref', E), r('efcFrictionloss', E),
     r('efcForce', E), { name: 'efcState', kind: 'i32', size: E },
-    r('qfrcConstraint', nv),
+    r('qfrcConstraint', nv), r('sensordata', m.nsensordata ?? 0),
     { name: 'timers', kind: 'f64', size: TIMER_SLOTS },
     { name: 'errFlags', kind: 'u32', size: 1 },
   ];
@@ -278,6 +278,6 @@ export function fastData(d: Data): Data {
     contactDim: d.contactDim, nefc: d.nefc,
     efcType: d.efcType, efcId: d.efcId, efcJ: d.efcJ, efcPos: d.efcPos, efcMargin: d.efcMargin, efcD: d.efcD,
     efcR: d.efcR, efcAref: d.efcAref, efcFrictionloss: d.efcFrictionloss, efcForce: d.efcForce,
-    efcState: d.efcState, qfrcConstraint: d.qfrcConstraint, timers: d.timers, errFlags: d.errFlags,
+    efcState: d.efcState, qfrcConstraint: d.qfrcConstraint, sensordata: d.sensordata, timers: d.timers, errFlags: d.errFlags,
   };
 }

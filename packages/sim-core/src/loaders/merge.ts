@@ -7,6 +7,7 @@
 import { EqType, TrnType, type Model, type ModelOptions } from '../model/model.js';
 import { buildModel, defaultOptions, jointNq, jointNv, worldBody, type BodySpec, type KeySpec, type ModelSpec } from '../model/builder.js';
 import { specFromModel } from '../model/model-spec.js';
+import { SensorObj } from '../model/sensors.js';
 import type { LoadedModel } from './types.js';
 
 /** Where one entity's elements landed in the merged model: global index = start + local index. */
@@ -23,6 +24,8 @@ export interface EntityRange {
   worldGeoms: number[];
   siteStart: number; nsite: number;
   eqStart: number; neq: number;
+  /** The entity's sensors, contiguous (sensors keep the order of the entities). */
+  sensorStart: number; nsensor: number;
   keyStart: number; nkey: number;
 }
 
@@ -32,7 +35,7 @@ export function mergeModels(parts: LoadedModel[]): MergedModel {
   const specs = parts.map((p) => specFromModel(p.model));
   const world: BodySpec = worldBody();
   const bodies: BodySpec[] = [world];
-  const merged: ModelSpec = { bodies, actuators: [], equalities: [], tendons: [], excludes: [], pairs: [], keys: [], opt: mergedOptions(parts) };
+  const merged: ModelSpec = { bodies, actuators: [], equalities: [], tendons: [], excludes: [], pairs: [], sensors: [], keys: [], opt: mergedOptions(parts) };
   const entities: EntityRange[] = [];
 
   // world geoms and sites first, in entity order: MuJoCo keeps each body's geoms contiguous
@@ -56,7 +59,7 @@ export function mergeModels(parts: LoadedModel[]): MergedModel {
       bodyStart, nbody: s.bodies.length - 1, jntStart: jnt, njnt: 0, dofStart: dof, nv: 0, qposStart: qpos, nq: 0,
       actuatorStart: merged.actuators.length, nu: s.actuators.length, geomStart: geom, ngeom: 0,
       worldGeoms: worldGeoms[e]!, siteStart: site, nsite: 0, eqStart: merged.equalities.length, neq: s.equalities.length,
-      keyStart: 0, nkey: s.keys.length,
+      keyStart: 0, nkey: s.keys.length, sensorStart: 0, nsensor: 0,
     };
     for (const b of s.bodies.slice(1)) {
       bodies.push({ ...b, parent: b.parent === 0 ? 0 : b.parent + offset });
@@ -99,6 +102,21 @@ export function mergeModels(parts: LoadedModel[]): MergedModel {
     const nworld = s.bodies[0]!.geoms.length;
     const geomAt = (g: number): number => (g < nworld ? r.worldGeoms[g]! : r.geomStart + g - nworld);
     for (const p of s.pairs ?? []) merged.pairs!.push({ ...p, geom1: geomAt(p.geom1), geom2: geomAt(p.geom2) });
+    // a sensor's object and reference frame, renumbered as the objects they name
+    const nworldSites = s.bodies[0]!.sites.length;
+    const objAt = (type: SensorObj, id: number): number => {
+      switch (type) {
+        case SensorObj.Body: case SensorObj.XBody: return id === 0 ? 0 : id + offset;
+        case SensorObj.Joint: return id + r.jntStart;
+        case SensorObj.Actuator: return id + r.actuatorStart;
+        case SensorObj.Geom: return geomAt(id);
+        case SensorObj.Site: return id < nworldSites ? worldSites[e]![id]! : r.siteStart + id - nworldSites;
+        default: return id;
+      }
+    };
+    r.sensorStart = merged.sensors!.length;
+    r.nsensor = s.sensors?.length ?? 0;
+    for (const x of s.sensors ?? []) merged.sensors!.push({ ...x, objid: objAt(x.objtype, x.objid), refid: x.refid < 0 ? -1 : objAt(x.reftype, x.refid) });
     entities.push(r);
   });
 

@@ -30,6 +30,7 @@ import {
   type ActuatorRaw, type AltOrientation, type DefaultClass, type GeomRaw, type JointRaw, type Limited, type PairRaw, type SiteRaw,
   type TendonRaw,
 } from './mjcf-specs.js';
+import { readSensorSection, resolveSensors, type SensorRaw } from './mjcf-sensors.js';
 import { spatialPath, type SpatialPathRaw } from './mjcf-tendon.js';
 import type { LoadedModel } from './types.js';
 import { ModelFileError, fail, parseXmlFile, type XmlElement } from './xml.js';
@@ -119,6 +120,7 @@ class MjcfCompiler {
   private readonly pairs: { el: XmlElement; geom1: string; geom2: string; spec: PairRaw }[] = [];
   /** Geoms named by a <pair>: they collide whatever their contype, so none of them is dropped as visual. */
   private readonly pairGeoms = new Set<string>();
+  private readonly sensors: SensorRaw[] = [];
   private readonly keys: { el: XmlElement; name: string; time: number; qpos?: number[]; qvel?: number[]; ctrl?: number[] }[] = [];
 
   private readonly meshes: MeshAssets;
@@ -225,7 +227,7 @@ class MjcfCompiler {
       case 'equality': this.equalitySection(s); break;
       case 'tendon': this.tendonSection(s); break;
       case 'actuator': this.actuatorSection(s); break;
-      case 'sensor': this.ignore(s, 'sensors do not change the dynamics'); break;
+      case 'sensor': for (const x of readSensorSection(s)) this.sensors.push(x); break;
       case 'keyframe': this.keyframeSection(s); break;
       case 'worldbody': this.worldbodySection(s); break;
       default: fail(s, 'unsupported element');
@@ -1037,7 +1039,13 @@ class MjcfCompiler {
     });
 
     const opt = { ...defaultOptions(), ...this.options };
-    return buildModel({ bodies, actuators, equalities, tendons, excludes, pairs, keys, opt });
+    const actuatorId = new Map<string, number>();
+    this.actuators.forEach((u, k) => { if (u.spec.name) actuatorId.set(u.spec.name, k); });
+    const sensors = resolveSensors(this.sensors, {
+      joint: jointId, actuator: actuatorId, site: siteId, body: bodyId, geom: wrapGeomId,
+      scalarJoint: (j) => jointSpecs[j]!.type === JointType.Hinge || jointSpecs[j]!.type === JointType.Slide,
+    });
+    return buildModel({ bodies, actuators, equalities, tendons, excludes, pairs, sensors, keys, opt });
   }
 }
 

@@ -14,6 +14,7 @@ import {
 import type { Quat, Vec3 } from './frame-math.js';
 import { type HFieldSpec, layoutHFields } from './hfields.js';
 import { layoutPairs, type PairSpec } from './pairs.js';
+import { layoutSensors, type SensorSpec } from './sensors.js';
 
 export interface BodySpec {
   name: string;
@@ -111,6 +112,8 @@ export interface ModelSpec {
   excludes: [number, number][];
   /** Explicit contact pairs (<contact><pair>), geoms in the model's numbering. */
   pairs?: PairSpec[];
+  /** Sensors in file order, objects in the model's numbering. */
+  sensors?: SensorSpec[];
   keys: KeySpec[];
   opt: ModelOptions;
 }
@@ -434,6 +437,7 @@ export function buildModel(spec: ModelSpec): Model {
   layoutMeshes(m, bodies);
   layoutHFields(m, bodies.flatMap((b) => b.geoms.map((g) => g.hfield)));
   layoutPairs(m, spec.pairs ?? []);
+  layoutSensors(m, spec.sensors ?? []);
   return m;
 }
 

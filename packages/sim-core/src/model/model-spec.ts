@@ -8,6 +8,7 @@ import type { ActuatorSpec, BodySpec, EqualitySpec, KeySpec, MeshSpec, ModelSpec
 import type { Quat, Vec3 } from './frame-math.js';
 import { geomHField, type HFieldSpec, hfieldSpec } from './hfields.js';
 import { pairSpecs } from './pairs.js';
+import { sensorSpecs } from './sensors.js';
 
 /** A tendon's wraps as a spec: a fixed tendon's joints, or a spatial tendon's path. */
 function tendonPath(m: Model, adr: number, num: number): Pick<TendonSpec, 'joints' | 'path'> {
@@ -137,5 +138,5 @@ export function specFromModel(m: Model): ModelSpec {
       qvel: slice(m.keyQvel, k * m.nv, m.nv), ctrl: slice(m.keyCtrl, k * m.nu, m.nu),
     });
   }
-  return { bodies, actuators, equalities, tendons, excludes, pairs: pairSpecs(m), keys, opt: { ...m.opt, gravity: [...m.opt.gravity] } };
+  return { bodies, actuators, equalities, tendons, excludes, pairs: pairSpecs(m), sensors: sensorSpecs(m), keys, opt: { ...m.opt, gravity: [...m.opt.gravity] } };
 }

@@ -155,4 +155,16 @@ export interface Model {
   pairFriction?: Float64Array; pairSolref?: Float64Array; pairSolreffriction?: Float64Array; pairSolimp?: Float64Array;
   pairMargin?: Float64Array; pairGap?: Float64Array;
   pairName?: string[];
+
+  /**
+   * Sensors (<sensor>), as MuJoCo's sensor_* fields (types in sim-core's SensorType numbering, objects in
+   * mjtObj's): sensordata holds sensor i's sensorDim[i] values from sensorAdr[i]. Absent in a model without
+   * sensors.
+   */
+  nsensor?: number;
+  nsensordata?: number;
+  sensorType?: Int32Array; sensorObjtype?: Int32Array; sensorObjid?: Int32Array;
+  sensorReftype?: Int32Array; sensorRefid?: Int32Array; sensorDim?: Int32Array; sensorAdr?: Int32Array;
+  sensorCutoff?: Float64Array; sensorNoise?: Float64Array;
+  sensorName?: string[];
 }

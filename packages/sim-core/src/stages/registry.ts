@@ -3,8 +3,10 @@
  * implementations side by side: `cpu` (stages/<name>/cpu.ts, runs envs [e0, e1) of the SoA Data) and `wgsl`
  * (stages/<name>/wgsl.ts, the WGSL kernel of the same name, one invocation per env). Position (kinematics, com,
  * crb, factor_m, collision, make_constraint), velocity (passive, rne), actuation, acceleration (smooth_acc),
- * constraint solve, then integrate. The CPU pipeline (cpu/step.ts) and the GPU kernel list (gpu/kernels/index.ts)
- * are both this list, so a stage added or reordered here is added or reordered on both backends.
+ * constraint solve, sensors, then integrate. The CPU pipeline (cpu/step.ts) and the GPU kernel list
+ * (gpu/kernels/index.ts) are both this list, so a stage added or reordered here is added or reordered on both
+ * backends. One stage is CPU-only (wgsl null): `sensor`, which the GPU backend does not run and whose output it
+ * refuses to read.
  */
 import type { Data } from '../data/data.js';
 import type { KernelDef } from '../gpu/runtime.js';
@@ -33,6 +35,7 @@ import { smoothAcc } from './smooth_acc/cpu.js';
 import { smoothAccKernel } from './smooth_acc/wgsl.js';
 import { solve } from './solve/cpu.js';
 import { solveKernel } from './solve/wgsl.js';
+import { sensor } from './sensor/cpu.js';
 
 export type StageFn = (m: Model, d: Data, e0: number, e1: number) => void;
 
@@ -41,8 +44,9 @@ export interface Stage {
   readonly name: string;
   /** The CPU implementation: envs [e0, e1) of the SoA Data. */
   readonly cpu: StageFn;
-  /** The WGSL kernel with every optional routine compiled in (gpuKernelsFor leaves out what a model cannot reach). */
-  readonly wgsl: KernelDef;
+  /** The WGSL kernel with every optional routine compiled in (gpuKernelsFor leaves out what a model cannot reach);
+   *  null for a stage the GPU backend does not run. */
+  readonly wgsl: KernelDef | null;
 }
 
 export const STAGES: readonly Stage[] = [
@@ -57,5 +61,6 @@ export const STAGES: readonly Stage[] = [
   { name: 'actuation', cpu: actuation, wgsl: actuationKernel },
   { name: 'smooth_acc', cpu: smoothAcc, wgsl: smoothAccKernel },
   { name: 'solve', cpu: solve, wgsl: solveKernel },
+  { name: 'sensor', cpu: sensor, wgsl: null },
   { name: 'integrate', cpu: integrate, wgsl: integrateKernel },
 ];

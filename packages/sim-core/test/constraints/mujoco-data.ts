@@ -35,7 +35,7 @@ export function allocData(m: Model, nEnvs: number, cap: Capacity = {}): Data {
     nefc: new Int32Array(n), efcType: new Int32Array(maxEfc * n), efcId: new Int32Array(maxEfc * n),
     efcJ: f(maxEfc * m.nv), efcPos: f(maxEfc), efcMargin: f(maxEfc), efcD: f(maxEfc), efcR: f(maxEfc),
     efcAref: f(maxEfc), efcFrictionloss: f(maxEfc), efcForce: f(maxEfc), efcState: new Int32Array(maxEfc * n),
-    qfrcConstraint: f(m.nv),
+    qfrcConstraint: f(m.nv), sensordata: f(0),
     timers: new Float64Array(10 * n), errFlags: new Uint32Array(n),
   };
 }

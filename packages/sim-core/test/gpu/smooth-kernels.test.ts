@@ -10,7 +10,7 @@ const N = 5;
 const cap = { maxContacts: 8, maxEfc: 32 };
 /** The smooth (constraint-free) stages' kernels, in the pipeline's order. */
 const SMOOTH = new Set(['kinematics', 'com', 'crb', 'factor_m', 'passive', 'rne', 'actuation', 'smooth_acc']);
-const ORDER = STAGES.filter((s) => SMOOTH.has(s.name)).map((s) => s.wgsl);
+const ORDER = STAGES.filter((s) => SMOOTH.has(s.name)).flatMap((s) => (s.wgsl ? [s.wgsl] : []));
 
 /** Host layout [k * N + e] from per-env rows. */
 function soa(rows: ArrayLike<number>[]): Float32Array {

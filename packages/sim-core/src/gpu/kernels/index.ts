@@ -8,8 +8,9 @@ import { comKernelWith } from '../../stages/com/wgsl.js';
 import { STAGES } from '../../stages/registry.js';
 import { gpuConvexPair, gpuMeshConvexPair, gpuMeshMeshPair } from './convex.js';
 
-/** Every kernel with every optional routine (convex pairs, the mesh support, mesh-mesh, plane-mesh, spatial tendons) compiled in. */
-export const GPU_KERNELS: readonly KernelDef[] = STAGES.map((s) => s.wgsl);
+/** Every kernel with every optional routine (convex pairs, the mesh support, mesh-mesh, plane-mesh, spatial tendons)
+ *  compiled in; the CPU-only stages (sensor) have none. */
+export const GPU_KERNELS: readonly KernelDef[] = STAGES.flatMap((s) => (s.wgsl ? [s.wgsl] : []));
 
 /**
  * The kernels a model needs: the optional routines only where its geom pairs or tendons reach them. Mesa's
