@@ -1,5 +1,5 @@
 /**
- * WGSL twin of stage `collision` (src/stages/collision.ts): one invocation per env, serial inside the env.
+ * WGSL twin of stage `collision` (cpu.ts beside it): one invocation per env, serial inside the env.
  *
  * The CPU builds its candidate pair list once per model (collision/plan.ts); here the same filters run inside
  * the kernel, in the same order, so the kernel needs nothing but the packed model: body pairs (b1 < b2) with

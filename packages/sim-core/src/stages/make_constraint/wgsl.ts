@@ -1,5 +1,5 @@
 /**
- * WGSL twin of stage `make_constraint` (src/stages/make_constraint.ts): one invocation per env builds its
+ * WGSL twin of stage `make_constraint` (cpu.ts beside it): one invocation per env builds its
  * rows in MuJoCo's order: joint equalities, dof friction loss, joint limits, contacts (frictionless: 1 row,
  * pyramidal: 2*(condim-1) rows, elliptic when OPT_CONE == 1: condim rows, the normal then the frame's
  * frictional directions). Per row: efcJ (dense MAXEFC x NV per env), efcPos, efcMargin,
@@ -349,7 +349,7 @@ fn frame_jac(frame: mat3x3<f32>, fr: i32, rot: bool, j: i32, e: u32) -> f32 {
   return dot(frame[fr], jv);
 }
 
-// An elliptic contact's rows (as finishElliptic in stages/make_constraint.ts): the normal keeps the distance,
+// An elliptic contact's rows (as finishElliptic in cpu.ts): the normal keeps the distance,
 // margin and stiffness; frictional row 1 has R0 / impratio and row j such that R_j friction_j^2 is row 1's.
 fn elliptic_rows(start: i32, dim: i32, c: i32, frame: mat3x3<f32>, dist: f32, margin: f32, R0: f32, K: f32, B: f32, imp: f32, e: u32) {
   let R1 = R0 / max(MINVAL_I, OPT_IMPRATIO);

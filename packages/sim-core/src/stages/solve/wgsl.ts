@@ -1,5 +1,5 @@
 /**
- * WGSL twin of stage `solve` (src/stages/solve.ts with solver/primal.ts, problem.ts, linesearch.ts): one
+ * WGSL twin of stage `solve` (cpu.ts beside it, with solver/primal.ts, problem.ts, linesearch.ts): one
  * invocation per env runs MuJoCo's primal solver on that env's rows and stops on its own (per-env early exit).
  * Newton (H = M + J'DJ over quadratic rows, dense Cholesky in solH, refactored only when the quadratic set
  * changes) or CG when OPT_SOLVER == 1 (Polak-Ribiere, preconditioned by M), both with the exact line search.
