@@ -1,10 +1,10 @@
 import { Args, Flags } from '@oclif/core';
-import { GsprofCommand, cacheFlag } from '../base.js';
+import { GsprofCommand, cacheFlag, strictFlag } from '../base.js';
 
 export default class Query extends GsprofCommand {
   static override summary = 'Run read-only SQL over a trace\'s tables (Perfetto\'s names: slice, track, thread, counter, args, flow, ...).';
   static override description = [
-    'The trace is imported into a temporary DuckDB database (removed on exit) whose tables are named and shaped like Perfetto trace processor\'s: slice(id, ts, dur, track_id, category, name, depth, parent_id, arg_set_id, thread_ts, thread_dur), track, thread_track, process_track, thread, process, counter, counter_track, args, flow. Times are ns. The database is opened read-only: only reading statements are accepted. Duplicate result column names are kept apart (`a`, `a_1`). csv and json rows are written as they are produced; the table format reads the whole result to size its columns.',
+    'The trace is imported into a temporary DuckDB database (removed on exit) whose tables are named and shaped like Perfetto trace processor\'s: slice(id, ts, dur, track_id, category, name, depth, parent_id, arg_set_id, thread_ts, thread_dur), track, thread_track, process_track, thread, process, counter, counter_track, args, flow. Times are ns. The database is opened read-only: only reading statements are accepted. Duplicate result column names are kept apart (`a`, `a_1`). csv and json rows are written as they are produced; the table format reads at most 10,000 rows to size its columns and says when it stopped there. --timeout and --memory-limit hold for any statement: past the timeout (plus 2 s for DuckDB to honour its interrupt), or with the process past the memory limit (over what it held before the query), it is stopped with one line and exit 137 (SIGKILL: DuckDB cannot stop such a statement, and an orderly exit would wait for it). --strict refuses a flawed trace.',
   ].join('\n\n');
   static override examples = [
     '<%= config.bin %> query out/run.pftrace "select name, count(*) n, sum(dur) total from slice group by name order by total desc"',
@@ -22,6 +22,7 @@ export default class Query extends GsprofCommand {
     timeout: Flags.integer({ description: 'seconds before the query is stopped (0: no limit)', min: 0, default: 60 }),
     'memory-limit': Flags.string({ description: 'DuckDB memory limit; past it DuckDB spills to disk or fails the query', default: '1GB' }),
     cache: cacheFlag,
+    strict: strictFlag,
   };
 
   async run(): Promise<unknown> {

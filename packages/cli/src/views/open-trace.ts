@@ -10,9 +10,13 @@ import { CliError } from '../errors.js';
  */
 export async function warnAboutProblems(db: TraceDb, path: string): Promise<void> {
   const rows = await db.problemStats();
-  if (rows.length === 0) return;
-  const counts = rows.map((r) => `${r.name} ${r.value}`).join(', ');
-  process.stderr.write(`gsprof: warning: ${path}: loaded with problems (its stats table, trace_processor's names): ${counts} (--strict refuses a flawed file)\n`);
+  if (rows.length > 0) {
+    const counts = rows.map((r) => `${r.name} ${r.value}`).join(', ');
+    process.stderr.write(`gsprof: warning: ${path}: loaded with problems (its stats table, trace_processor's names): ${counts} (--strict refuses a flawed file)\n`);
+  }
+  // A trace that parsed but holds nothing to analyse ({"traceEvents":[{}]}) would otherwise read as an idle run.
+  const [n] = await db.rows<{ n: number }>('SELECT (SELECT count(*) FROM slice) + (SELECT count(*) FROM counter) AS n');
+  if (Number(n?.n ?? 0) === 0) process.stderr.write(`gsprof: warning: ${path}: no usable events: no slice, instant or counter was read from it\n`);
 }
 
 const TRACE = /\.(pftrace|json|json\.gz)$/;

@@ -9,6 +9,10 @@ import { renderCsv, renderTable } from '../render/table.js';
 import { toJson } from '../render/json.js';
 import { importSettings, resolveTrace, warnAboutProblems } from './open-trace.js';
 import { rankSetOf } from './trace-set.js';
+import { memoryLimitBytes, startWatchdog } from './query-watchdog.js';
+
+/** Rows the table format shows at most: it holds them all to size its columns (csv and json stream). */
+export const TABLE_MAX_ROWS = 10_000;
 
 export interface QueryReportOptions {
   color: boolean;
@@ -41,12 +45,14 @@ async function openInputs(inputs: string[], memoryLimit: string): Promise<{ db: 
     return { db, label: set.run.id, skipped: set.skipped };
   }
   const trace = resolveTrace(inputs[0]!);
-  return { db: await openTrace(trace, { memoryLimit, cache: importSettings.cache }), label: trace, skipped: [] };
+  return { db: await openTrace(trace, { memoryLimit, cache: importSettings.cache, strict: importSettings.strict }), label: trace, skipped: [] };
 }
 
 export async function queryReport(inputs: string[], sql: string, options: QueryReportOptions): Promise<{ rows: number; skipped: SkippedTrace[] }> {
+  const memoryBytes = memoryLimitBytes(options.memoryLimit);
   const { ReadOnlyQueryError } = await import('@gsprof/profiler');
   const { db, label: trace, skipped } = await openInputs(inputs, options.memoryLimit);
+  const watchdog = startWatchdog(options.timeoutS, memoryBytes);
   try {
     // A rank set's traces were each imported on their own; its views hold every rank's stats together.
     if (db.format !== 'ranks') await warnAboutProblems(db, trace);
@@ -60,10 +66,18 @@ export async function queryReport(inputs: string[], sql: string, options: QueryR
     const { columns, batches } = stream;
     let n = 0;
     if (options.format === 'table') {
+      // The table is sized from every row it shows: it stops reading at TABLE_MAX_ROWS and says so.
       const matrix: string[][] = [];
-      for await (const b of batches) for (const r of b) matrix.push(r.map(cell));
+      let more = false;
+      reading: for await (const b of batches) {
+        for (const r of b) {
+          if (matrix.length === TABLE_MAX_ROWS) { more = true; break reading; }
+          matrix.push(r.map(cell));
+        }
+      }
       n = matrix.length;
-      await options.write(`Trace: ${trace}\n${renderTable(columns, matrix, { color: options.color, maxColWidth: 80 })}\n(${n} row${n === 1 ? '' : 's'})\n`);
+      const count = more ? `first ${n} rows shown; the table stops there: --format csv or json writes every row` : `${n} row${n === 1 ? '' : 's'}`;
+      await options.write(`Trace: ${trace}\n${renderTable(columns, matrix, { color: options.color, maxColWidth: 80 })}\n(${count})\n`);
     } else if (options.format === 'csv') {
       await options.write(`${renderCsv(columns, [])}\n`);
       for await (const b of batches) {
@@ -87,6 +101,8 @@ export async function queryReport(inputs: string[], sql: string, options: QueryR
     }
     return { rows: n, skipped };
   } finally {
+    // Closing waits for a statement DuckDB has not stopped yet: the watchdog guards that wait too.
     await db.close();
+    watchdog.stop();
   }
 }
