@@ -23,8 +23,11 @@ const { values: opts } = parseArgs({
     reps: { type: 'string', default: '3' },
     /** Run only the writers whose name contains this text (the ratios need the baseline among them). */
     only: { type: 'string', default: '' },
-    /** Skip the second part, the recorder's overhead on a stepping WebGPU workload (bench/profiler-overhead.ts). */
+    /** Skip the second part, the recorder's overhead on a stepping WebGPU workload (bench/profiler-overhead.ts),
+     *  and the third, sim-core's physics counters on the recorded step time (bench/physics-counters.ts). */
     'exporters-only': { type: 'boolean', default: false },
+    /** Backends the physics-counter part runs on (comma-separated; gpu needs a WebGPU adapter). */
+    'physics-backends': { type: 'string', default: 'cpu,gpu' },
   },
 });
 const nEvents = Number(opts.events);
@@ -178,4 +181,16 @@ if (!opts['exporters-only']) {
   console.log('\n# recorder overhead (bench/profiler-overhead.ts)\n');
   const { main } = await import('./profiler-overhead.js');
   await main([]);
+  console.log('\n# physics counters on the recorded step time (bench/physics-counters.ts), record\'s default sizes\n');
+  const physics = await import('./physics-counters.js');
+  console.log('| backend | step, counters on | step, --no-physics-counters | on / off (goal: <= 1.03) | counter path per step |');
+  console.log('|---|---|---|---|---|');
+  for (const backend of opts['physics-backends'].split(',').filter(Boolean)) {
+    try {
+      const r = await physics.main(['--backend', backend]);
+      console.log(`| ${backend} | ${r.onMs.toFixed(2)} ms | ${r.offMs.toFixed(2)} ms | ${r.ratio.toFixed(3)} | ${r.counterPathUs.toFixed(1)} us |`);
+    } catch (err) {
+      console.log(`| ${backend} | not run: ${(err as Error).message.split('\n')[0]} | | | |`);
+    }
+  }
 }

@@ -41,25 +41,34 @@ export function renderEnvs(r: EnvsResult, options: EnvsViewOptions): string {
   const out: string[] = [];
   const text = (line: string): void => { out.push(wrap(line, width)); };
   const reasons = Object.entries(r.resetsByReason).map(([k, n]) => `${k} ${thousands(n)}`).join(', ');
-  text(`${thousands(r.nEnvs)} envs, ${thousands(r.steps)} steps; ${thousands(r.totalResets)} env resets${reasons ? ` (${reasons})` : ''}, ${thousands(r.nanEvents)} NaN findings, ${thousands(r.notConvergedEvents)} unconverged solves; ${thousands(r.envsWithEvents)} envs with any.`);
+  const batch = r.nEnvs === null ? 'batch size unknown (no per-env timers)' : `${thousands(r.nEnvs)} envs`;
+  text(`${batch}, ${thousands(r.steps)} steps; ${thousands(r.totalResets)} env resets${reasons ? ` (${reasons})` : ''}, ${thousands(r.nanEvents)} NaN findings, ${thousands(r.notConvergedEvents)} unconverged solves; ${thousands(r.envsWithEvents)} envs with any.`);
   const it = r.counters['solver iterations (max)'];
   const mean = r.counters['solver iterations (mean)'];
   const con = r.counters.contacts;
   if (it) text(`Per step: solver iterations max ${thousands(it.max)} (mean of the per-step max ${it.mean.toFixed(2)})${mean ? `, mean over envs ${mean.mean.toFixed(2)}` : ''}${con ? `; contacts ${con.mean.toFixed(1)} on average, at most ${thousands(con.max)}` : ''}.`);
   out.push('');
-  const ranked = r.rankedBy === 'solver iterations' ? 'solver iterations summed over the steps (per-env timers)' : 'events (no per-env timers in this trace)';
+  const ranked = r.rankedBy === 'solver iterations' ? 'solver iterations summed over the steps (per-env timers)' : 'events (no per-env timers in this trace: only envs up to the highest one an event names are known)';
   text(`Envs that cost the most, by ${ranked}; steps are the 'step' slices' numbers on the timeline:`);
-  const rows = r.envs.map((c) => [
+  const row = (c: EnvCost): (string | number)[] => [
     c.env,
     c.iterations ? thousands(c.iterations.total) : '-',
     c.iterations ? `${c.iterations.max} @${c.iterations.maxStep ?? '?'}` : '-',
     c.contacts ? `${c.contacts.mean.toFixed(1)} / ${c.contacts.max}` : '-',
     history(c),
     c.lookAt.join(', ') || '-',
-  ]);
-  out.push(renderTable(['env', 'iterations', 'max @step', 'contacts mean/max', 'resets, NaN, unconverged', 'look at steps'], rows, { color: options.color, align: ['right', 'right', 'right', 'right', 'left', 'left'], maxColWidth: 64 }));
+  ];
+  const head = ['env', 'iterations', 'max @step', 'contacts mean/max', 'resets, NaN, unconverged', 'look at steps'];
+  const table = (list: EnvCost[]): string => renderTable(head, list.map(row), { color: options.color, align: ['right', 'right', 'right', 'right', 'left', 'left'], maxColWidth: 64 });
+  out.push(table(r.envs));
   out.push('');
-  const what = r.rankedBy === 'solver iterations' ? 'solver iterations summed over the steps' : 'events';
+  const listed = new Set(r.envs.map((c) => c.env));
+  if (r.eventful.some((c) => !listed.has(c.env))) {
+    text('Envs with resets, NaNs or unconverged solves, most first:');
+    out.push(table(r.eventful));
+    out.push('');
+  }
+  const what = r.rankedBy === 'solver iterations' ? 'solver iterations summed over the steps' : `events, envs 0-${r.perEnv.length - 1}`;
   out.push(renderHistogram(r.perEnv, { width, bins: 10, format: (v) => (Number.isInteger(v) ? thousands(v) : v.toFixed(1)), title: wrap(`Histogram of per-env ${what} (envs per bin)`, width) }));
   out.push('');
   const { r: corr, n } = r.correlation;

@@ -36,14 +36,17 @@ export interface SlowStep {
 }
 
 export interface EnvsResult {
-  /** Envs seen (timers' batch size, else one more than the highest env named by an event). */
-  nEnvs: number;
+  /** The batch size, from the per-env timers; null without them (the events name only some envs). */
+  nEnvs: number | null;
   /** Scene steps in the trace (step slices). */
   steps: number;
   /** What ranks the envs: their solver iterations (per-env timers) or their events. */
   rankedBy: 'solver iterations' | 'events';
   envs: EnvCost[];
-  /** One value per env, the one `rankedBy` names (total iterations, or number of events). */
+  /** The envs with any reset, NaN or unconverged solve, most events first (at most `top`). */
+  eventful: EnvCost[];
+  /** One value per env, the one `rankedBy` names (total iterations; or number of events, for env 0 up to the
+   *  highest env an event names). */
   perEnv: number[];
   totalResets: number;
   resetsByReason: Record<string, number>;
@@ -210,7 +213,9 @@ export async function envs(db: TraceDb, opts: EnvsOptions = {}): Promise<EnvsRes
     .map(({ s, i }): SlowStep => ({ step: s.step, durNs: s.dur, iterationsMax: itersMaxAt.get(i) ?? null, topEnv: topEnvAt.get(s.step) ?? null }));
 
   return {
-    nEnvs: size, steps: steps.length, rankedBy, envs: ranked.slice(0, opts.top ?? 10), perEnv,
+    nEnvs: timerSteps > 0 ? nEnvs : null, steps: steps.length, rankedBy, envs: ranked.slice(0, opts.top ?? 10),
+    eventful: costs.filter((c) => eventCount(c) > 0).sort((a, b) => eventCount(b) - eventCount(a) || a.env - b.env).slice(0, opts.top ?? 10),
+    perEnv,
     totalResets, resetsByReason, nanEvents, notConvergedEvents, envsWithEvents: costs.filter((c) => eventCount(c) > 0).length,
     correlation: { r: pearson(pairs), n: pairs.length }, slowestSteps: slowest, counters,
   };
