@@ -319,5 +319,9 @@ describe('gsprof record -- <a sim-core program written without gsprof>', () => {
     expect(r.stdout).toMatch(/^Running at [\d,.]+ FPS \([\d.]+ FPS per env, 8 envs\)\.$/m);
     const q = await gsprof(['query', out, "select count(*) as n, count(distinct name) as names from slice where category = 'cpu_op'", '--format', 'csv']);
     expect(q.stdout.trim().split('\n')[1]).toBe(`${28 * 12},12`);
+    // sim-core's per-step physics counters reach the trace through the preload's tracer: one sample per scene
+    // step whose stages were recorded (the 28 above).
+    const c = await gsprof(['query', out, "select t.name, count(*) as n from counter c join track t on c.track_id = t.id where t.name like 'solver iterations%' group by t.name order by t.name", '--format', 'csv']);
+    expect(c.stdout.trim().split('\n').slice(1)).toEqual(['solver iterations (max),28', 'solver iterations (mean),28']);
   });
 });
