@@ -12,7 +12,7 @@ import { collisionPlan, geomLabel } from '../collision/plan.js';
 import { gpuHasNarrow } from '../stages/collision/wgsl.js';
 import { GPU_CCD_MAX_ITERATIONS, gpuConvexPair } from '../gpu/kernels/convex.js';
 import { CCD_ITERATIONS } from '../collision/convex.js';
-import { EqType, GeomType, type Model } from '../model/model.js';
+import { EqType, GainType, GeomType, type Model } from '../model/model.js';
 import { isSoftwareAdapter, openGpu, type OpenedGpu } from '../gpu/adapter.js';
 import { gpuKernelsFor } from '../gpu/kernels/index.js';
 import { bytesPerEnv } from '../gpu/layout.js';
@@ -98,6 +98,18 @@ export function refuseHFieldCollision(model: Model): void {
   }
 }
 
+/**
+ * Refuses actuators with an affine gain (gaintype="affine"): the CPU backend computes them as MuJoCo does, the
+ * WGSL actuation kernel has only fixed gains and would drop the length and velocity terms.
+ */
+export function refuseAffineGain(model: Model): void {
+  for (let u = 0; u < model.nu; u++) {
+    if (model.actuatorGaintype[u] === GainType.Affine) {
+      throw new Error(`the GPU backend has no affine actuator gain: actuator '${model.actuatorName[u] || u}' has gaintype="affine"; it runs on the CPU backend (backend cpu)`);
+    }
+  }
+}
+
 /** Device copies of gs.tensor(..., { device: gs.device }) values, per tensor object. */
 const deviceTensors = new WeakMap<object, GPUBuffer>();
 
@@ -139,6 +151,7 @@ export class GpuBackend implements Backend {
     refuseLowFriction(model);
     refuseHFieldCollision(model);
     refuseCpuOnlyPairs(model);
+    refuseAffineGain(model);
     if (Array.from(model.eqType).some((t) => t !== EqType.Joint && t !== EqType.Connect && t !== EqType.Weld)) {
       throw new Error('the GPU backend has kernels for joint, connect and weld equalities only; use the CPU backend for this model');
     }

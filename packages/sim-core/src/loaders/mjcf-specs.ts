@@ -268,8 +268,8 @@ export function readActuator(a: Attrs, u: ActuatorRaw, kind: string): void {
     const dyn = a.keyword('dyntype', { none: DynType.None, integrator: -1, filter: -1, filterexact: -1, muscle: -1, user: -1 });
     if (dyn === -1) fail(a.el, `unsupported dyntype "${a.el.attrs.dyntype}" (supported: none)`);
     if (dyn !== undefined) u.dyntype = dyn;
-    const gain = a.keyword('gaintype', { fixed: GainType.Fixed, affine: -1, muscle: -1, user: -1 });
-    if (gain === -1) fail(a.el, `unsupported gaintype "${a.el.attrs.gaintype}" (supported: fixed)`);
+    const gain = a.keyword('gaintype', { fixed: GainType.Fixed, affine: GainType.Affine, muscle: -1, user: -1 });
+    if (gain === -1) fail(a.el, `unsupported gaintype "${a.el.attrs.gaintype}" (supported: fixed, affine)`);
     if (gain !== undefined) u.gaintype = gain;
     const bias = a.keyword('biastype', { none: BiasType.None, affine: BiasType.Affine, muscle: -1, user: -1 });
     if (bias === -1) fail(a.el, `unsupported biastype "${a.el.attrs.biastype}" (supported: none, affine)`);

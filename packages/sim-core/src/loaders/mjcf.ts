@@ -7,7 +7,7 @@
  */
 import { dirname, resolve } from 'node:path';
 import {
-  BiasType, ConeType, EqType, GeomType, Integrator, JointType, SolverType, TrnType,
+  BiasType, ConeType, EqType, GainType, GeomType, Integrator, JointType, SolverType, TrnType,
   type ModelOptions,
 } from '../model/model.js';
 import {
@@ -445,7 +445,8 @@ class MjcfCompiler {
     if (t === undefined) fail(el, `unknown tendon "${u.tendon}"`);
     if (u.inheritrange > 0) fail(el, 'inheritrange can only be used with hinge and slide joints');
     // implicitfast's velocity derivative is per dof; a tendon's couples its joints (see the tendon damping refusal)
-    if (implicitFast && u.biastype === BiasType.Affine && u.biasprm[2] !== 0) {
+    const velocityDependent = (u.biastype === BiasType.Affine && u.biasprm[2] !== 0) || (u.gaintype === GainType.Affine && u.gainprm[2] !== 0);
+    if (implicitFast && velocityDependent) {
       fail(el, 'a velocity-dependent actuator on a tendon under the implicitfast integrator is not supported (use Euler)');
     }
     return this.actuatorSpec(el, u, TrnType.Tendon, t, [...u.ctrlrange] as [number, number]);
@@ -939,6 +940,10 @@ class MjcfCompiler {
       if (u.joint === null) fail(el, 'missing transmission target (joint or tendon)');
       const j = jointId.get(u.joint);
       if (j === undefined) fail(el, `unknown joint "${u.joint}"`);
+      const jt = jointSpecs[j]!.type;
+      if (jt !== JointType.Hinge && jt !== JointType.Slide) {
+        fail(el, `unsupported transmission on ${jt === JointType.Free ? 'free' : 'ball'} joint "${u.joint}" (actuators drive hinge and slide joints, and tendons)`);
+      }
       const ctrlrange = [...u.ctrlrange] as [number, number];
       if (u.inheritrange > 0 && u.biastype === 1 && u.gainprm[0] === -u.biasprm[1]!) {
         const js = jointSpecs[j]!;

@@ -16,7 +16,7 @@ export const enum TrnType { Joint = 0, Tendon = 3 }
  *  spheres and cylinders it wraps around. */
 export const enum WrapType { Joint = 1, Pulley = 2, Site = 3, Sphere = 4, Cylinder = 5 }
 export const enum DynType { None = 0 }
-export const enum GainType { Fixed = 0 }
+export const enum GainType { Fixed = 0, Affine = 1 }
 export const enum BiasType { None = 0, Affine = 1 }
 export const enum EqType { Connect = 0, Weld = 1, Joint = 2 }
 export const enum Integrator { Euler = 0, RK4 = 1, Implicit = 2, ImplicitFast = 3 }

@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import * as gs from '../../src/index.js';
 import { hasGpu } from '../gpu/gpu-env.js';
-import { disposeMujoco, loadMujocoXml } from '../helpers/mujoco.js';
+import { disposeMujoco, loadMujocoXml, startAtKeyframe } from '../helpers/mujoco.js';
 import { writeXml } from '../helpers/xml-file.js';
 
 afterEach(async () => { await gs.destroy(); });
@@ -77,11 +77,8 @@ describe('sensors follow MuJoCo (CPU f64)', () => {
       const scene = new gs.Scene({ profilingOptions: { showFPS: false } });
       const entity = scene.addEntity(gs.morphs.MJCF({ file: writeXml(SENSOR_XML, 'gsprof-sensors-') }));
       await scene.build();
-      ref.mj.mj_resetDataKeyframe(ref.m, ref.d, 0);
       const d = scene.requireSim().hostData!;
-      d.qpos.set(ref.d.qpos as ArrayLike<number>);
-      d.qvel.set(ref.d.qvel as ArrayLike<number>);
-      d.ctrl.set(ref.d.ctrl as ArrayLike<number>);
+      startAtKeyframe(ref, d);
       const nsd = ref.m.nsensordata as number;
       expect(scene.compiledModel.nsensordata).toBe(nsd);
       let worst = 0;

@@ -170,3 +170,11 @@ export function fullM(mj: Mj, m: Mj, d: Mj): Float64Array {
   out.delete();
   return res;
 }
+
+/** Puts MuJoCo at keyframe 0 and a one-env sim-core Data in the same state (qpos, qvel, ctrl). */
+export function startAtKeyframe(ref: { mj: Mj; m: Mj; d: Mj }, d: { qpos: Float32Array | Float64Array; qvel: Float32Array | Float64Array; ctrl: Float32Array | Float64Array }): void {
+  ref.mj.mj_resetDataKeyframe(ref.m, ref.d, 0);
+  d.qpos.set(ref.d.qpos as ArrayLike<number>);
+  d.qvel.set(ref.d.qvel as ArrayLike<number>);
+  d.ctrl.set(ref.d.ctrl as ArrayLike<number>);
+}

@@ -32,7 +32,7 @@ const TENDON: number = TrnType.Tendon;
 const JNT_SLIDE = 2;
 
 const MAXVAL = 1e10;
-/** mjGAIN_AFFINE: accepted when a model carries it, though the loaders only produce fixed gains. */
+/** mjGAIN_AFFINE: gain = gainprm[0] + gainprm[1] * length + gainprm[2] * velocity (MJCF gaintype="affine"). */
 const GAIN_AFFINE = 1;
 
 /** One actuator's force law (MuJoCo's mj_fwdActuation for no dynamics): its parameters, read once per stage. */
