@@ -2,7 +2,7 @@
  * Nothing lost, round two (issue 33): the CI gate refuses what cannot support a verdict, and no command writes
  * over one of its own inputs. Every case is a one-line error with exit 2.
  */
-import { copyFileSync, linkSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, linkSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './support/shared.js';
@@ -76,5 +76,18 @@ describe('no command writes over its own input', () => {
     copyFileSync(BASELINE, base);
     expectOneLineError(await gsprof(['compare', base, RERUN], { env: { GITHUB_STEP_SUMMARY: base } }), /base\.json: is an input of compare/);
     expect(readFileSync(base, 'utf8')).toBe(readFileSync(BASELINE, 'utf8'));
+  });
+});
+
+describe('record -- node prog.mjs: process.exit(code) never returns', () => {
+  beforeAll(() => { ensureBuilt(); });
+
+  it('the statement after process.exit(3) does not run; the trace is written and gsprof exits 3', async () => {
+    const dir = tempDir();
+    const after = join(dir, 'after.txt');
+    const r = await gsprof(['record', '--out', dir, '--', 'node', 'test/fixtures/exit-then-write.mjs', after]);
+    expect(r.code, r.stderr).toBe(3);
+    expect(existsSync(after)).toBe(false);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.pftrace'))).toHaveLength(1);
   });
 });

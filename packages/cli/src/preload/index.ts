@@ -12,7 +12,7 @@ import { hookDevices } from '../record/device-hook.js';
 import { spansOnly } from '../record/spans-only.js';
 import { handlersFor } from '../record/handlers.js';
 import { decodeConfig, PRELOAD_ENV } from './config.js';
-import { InterruptWatch, ProgramInterrupted } from './interrupt.js';
+import { InterruptWatch, ProgramExit, ProgramInterrupted } from './interrupt.js';
 import type { ExternalRecorder } from '@gsprof/sim-core';
 import { programUsesMarks, StepSource } from './step-source.js';
 
@@ -86,11 +86,17 @@ if (config) {
     return finished;
   };
   process.once('beforeExit', () => { void finish(); });
-  // process.exit() skips beforeExit and allows no async work: finish the trace first, then exit.
+  // process.exit() skips beforeExit and allows no async work: finish the trace first, then exit. It must never
+  // return into the program: with nothing recorded it exits at once; otherwise it throws ProgramExit, which
+  // unwinds the program to the uncaught-exception handler below while the trace is written.
   const exit = process.exit.bind(process);
   process.exit = ((code?: number | string | null) => {
+    if (!started) {
+      hook.restore();
+      return exit(code ?? process.exitCode);
+    }
     void finish().finally(() => exit(code ?? process.exitCode));
-    return undefined as never;
+    throw new ProgramExit(code);
   }) as typeof process.exit;
   // `on`, not `once`: Ctrl-C reaches the program twice (from the terminal and forwarded by gsprof), and a second
   // signal must not kill it with the default action while the trace is being written.
@@ -104,6 +110,7 @@ if (config) {
       void finish().finally(() => exit(err.exitCode));
       return;
     }
+    if (err instanceof ProgramExit) return; // process.exit() already writes the trace, then exits
     process.stderr.write(`${err instanceof Error ? (err.stack ?? String(err)) : String(err)}\n`);
     void finish().finally(() => exit(1));
   });

@@ -23,6 +23,18 @@ export class ProgramInterrupted extends Error {
   }
 }
 
+/**
+ * Thrown by the preload's process.exit() once recording has started: the trace is written asynchronously, and
+ * process.exit() must not return into the program (the statement after it would run, as it never does under
+ * plain node). The uncaught-exception handler writes the trace and exits with `code`.
+ */
+export class ProgramExit extends Error {
+  override readonly name = 'ProgramExit';
+  constructor(readonly code: number | string | null | undefined) {
+    super(`process.exit(${String(code ?? '')})`);
+  }
+}
+
 export class InterruptWatch {
   private lastCheck = 0;
 
