@@ -79,7 +79,7 @@ const SECTION_ORDER = [
  * and multiccd are not among them: they change the general convex narrow phase, which follows MuJoCo's
  * default (native ccd, one contact per pair).
  */
-const HARMLESS_FLAGS = new Set(['sensor', 'midphase', 'island', 'energy', 'fwdinv', 'invdiscrete', 'autoreset']);
+const HARMLESS_FLAGS = new Set(['midphase', 'island', 'energy', 'fwdinv', 'invdiscrete', 'autoreset']);
 const ENABLE_FLAGS = new Set(['override', 'energy', 'fwdinv', 'invdiscrete', 'multiccd', 'sleep']);
 const DISABLE_FLAGS = new Set([
   'constraint', 'equality', 'frictionloss', 'limit', 'contact', 'spring', 'damper', 'gravity', 'clampctrl',
@@ -121,6 +121,8 @@ class MjcfCompiler {
   /** Geoms named by a <pair>: they collide whatever their contype, so none of them is dropped as visual. */
   private readonly pairGeoms = new Set<string>();
   private readonly sensors: SensorRaw[] = [];
+  /** A `<flag sensor="disable">`: MuJoCo then leaves sensordata at zero, which sim-core does not model. */
+  private sensorsDisabled: XmlElement | null = null;
   private readonly keys: { el: XmlElement; name: string; time: number; qpos?: number[]; qvel?: number[]; ctrl?: number[] }[] = [];
 
   private readonly meshes: MeshAssets;
@@ -309,6 +311,7 @@ class MjcfCompiler {
         if (!ENABLE_FLAGS.has(name) && !DISABLE_FLAGS.has(name)) fail(f, `unsupported flag '${name}'`);
         const isDefault = ENABLE_FLAGS.has(name) ? value === false : value === true;
         if (name === 'eulerdamp') o.disableEulerdamp = !value;
+        else if (name === 'sensor') { if (!value) this.sensorsDisabled = f; }
         else if (name === 'contact') o.enableCollision = !!value;
         else if (name === 'limit') o.enableJointLimit = !!value;
         else if (!isDefault) {
@@ -1044,6 +1047,9 @@ class MjcfCompiler {
     });
 
     const opt = { ...defaultOptions(), ...this.options };
+    if (this.sensorsDisabled && this.sensors.length > 0) {
+      fail(this.sensorsDisabled, 'unsupported flag sensor="disable" in a model with sensors (sim-core always computes them; remove the flag or the sensors)');
+    }
     const actuatorId = new Map<string, number>();
     this.actuators.forEach((u, k) => { if (u.spec.name) actuatorId.set(u.spec.name, k); });
     const sensors = resolveSensors(this.sensors, {

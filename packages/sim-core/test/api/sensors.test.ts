@@ -152,6 +152,12 @@ describe('sensors follow MuJoCo (CPU f64)', () => {
 <sensor><jointpos joint="b"/></sensor></mujoco>`;
     expect(() => scene.addEntity(gs.morphs.MJCF({ file: writeXml(ball, 'gsprof-sensor-ball-') })))
       .toThrow(/m\.xml:2: <jointpos>: joint "b" must be a hinge or slide joint/);
+    // MuJoCo's sensor="disable" leaves sensordata at zero: refused with sensors, harmless without
+    const disabled = (sensors: string): string => `<mujoco><option><flag sensor="disable"/></option>
+<worldbody><body><joint name="h"/><geom size="0.1"/></body></worldbody>${sensors}</mujoco>`;
+    expect(() => scene.addEntity(gs.morphs.MJCF({ file: writeXml(disabled('<sensor><jointpos joint="h"/></sensor>'), 'gsprof-sensor-off-') })))
+      .toThrow(/m\.xml:1: <flag>: unsupported flag sensor="disable" in a model with sensors/);
+    expect(scene.addEntity(gs.morphs.MJCF({ file: writeXml(disabled(''), 'gsprof-sensor-off-') })).sensors).toEqual([]);
   });
 });
 
