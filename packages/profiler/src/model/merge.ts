@@ -7,7 +7,7 @@
  * within the sum of the two readings' errors. Traces from several machines can only line up on their wall
  * clocks, which their time synchronisation (NTP, PTP) keeps together to a degree gsprof cannot know.
  */
-import type { TraceMetadata, TraceModel, TraceProcess, TraceTrack } from './trace.js';
+import type { MonotonicAnchor, TraceMetadata, TraceModel, TraceProcess, TraceTrack } from './trace.js';
 
 export interface MergePart {
   model: TraceModel;
@@ -35,8 +35,24 @@ export interface ClockAlignmentPlan {
 }
 
 /** How the parts' timelines line up: on the shared monotonic clock when they all have it, else wall clocks. */
+/** A clock reading or error bound merge cannot use: it would place a rank's events anywhere. */
+export class ClockReadingError extends Error {
+  override readonly name = 'ClockReadingError';
+}
+
+/** Refuses a monotonic reading that is not a non-negative integer, or an error bound that is not a finite ns >= 0. */
+function checkAnchor(rank: number, a: MonotonicAnchor): void {
+  if (typeof a.monotonicNs !== 'string' || !/^\d{1,20}$/.test(a.monotonicNs)) {
+    throw new ClockReadingError(`rank ${rank}: its CLOCK_MONOTONIC reading ${JSON.stringify(a.monotonicNs)} is not a whole number of ns`);
+  }
+  if (typeof a.errorNs !== 'number' || !Number.isFinite(a.errorNs) || a.errorNs < 0) {
+    throw new ClockReadingError(`rank ${rank}: the error bound of its clock reading, ${String(a.errorNs)}, is not a finite number of ns >= 0`);
+  }
+}
+
 export function planAlignment(parts: ReadonlyArray<{ rank: number; metadata: TraceMetadata }>): ClockAlignmentPlan {
   const anchors = parts.map((p) => p.metadata.hostClock);
+  parts.forEach((p, i) => { const a = anchors[i]; if (a !== undefined) checkAnchor(p.rank, a); });
   const boot = anchors[0]?.bootId ?? null;
   const shared = parts.length > 0 && boot !== null && anchors.every((a) => a !== undefined && a.bootId === boot);
   if (!shared) {
@@ -55,6 +71,9 @@ export function planAlignment(parts: ReadonlyArray<{ rank: number; metadata: Tra
   const sorted = [...errors].sort((a, b) => b - a);
   const ranks = parts.map((p) => {
     const base = ref.baseTimeNs + (BigInt(p.metadata.hostClock!.monotonicNs) - refMono);
+    // One machine, one boot: the monotonic and wall clocks of two processes cannot disagree by more than the
+    // processes' lifetimes. A reading that moves a rank before the epoch is not a clock reading.
+    if (base < 0n) throw new ClockReadingError(`rank ${p.rank}: its CLOCK_MONOTONIC reading ${p.metadata.hostClock!.monotonicNs} would place it before 1970 against rank ${parts[0]!.rank}'s: an impossible reading`);
     return { rank: p.rank, baseTimeNs: base, shiftNs: Number(base - p.metadata.baseTimeNs) };
   });
   return {

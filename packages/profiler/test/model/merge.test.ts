@@ -35,6 +35,23 @@ describe('planAlignment: how rank traces line up', () => {
   });
 });
 
+describe('planAlignment: readings it cannot use are refused (issue 33)', () => {
+  it('a reading that is not a whole number of ns, a NaN or negative bound, or one before 1970 names the rank', () => {
+    const a = rankTrace(10, 1_000_000n, { bootId: 'b', monotonicNs: '5000', errorNs: 200 });
+    const plan = (hostClock: TraceMetadata['hostClock']) => () => planAlignment([{ rank: 0, metadata: a.metadata }, { rank: 1, metadata: rankTrace(11, 1_000_400n, hostClock).metadata }]);
+    expect(plan({ bootId: 'b', monotonicNs: 'abc', errorNs: 1 })).toThrow(/^rank 1: its CLOCK_MONOTONIC reading "abc" is not a whole number of ns$/);
+    expect(plan({ bootId: 'b', monotonicNs: '-5', errorNs: 1 })).toThrow(/rank 1: its CLOCK_MONOTONIC reading "-5"/);
+    for (const bad of [Number.NaN, -1, Number.POSITIVE_INFINITY]) {
+      expect(plan({ bootId: 'b', monotonicNs: '5000', errorNs: bad })).toThrow(new RegExp(`rank 1: the error bound of its clock reading, ${String(bad)}, is not a finite number of ns >= 0`));
+    }
+    // 1 ms of wall clock at rank 0, and a monotonic reading 2 ms earlier: rank 1 would start before the epoch.
+    expect(plan({ bootId: 'b', monotonicNs: '0', errorNs: 1 })).not.toThrow();
+    const early = rankTrace(10, 1_000n, { bootId: 'b', monotonicNs: '5000000', errorNs: 1 });
+    expect(() => planAlignment([{ rank: 0, metadata: early.metadata }, { rank: 1, metadata: rankTrace(11, 0n, { bootId: 'b', monotonicNs: '5', errorNs: 1 }).metadata }]))
+      .toThrow(/rank 1: its CLOCK_MONOTONIC reading 5 would place it before 1970 against rank 0's/);
+  });
+});
+
 describe('mergeTraces: one process per rank', () => {
   it('each rank\'s tracks join its process, times move to the common base, flows keep their ends', () => {
     const a = rankTrace(10, 1_000_000n, { bootId: 'b', monotonicNs: '5000', errorNs: 1 });
