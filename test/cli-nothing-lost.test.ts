@@ -67,6 +67,7 @@ describe('no command writes over its own input', () => {
     expectOneLineError(await gsprof(['report', trace, '-o', trace]), /is an input of report/);
     // export replaces its output folder: neither an input folder nor one that holds an input trace.
     expectOneLineError(await gsprof(['export', trace, '--format', 'parquet', '-o', dir]), /holds .*t\.pftrace, an input of export/);
+    expectOneLineError(await gsprof(['merge', trace, join(dir, 'hard.pftrace'), '-o', join(dir, 'm.pftrace')]), /hard\.pftrace: is the same file as .*t\.pftrace: merge takes each trace once/);
     expect(readFileSync(trace).equals(before)).toBe(true);
     const scene = join(dir, 'scene.xml');
     writeFileSync(scene, '<mujoco><worldbody><body><joint type="hinge"/><geom size="0.1"/></body></worldbody></mujoco>');

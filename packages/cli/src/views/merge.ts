@@ -5,7 +5,7 @@ import type { ClockAlignmentPlan, MergePart } from '@gsprof/profiler';
 import { CliError } from '../errors.js';
 import { duration, thousands } from '../render/format.js';
 import { outputFormat } from './convert.js';
-import { refuseOwnInput } from './own-input.js';
+import { isSameFile, refuseOwnInput } from './own-input.js';
 import { withTrace } from './open-trace.js';
 import { newestRankRun, rankOf, rankRunLine } from './rank-traces.js';
 
@@ -26,20 +26,30 @@ async function inputsOf(inputs: string[]): Promise<{ header: string | null; trac
     return { header: rankRunLine(run), traces: run.ranks.map((r) => ({ path: r.path, rank: r.rank })) };
   }
   const traces: Array<{ path: string; rank: number }> = [];
+  const jobs = new Map<string, string>();
+  let worldSize = 0;
   for (const [i, path] of inputs.entries()) {
     const st = statSync(path, { throwIfNoEntry: false });
     if (!st) throw new CliError(path, 'no such file');
     if (!st.isFile()) throw new CliError(path, 'not a trace file (give one folder, or trace files)');
+    const twice = inputs.slice(0, i).find((earlier) => isSameFile(earlier, path));
+    if (twice !== undefined) throw new CliError(path, `is the same file as ${twice}: merge takes each trace once`);
     const r = await withTrace(path, rankOf);
+    if (r?.jobId) jobs.set(r.jobId, path);
+    worldSize = Math.max(worldSize, r?.worldSize ?? 0);
     traces.push({ path, rank: r?.rank ?? i });
   }
+  // Ranks of different launches share nothing but their numbers: merged, they would read as one job.
+  if (jobs.size > 1) throw new CliError('merge', `the traces come from ${jobs.size} different jobs (${[...jobs.entries()].map(([id, p]) => `${id}: ${p}`).join('; ')}): merge takes the ranks of one job`);
   const seen = new Map<number, string>();
   for (const t of traces) {
     const other = seen.get(t.rank);
     if (other !== undefined) throw new CliError(t.path, `is rank ${t.rank}, as ${other} is: merge takes one trace per rank`);
     seen.set(t.rank, t.path);
   }
-  return { header: null, traces: traces.sort((a, b) => a.rank - b.rank) };
+  const missing = Array.from({ length: worldSize }, (_, k) => k).filter((k) => !seen.has(k));
+  const header = missing.length > 0 ? `Incomplete: ${traces.length} of ${worldSize} ranks (missing rank ${missing.slice(0, 8).join(', ')}${missing.length > 8 ? ', ...' : ''})` : null;
+  return { header, traces: traces.sort((a, b) => a.rank - b.rank) };
 }
 
 export async function mergeRanks(inputs: string[], output: string): Promise<MergeResult> {
