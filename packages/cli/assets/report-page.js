@@ -34,6 +34,14 @@
     });
   };
 
+  // A series given as (index, value) points or as one constant, expanded to one value per x.
+  const valuesOf = (s, n) => {
+    if (s.values) return s.values;
+    const out = new Array(n).fill(s.constant ?? null);
+    for (const [i, v] of s.points ?? []) out[i] = v;
+    return out;
+  };
+
   function draw(chart) {
     const host = document.getElementById(chart.id);
     const width = Math.max(320, host.clientWidth || 900);
@@ -92,7 +100,7 @@
       legend: { live: true },
       cursor: { drag: { x: true, y: false } },
     };
-    const data = [chart.x, ...chart.series.map((s) => s.values)];
+    const data = [chart.x, ...chart.series.map((s) => valuesOf(s, chart.x.length))];
     host.textContent = '';
     const plot = new uPlot(opts, data, host);
     // Series drawn but not listed (the second and later runs of one "each run" set): their legend rows hidden.

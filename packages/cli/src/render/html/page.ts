@@ -11,8 +11,11 @@ export type ChartUnit = 'ns' | '%' | 'count';
 
 export interface ChartSeries {
   label: string;
-  /** One value per x (null: no point there). */
-  values: Array<number | null>;
+  /** One value per x (null: no point there); or, to keep a big page small, `points` (x index and value, nulls
+   *  elsewhere) or `constant` (one value at every x), which the page script expands. */
+  values?: Array<number | null>;
+  points?: Array<[number, number]>;
+  constant?: number;
   color: string;
   kind: 'line' | 'points' | 'bars';
   dash?: boolean;

@@ -45,13 +45,14 @@ function stepSection(r: RunReport, charts: ChartSpec[]): string {
   const x = s.numbers.map((k, i) => (Number.isFinite(k) ? k : i));
   const outlier = new Set(s.outliers);
   const classOf = (i: number): 0 | 1 | 2 => (i < s.warmupSteps ? 1 : outlier.has(i) ? 2 : 0);
-  const only = (c: number): Array<number | null> => s.durations.map((d, i) => (classOf(i) === c ? d : null));
+  // Warm-up and outliers as (index, value) pairs: a 150k-step run would otherwise carry two arrays of nulls.
+  const only = (c: number): Array<[number, number]> => s.durations.flatMap((d, i) => (classOf(i) === c ? [[i, d] as [number, number]] : []));
   const series: ChartSpec['series'] = [
     { label: 'step time', values: s.durations, color: COLORS.main, kind: 'line' },
-    { label: `warm-up (${s.warmupSteps})`, values: only(1), color: COLORS.warmup, kind: 'points', size: 7 },
-    { label: `outliers (${s.outliers.length})`, values: only(2), color: COLORS.outlier, kind: 'points', size: 7 },
+    { label: `warm-up (${s.warmupSteps})`, points: only(1), color: COLORS.warmup, kind: 'points', size: 7 },
+    { label: `outliers (${s.outliers.length})`, points: only(2), color: COLORS.outlier, kind: 'points', size: 7 },
   ];
-  if (s.fenceNs !== null) series.push({ label: 'outlier fence', values: s.durations.map(() => s.fenceNs), color: COLORS.grey, kind: 'line', dash: true });
+  if (s.fenceNs !== null) series.push({ label: 'outlier fence', constant: s.fenceNs, color: COLORS.grey, kind: 'line', dash: true });
   const out = ['<h2>Step time</h2>', stepFacts(r.stepStats, s)];
   out.push(chartBox({ id: 'chart-steps', x, xLabel: 'step', yLabel: 'step time', xUnit: 'count', yUnit: 'ns', series, yFromZero: true }, 'Step time over the run (completed work: host span, or to the end of its GPU work when that is later)', charts));
   const h = histogram(s.durations, classOf, s.fenceNs);
