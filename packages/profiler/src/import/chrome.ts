@@ -8,6 +8,7 @@ import { TraceFormatError } from './errors.js';
 import { scanJson } from './json-scan.js';
 import { INTEGRAL_REAL, LONG_DIGITS } from './json-scanner.js';
 import { recordGsprofMetadata } from './metadata.js';
+import type { StatName } from './import-stats.js';
 import type { TraceSink } from './sink.js';
 import { RealArg } from '../model/trace.js';
 import {
@@ -98,6 +99,8 @@ class ChromeImporter {
    * which JSON.parse makes an integer where trace_processor types it real) are they read again from the text.
    */
   private numberFlags = LONG_DIGITS | INTEGRAL_REAL;
+  /** Why the last tsOf or durOf gave NaN. */
+  private problem: string | null = null;
 
   constructor(readonly path: string, readonly sink: TraceSink, readonly strict: boolean) {}
 
@@ -174,6 +177,7 @@ class ChromeImporter {
       this.sink.stat('json_dropped_events');
       return;
     }
+    if (!storableId(e.pid) || !storableId(e.tid)) { this.drop('json_parser_failure', `pid or tid past int64: ${String(e.pid)}, ${String(e.tid)}`); return; }
     if (ph === 'M') { this.metadataEvent(e); return; }
     const flags = this.numberFlags;
     if (ph !== 'C' && hasArgs(e) && ((flags & INTEGRAL_REAL) !== 0 || ((flags & LONG_DIGITS) !== 0 && hasUnsafeInt(e.args, 0)))) {
@@ -182,6 +186,8 @@ class ChromeImporter {
     numberToken(buf, tsAt, end, tokens.ts);
     numberToken(buf, durAt, end, tokens.dur);
     const ts = this.tsOf(e, buf);
+    // trace_processor's tokenizer drops an event without a numeric ts (json_tokenizer_failure).
+    if (Number.isNaN(ts)) { this.drop('json_tokenizer_failure', this.problem ?? 'no ts'); return; }
     const name = typeof e.name === 'string' ? e.name : e.name === undefined ? null : String(e.name);
     // trace_processor reads an empty category as none (NULL), as an absent one.
     const category = typeof e.cat === 'string' && e.cat !== '' ? e.cat : null;
@@ -190,9 +196,11 @@ class ChromeImporter {
 
     switch (ph) {
       case 'X': {
+        const dur = this.durOf(e, buf);
+        if (Number.isNaN(dur)) { this.drop('json_parser_failure', this.problem ?? 'no dur'); return; }
+        if (dur < 0) { this.drop('slice_negative_duration', `negative dur ${String(e.dur)}`); return; }
         const track = this.threadTrack(pid, tid);
         const id = this.sink.newSliceId();
-        const dur = this.durOf(e, buf);
         const argSet = this.args(e);
         this.streamed.add(track);
         if (dur > 0) {
@@ -308,10 +316,14 @@ class ChromeImporter {
 
   // ---- time -----------------------------------------------------------------------------------------------
 
-  /** ts in ns relative to the origin, from the token bytes so 16+ digit µs values stay exact. */
+  /**
+   * ts in ns relative to the origin, from the token bytes so 16+ digit µs values stay exact; NaN (the event is
+   * dropped) when it has none, or one that is not a number or cannot be stored.
+   */
   private tsOf(e: Json, buf: Buffer): number {
-    if (e.ts === undefined) return 0;
-    micros(buf, tokens.ts.start, tokens.ts.end, e.ts, split);
+    if (e.ts === undefined) { this.problem = 'no ts'; return Number.NaN; }
+    this.problem = micros(buf, tokens.ts.start, tokens.ts.end, e.ts, split);
+    if (this.problem !== null) return Number.NaN;
     if (this.originUs === null) {
       this.originUs = split.intUs;
       this.sink.origin = BigInt(split.intUs) * 1000n;
@@ -319,10 +331,21 @@ class ChromeImporter {
     return (split.intUs - this.originUs) * 1000 + split.fracNs;
   }
 
+  /** An X event's dur in ns; NaN (the event is dropped) when it has none or one that cannot be stored. */
   private durOf(e: Json, buf: Buffer): number {
-    if (e.dur === undefined) return 0;
-    micros(buf, tokens.dur.start, tokens.dur.end, e.dur, split);
-    return Math.max(0, split.intUs * 1000 + split.fracNs);
+    if (e.dur === undefined) { this.problem = 'no dur'; return Number.NaN; }
+    this.problem = micros(buf, tokens.dur.start, tokens.dur.end, e.dur, split);
+    return this.problem === null ? split.intUs * 1000 + split.fracNs : Number.NaN;
+  }
+
+  /**
+   * Drops the event being handled and counts it under trace_processor's stat for the same flaw (`strict`: an
+   * error naming it instead). trace_processor drops such an event too, or where it keeps one it makes a value
+   * up (ts 0 for ts 1e20, dur 0 for dur 1e19, pid 0 for pid 2^64-1); gsprof keeps no made-up value.
+   */
+  private drop(stat: StatName, why: string): void {
+    if (this.strict) throw new Error(why);
+    this.sink.stat(stat);
   }
 
   // ---- processes, threads, tracks -------------------------------------------------------------------------
@@ -765,7 +788,7 @@ function numberToken(buf: Buffer, at: number, end: number, out: TokenRange): voi
  * Splits a µs number token into integer µs and the remaining ns (rounded half up), exactly for plain decimals
  * whose integer part is below 2^53; other forms (exponents, strings) go through the parsed double.
  */
-function micros(buf: Buffer, s: number, e: number, parsed: unknown, out: { intUs: number; fracNs: number }): void {
+function micros(buf: Buffer, s: number, e: number, parsed: unknown, out: { intUs: number; fracNs: number }): string | null {
   if (s >= 0) {
     let i = s;
     const neg = buf[i] === 0x2d;
@@ -792,18 +815,25 @@ function micros(buf: Buffer, s: number, e: number, parsed: unknown, out: { intUs
         if (i < e) ok = false;
       }
     }
-    if (ok && intAbs > MAX_US) throw new Error(`time ${buf.toString('latin1', s, e)} µs is out of range (at most ±${MAX_US} µs)`);
+    if (ok && intAbs > MAX_US) return `time ${buf.toString('latin1', s, e)} µs is out of range (at most ±${MAX_US} µs)`;
     if (ok) {
       if (neg && fracNs > 0) { out.intUs = -intAbs - 1; out.fracNs = 1000 - fracNs; }
       else { out.intUs = neg ? -intAbs : intAbs; out.fracNs = fracNs; }
-      return;
+      return null;
     }
   }
-  const v = typeof parsed === 'number' ? parsed : Number(parsed);
-  if (!Number.isFinite(v)) throw new Error(`timestamp ${JSON.stringify(parsed)} is not a finite number`);
+  // A number, or a string holding one ("5.5" reads as trace_processor reads it); true, null or "" are no time.
+  const v = typeof parsed === 'number' ? parsed : typeof parsed === 'string' && parsed.trim() !== '' ? Number(parsed) : Number.NaN;
+  if (!Number.isFinite(v)) return `time ${JSON.stringify(parsed)} is not a number`;
   // Trace tables hold int64 ns: past ±9.2e12 µs a time cannot be stored.
-  if (Math.abs(v) > MAX_US) throw new Error(`time ${String(parsed)} µs is out of range (at most ±${MAX_US} µs)`);
+  if (Math.abs(v) > MAX_US) return `time ${String(parsed)} µs is out of range (at most ±${MAX_US} µs)`;
   const intUs = Math.floor(v);
   out.intUs = intUs;
   out.fracNs = Math.round((v - intUs) * 1000);
+  return null;
+}
+
+/** An integer pid or tid that fits the int64 id columns (a string is an id of its own; absent is 0). */
+function storableId(v: unknown): boolean {
+  return typeof v !== 'number' || (Number.isFinite(v) && Math.abs(v) < 2 ** 63);
 }

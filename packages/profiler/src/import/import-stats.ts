@@ -20,11 +20,12 @@ const OWN = '(gsprof only; trace_processor does not count this)';
 const STATS = {
   // ---- trace_processor's own names ------------------------------------------------------------------------
   json_parser_failure: { severity: 'error', source: 'trace',
-    description: 'JSON events dropped: not an object, unparsable, or missing a field their phase needs (ts, an async id, a numeric counter value)' },
-  json_tokenizer_failure: { severity: 'error', source: 'trace', description: 'the JSON ended inside an event; the events before it were kept' },
+    description: 'JSON events dropped: not an object, unparsable, or missing a field their phase needs (an X\'s dur, an async id, a numeric counter value), or a pid or tid past int64' },
+  json_tokenizer_failure: { severity: 'error', source: 'trace', description: 'JSON events dropped for a missing or unreadable ts (not a number, or past what int64 ns hold), or a JSON that ended inside an event (the events before it are kept)' },
   flow_invalid_id: { severity: 'error', source: 'trace', description: 'JSON flow events (s/t/f) without an id, dropped' },
   flow_no_enclosing_slice: { severity: 'error', source: 'trace', description: 'flow events with no slice to bind to: the arrow is not drawn' },
   misplaced_end_event: { severity: 'data_loss', source: 'analysis', description: 'end events that did not match the innermost open slice' },
+  slice_negative_duration: { severity: 'error', source: 'analysis', description: 'complete slices with a negative dur, dropped' },
   slice_drop_overlapping_complete_event: { severity: 'error', source: 'analysis',
     description: 'complete slices dropped because they partly overlap another slice on the same track' },
   slice_spill_overlapping_complete_event: { severity: 'error', source: 'analysis',

@@ -24,7 +24,7 @@ export interface ImportOptions {
 
 export async function readTrace(path: string, source: TraceSource, sink: TraceSink, opts: ImportOptions): Promise<void> {
   const strict = opts.strict ?? false;
-  if (source.format === 'json') {
+  if (source.empty === true) { /* nothing to read */ } else if (source.format === 'json') {
     await importChrome(path, source.chunks, sink, strict, opts.scanThread ?? source.size >= SCAN_THREAD_MIN_BYTES);
   } else await importPerfetto(path, source.chunks, sink, { allowTruncated: opts.allowTruncated ?? !strict });
   if (source.gzipError !== null) sink.stat('gzip_truncated');

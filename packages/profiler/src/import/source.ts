@@ -16,6 +16,8 @@ export interface TraceSource {
   /** The file's size in bytes (compressed, when gzipped). */
   size: number;
   chunks: AsyncIterable<Buffer>;
+  /** The file has no bytes (or a gzip of none): an empty trace, as trace_processor loads it. */
+  empty?: boolean;
   /** Set when the gzip stream ended in error and `strict` was off: the data before it was delivered. */
   readonly gzipError: string | null;
   /** Closes the file, for a source whose chunks are not read to the end. */
@@ -137,7 +139,14 @@ export async function openTraceSource(path: string, strict = false): Promise<Tra
   }
   if (first === undefined) {
     if (gz.error !== null) throw new TraceFormatError(path, 'byte 0', `${gz.error}, nothing decompressed`);
-    if (peeked.length === 0 || peeked.every((b) => b.length === 0)) throw new TraceFormatError(path, 'byte 0', 'empty file');
+    if (peeked.length === 0 || peeked.every((b) => b.length === 0)) {
+      // No bytes are a protobuf Trace of no packets: trace_processor loads an empty file as an empty trace.
+      if (strict) throw new TraceFormatError(path, 'byte 0', 'empty file');
+      return {
+        format: 'proto', gzipped, size, chunks: (async function* () {})(), empty: true, gzipError: gz.error,
+        contentHash: hash.digest, async close() { await it.return?.(undefined); },
+      };
+    }
     throw new TraceFormatError(path, 'byte 0', 'only whitespace, no trace data');
   }
   // As Perfetto guesses: '{' or '[' is JSON, a packet tag (field 1, length-delimited: 0x0a) is protobuf.
