@@ -108,9 +108,18 @@ describe('gsprof open: hostile requests and faults (issue 15)', () => {
     expect(s.out.stderr.trim()).toMatch(/^gsprof: \S*secret\.pftrace: cannot read: EACCES[^\n]*$/);
   });
 
+  it('serves only what loads as a trace: a JSON file that is not one is refused before serving (issue 33)', async () => {
+    const file = join(tempDir(), 'package.json');
+    writeFileSync(file, '{"name":"x","version":"1"}');
+    const s = startOpen(file, await freePort());
+    expect(await s.exited).toBe(2);
+    expect(s.out.stdout).not.toContain('Serving');
+    expect(s.out.stderr.trim()).toMatch(/^gsprof: open: \S*package\.json: top level: read as JSON: .*not a Chrome\/Kineto trace$/);
+  });
+
   it('Ctrl-C before the trace is fetched exits 130, as the docs say', async () => {
     const file = join(tempDir(), 'run.pftrace');
-    writeFileSync(file, 'x');
+    writeFileSync(file, Buffer.from([0x0a, 0x00]));
     const s = startOpen(file, await freePort());
     await s.listening;
     s.child.kill('SIGINT');

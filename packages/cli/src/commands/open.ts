@@ -25,6 +25,12 @@ export default class Open extends GsprofCommand {
     const { serveTraceOnce } = await import('../serve/serve-once.js');
     const { resolveTrace } = await import('../views/open-trace.js');
     const trace = resolveTrace(args.trace);
+    // Only what loads as a trace is served: the UI would show a file that is not one as an empty timeline.
+    // (An unreadable file is left to serveTraceOnce, which says so before serving anything.)
+    const { accessSync, constants } = await import('node:fs');
+    let readable = true;
+    try { accessSync(trace, constants.R_OK); } catch { readable = false; }
+    if (readable) await (await import('@gsprof/profiler')).validateTrace(trace);
     const { openBrowser } = await import('../serve/browser.js');
     const controller = new AbortController();
     const onSigint = (): void => controller.abort();
