@@ -23,6 +23,8 @@
 
   // Grouped bars: the bar series of a chart side by side within each x slot of `slot` x units (1 for categories,
   // the bin width for a histogram), together 80% of it; positions and widths are in x units (disp unit 1).
+  // 1, 2, 5, 10, 20, 50, ... : tick steps for axes whose values are whole numbers.
+  const WHOLE_INCREMENTS = Array.from({ length: 39 }, (_, i) => [1, 2, 5][i % 3] * 10 ** Math.floor(i / 3));
   const barPaths = (index, count, slot) => {
     const width = (0.8 * slot) / count;
     return uPlot.paths.bars({
@@ -71,6 +73,8 @@
       }),
     ];
     const xAxis = { label: chart.xLabel, values: (_u, ticks) => ticks.map((t) => (categories ? (categories[t] ?? '') : fmt(chart.xUnit, t))) };
+    // A count (step, rank, run) has no fractions: uPlot's default increments would label ticks 2.50.
+    if (chart.xUnit === 'count') xAxis.incrs = WHOLE_INCREMENTS;
     if (chart.logX) {
       // The measured nEnvs as the ticks, every one labelled (uPlot labels only some ticks of a log axis).
       xAxis.splits = () => chart.x;
@@ -96,7 +100,7 @@
               : { time: false },
         y: { range: (_u, min, max) => [chart.yFromZero ? 0 : min, max === min ? max + 1 : max * 1.05] },
       },
-      axes: [xAxis, { label: chart.yLabel, size: 70, values: (_u, ticks) => ticks.map((t) => fmt(chart.yUnit, t)) }],
+      axes: [xAxis, { label: chart.yLabel, size: 70, values: (_u, ticks) => ticks.map((t) => fmt(chart.yUnit, t)), ...(chart.yUnit === 'count' ? { incrs: WHOLE_INCREMENTS } : {}) }],
       legend: { live: true },
       cursor: { drag: { x: true, y: false } },
     };
