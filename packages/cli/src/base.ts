@@ -44,6 +44,9 @@ export abstract class GsprofCommand extends Command {
 
   protected override async init(): Promise<void> {
     await super.init();
+    // Temporary folders that killed gsprof runs left (their owner pid is gone) are removed at every start.
+    const { removeStaleTempDirs } = await import('@gsprof/dawn');
+    removeStaleTempDirs();
     const flags = (this.constructor as { flags?: Record<string, unknown> }).flags;
     if (flags?.strict === strictFlag && this.argv.includes('--strict')) {
       const { importSettings } = await import('./views/open-trace.js');

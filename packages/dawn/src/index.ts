@@ -2,7 +2,7 @@
 /**
  * The one way gsprof starts Dawn (the `webgpu` package), shared by the simulator, the profiler and the CLI:
  * - Mesa's Vulkan loader warns when XDG_RUNTIME_DIR is unset; gsprof then points it at a folder of its own,
- *   made for this process (mode 0700) and removed at exit, never at the shared temp folder.
+ *   made for this process (mode 0700, temp-dirs.ts) and removed at exit, never at the shared temp folder.
  * - dawn.node aborts the process when a GPU instance is garbage-collected while work made from it is still
  *   pending (a program that drops its instance after requestAdapter() crashes at exit), so every instance made
  *   here lives as long as the process.
@@ -11,9 +11,9 @@
  * - GSPROF_ADAPTER picks the adapter, like CUDA_VISIBLE_DEVICES: a number is an index into the list Dawn
  *   reports, anything else an adapter name; a choice that matches nothing names the choice and what exists.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { makeTempDir } from './temp-dirs.js';
+
+export { makeTempDir, removeStaleTempDirs, removeTempDir } from './temp-dirs.js';
 
 /** Dawn's instance flag that keeps timestamps exact. */
 export const QUANTIZATION_OFF = 'disable-dawn-features=timestamp_quantization';
@@ -31,9 +31,8 @@ export class DawnUnavailableError extends Error {
 /** Sets XDG_RUNTIME_DIR to a private folder when it is unset. Must run before Dawn (and so Mesa) loads. */
 export function ensureRuntimeDir(): void {
   if (process.env.XDG_RUNTIME_DIR) return;
-  const dir = mkdtempSync(join(tmpdir(), 'gsprof-xdg-'));
-  process.env.XDG_RUNTIME_DIR = dir;
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  // Removed at exit or on a signal; a killed process's is removed by the next gsprof start.
+  process.env.XDG_RUNTIME_DIR = makeTempDir('xdg');
 }
 
 let loading: Promise<DawnModule> | null = null;

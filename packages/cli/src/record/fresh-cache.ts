@@ -2,9 +2,8 @@
  * it. gsprof keeps no kernel cache of its own; what this makes cold is the driver's shader cache (Mesa keeps
  * compiled shaders under $XDG_CACHE_HOME/mesa_shader_cache unless MESA_SHADER_CACHE_DIR says otherwise).
  * The persistent caches are never touched. */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { makeTempDir, removeTempDir } from '@gsprof/dawn';
 
 export const CACHE_ENV_VARS = ['XDG_CACHE_HOME', 'MESA_SHADER_CACHE_DIR'] as const;
 
@@ -15,7 +14,7 @@ export interface FreshCache {
 }
 
 export function useFreshCache(env: NodeJS.ProcessEnv = process.env): FreshCache {
-  const dir = mkdtempSync(join(tmpdir(), 'gsprof-cache-'));
+  const dir = makeTempDir('cache');
   const saved = CACHE_ENV_VARS.map((name) => [name, env[name]] as const);
   env.XDG_CACHE_HOME = dir;
   env.MESA_SHADER_CACHE_DIR = join(dir, 'mesa_shader_cache');
@@ -26,7 +25,7 @@ export function useFreshCache(env: NodeJS.ProcessEnv = process.env): FreshCache 
         if (value === undefined) delete env[name];
         else env[name] = value;
       }
-      rmSync(dir, { recursive: true, force: true });
+      removeTempDir(dir);
     },
   };
 }

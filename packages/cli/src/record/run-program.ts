@@ -4,11 +4,12 @@
  * which writes the trace of the steps recorded so far and exits; gsprof waits for that.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { hostname, tmpdir } from 'node:os';
+import { hostname } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { makeTempDir, removeTempDir } from '@gsprof/dawn';
 import { CliError } from '../errors.js';
 import { encodeConfig, PRELOAD_ENV, type PreloadConfig } from '../preload/config.js';
 import type { TraceFormat } from './handlers.js';
@@ -161,14 +162,14 @@ function preloadConfig(options: RecordProgramOptions, resultFile: string, interr
 async function recording<T>(options: RecordProgramOptions, body: (work: string, children: Set<ChildProcess>, interrupt: string) => Promise<T>): Promise<T> {
   if (options.command.length === 0) throw new CliError('record', 'no command after --');
   const cache = options.freshCache ? useFreshCache() : null;
-  const work = mkdtempSync(join(tmpdir(), 'gsprof-run-'));
+  const work = makeTempDir('run');
   try {
     mkdirSync(options.outDir, { recursive: true });
     const children = new Set<ChildProcess>();
     const interrupt = join(work, 'interrupt');
     return await forwardingSignals(children, interrupt, () => body(work, children, interrupt));
   } finally {
-    rmSync(work, { recursive: true, force: true });
+    removeTempDir(work);
     cache?.dispose();
   }
 }

@@ -4,10 +4,10 @@
  * not independent.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { makeTempDir, removeTempDir } from '@gsprof/dawn';
 import type { Baseline } from '@gsprof/profiler';
 import { CliError } from '../errors.js';
 
@@ -37,7 +37,7 @@ export async function recordRuns(argv: string[], runs: number, outDir: string, b
   const { mergeBaselines, readBaseline, traceStats, writeBaseline } = await import('@gsprof/profiler');
   const { median } = traceStats;
   const base = argsWithout(argv, ['--runs', '--out', '--baseline-out', '--json']).filter((a) => a !== '--json');
-  const work = mkdtempSync(join(tmpdir(), 'gsprof-runs-'));
+  const work = makeTempDir('runs');
   const outDirs: string[] = [];
   const rates: number[] = [];
   const baselines: Baseline[] = [];
@@ -75,6 +75,6 @@ export async function recordRuns(argv: string[], runs: number, outDir: string, b
     await writeBaseline(baselineOut, merged);
     return { runs, baseline: baselineOut, outDirs, envStepsPerSecond: rates };
   } finally {
-    rmSync(work, { recursive: true, force: true });
+    removeTempDir(work);
   }
 }

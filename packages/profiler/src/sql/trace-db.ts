@@ -9,9 +9,8 @@ import {
   DuckDBInstance, JSDuckDBValueConverter, StatementType,
   type DuckDBConnection, type DuckDBDataChunk, type DuckDBExtractedStatements, type DuckDBPreparedStatement, type DuckDBResult,
 } from '@duckdb/node-api';
-import { readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { stat } from 'node:fs/promises';
+import { makeTempDir, removeStaleTempDirs, removeTempDir } from '@gsprof/dawn';
 import { join } from 'node:path';
 import { importTraceInto, type ImportedFile, type ImportOptions } from '../import/import-trace.js';
 import { PROBLEM_SEVERITIES } from '../import/import-stats.js';
@@ -67,66 +66,9 @@ const READ_ONLY_TYPES = new Set<number>([StatementType.SELECT, StatementType.EXP
 /** Reopened read-only: no statement, however it is wrapped (EXPLAIN ANALYZE DELETE ...), can change the tables. */
 const READ_ONLY_CONFIG = { access_mode: 'READ_ONLY', enable_external_access: 'false', lock_configuration: 'true' } as const;
 
-const TEMP_PREFIX = 'gsprof-trace-';
-/** Temporary database folders of this process, removed on every exit path (close, exit, SIGINT/SIGTERM/SIGHUP). */
-const liveTempDirs = new Set<string>();
-const EXIT_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-let cleanupInstalled = false;
-
-function removeLiveTempDirs(): void {
-  for (const dir of liveTempDirs) rmSync(dir, { recursive: true, force: true });
-  liveTempDirs.clear();
-}
-
-/** On a signal nobody else handles: remove the folders, then die of the same signal (exit status unchanged). */
-function onSignal(sig: NodeJS.Signals): void {
-  removeLiveTempDirs();
-  for (const s of EXIT_SIGNALS) process.removeListener(s, onSignal);
-  process.kill(process.pid, sig);
-}
-
-function installCleanup(): void {
-  if (cleanupInstalled) return;
-  cleanupInstalled = true;
-  process.on('exit', removeLiveTempDirs);
-  // Only where no one else handles the signal: a program that does (gsprof record) keeps its own behaviour, and
-  // the next start removes what a killed run left.
-  for (const s of EXIT_SIGNALS) if (process.listenerCount(s) === 0) process.on(s, onSignal);
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Removes the temporary databases that killed runs left: their owner pid is gone (or, without a pid file, a day old). */
-export function removeStaleTempDatabases(dir = tmpdir()): string[] {
-  const removed: string[] = [];
-  let names: string[];
-  try { names = readdirSync(dir); } catch { return removed; }
-  for (const name of names) {
-    if (!name.startsWith(TEMP_PREFIX)) continue;
-    const path = join(dir, name);
-    if (liveTempDirs.has(path)) continue;
-    let pid = Number.NaN;
-    try { pid = Number(readFileSync(join(path, 'pid'), 'utf8')); } catch { /* no pid file yet */ }
-    let stale: boolean;
-    // A folder another process has just made has no pid (or an empty one) for a moment: only its age can tell.
-    if (Number.isInteger(pid) && pid > 0) stale = !pidAlive(pid);
-    else {
-      try { stale = Date.now() - statSync(path).mtimeMs > 24 * 3600 * 1000; } catch { stale = false; }
-    }
-    if (!stale) continue;
-    try {
-      rmSync(path, { recursive: true, force: true });
-      removed.push(path);
-    } catch { /* another user's folder or already gone: not ours to report */ }
-  }
-  return removed;
+/** Removes the temporary databases (and other gsprof folders) that killed runs left: their owner pid is gone. */
+export function removeStaleTempDatabases(dir?: string): string[] {
+  return removeStaleTempDirs(dir);
 }
 
 export class TraceDb {
@@ -158,11 +100,7 @@ export class TraceDb {
    */
   static async overViews(label: string, define: (conn: DuckDBConnection) => Promise<void>,
     opts: { memoryLimit?: string; threads?: number; allowedDirectories: string[]; members: TraceDb[] }): Promise<TraceDb> {
-    removeStaleTempDatabases();
-    const tempDir = await mkdtemp(join(tmpdir(), TEMP_PREFIX));
-    liveTempDirs.add(tempDir);
-    installCleanup();
-    await writeFile(join(tempDir, 'pid'), String(process.pid));
+    const tempDir = makeTempDir('trace');
     let instance: DuckDBInstance | null = null;
     try {
       instance = await DuckDBInstance.create(':memory:', {
@@ -178,8 +116,7 @@ export class TraceDb {
       return new TraceDb(label, 'ranks', instance, conn, tempDir, ':memory:', opts.members);
     } catch (err) {
       instance?.closeSync();
-      await rm(tempDir, { recursive: true, force: true });
-      liveTempDirs.delete(tempDir);
+      removeTempDir(tempDir);
       for (const m of opts.members) await m.close();
       throw err;
     }
@@ -193,19 +130,13 @@ export class TraceDb {
       threads: String(opts.threads ?? 2),
       preserve_insertion_order: 'false',
     };
-    // Folders that killed runs left are removed on every open, a cached one too.
-    removeStaleTempDatabases();
     // Every open gets a temporary folder of its own: DuckDB spills there when a query outgrows the memory
-    // limit (a read-only database too), and an import writes its database there first.
-    const tempDir = await mkdtemp(join(tmpdir(), TEMP_PREFIX));
-    liveTempDirs.add(tempDir);
-    installCleanup();
-    await writeFile(join(tempDir, 'pid.tmp'), String(process.pid));
-    await rename(join(tempDir, 'pid.tmp'), join(tempDir, 'pid'));
+    // limit (a read-only database too), and an import writes its database there first. Making it removes the
+    // folders that killed runs left, on every open, a cached one too.
+    const tempDir = makeTempDir('trace');
     const spilling = { ...config, temp_directory: join(tempDir, 'spill') };
     const release = async (): Promise<void> => {
-      await rm(tempDir, { recursive: true, force: true });
-      liveTempDirs.delete(tempDir);
+      removeTempDir(tempDir);
     };
     try {
       const id = cacheEnabled(opts.cache) ? await traceCacheKey(path, opts) : null;
@@ -362,8 +293,7 @@ export class TraceDb {
     this.instance.closeSync();
     for (const m of this.members) await m.close();
     if (this.tempDir) {
-      await rm(this.tempDir, { recursive: true, force: true });
-      liveTempDirs.delete(this.tempDir);
+      removeTempDir(this.tempDir);
     }
   }
 
