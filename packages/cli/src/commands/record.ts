@@ -55,6 +55,7 @@ export default class Record extends GsprofCommand {
     'physics-counters': Flags.boolean({ description: 'sim-core\'s per-step counter tracks (solver iterations, contacts, constraints, env resets) and per-env events (env reset, env nan, solver not converged) (--no-physics-counters: leave them out)', default: true, allowNo: true }),
     fps: Flags.boolean({ description: 'print the FPS lines (--no-fps: quiet)', default: true, allowNo: true }),
     nproc: Flags.integer({ description: 'with -- <program>: run N ranks of it at once, as torchrun --standalone --nproc-per-node N does (RANK, LOCAL_RANK, WORLD_SIZE; GSPROF_ADAPTER=LOCAL_RANK unless set); each rank writes <name>.rank<k> traces, summarised per rank with the straggler view', min: 1, default: 1 }),
+    'term-grace': Flags.integer({ description: 'with --nproc: when a rank fails, the other ranks get SIGTERM, then SIGKILL after this many seconds (as torchrun does); a second Ctrl-C kills at once', min: 0, default: 30 }),
     runs: Flags.integer({ description: 'independent runs, each in a fresh process, merged into one baseline for compare (written to --baseline-out, else OUT/baseline.json; traces in OUT/run-K)', min: 1, default: 1 }),
   };
 
@@ -85,6 +86,7 @@ export default class Record extends GsprofCommand {
       const result = await recordRanks({
         command, schedule: scheduleFromFlags(scheduleFlags, undefined), sync: flags.sync, profileMemory: flags['profile-memory'], outDir: flags.out, format,
         freshCache: flags['fresh-cache'], stepsFrom: flags['steps-from'] as 'auto' | 'marks' | 'submits', physicsCounters: flags['physics-counters'],
+        termGraceS: flags['term-grace'],
       }, flags.nproc);
       for (const r of result.ranks) {
         const ending = r.signal !== null ? `, killed by ${r.signal}` : r.exitCode !== 0 ? `, exit code ${r.exitCode}` : '';
@@ -106,10 +108,13 @@ export default class Record extends GsprofCommand {
       }
       for (const t of traces) this.print(`wrote ${t}`);
       // A rank's crash or failing exit code is the run's: the first failing rank's status becomes gsprof's.
-      const failed = result.ranks.find((r) => r.signal !== null || (r.exitCode !== 0 && r.exitCode !== null));
+      const failed = result.firstFailed !== null ? result.ranks[result.firstFailed]
+        : result.ranks.find((r) => r.signal !== null || (r.exitCode !== 0 && r.exitCode !== null));
       if (failed) {
         const number = failed.signal !== null ? (osConstants.signals[failed.signal as NodeJS.Signals] ?? 0) : 0;
-        throw new CliError(`rank ${failed.rank}`, failed.signal !== null ? `killed by ${failed.signal}` : `exited with code ${failed.exitCode}`, failed.signal !== null ? 128 + number : failed.exitCode!);
+        const what = failed.signal !== null ? `killed by ${failed.signal}` : `exited with code ${failed.exitCode}`;
+        const others = result.stoppedRanks > 0 ? ` first; ${result.stoppedRanks} other rank(s) still running were stopped (SIGTERM, then SIGKILL after --term-grace)` : '';
+        throw new CliError(`rank ${failed.rank}`, `${what}${others}`, failed.signal !== null ? 128 + number : failed.exitCode!);
       }
       if (traces.length === 0) throw new CliError('record', `${command[0]} wrote no trace on any rank (did it take a step, with a WebGPU device from the 'webgpu' package or a @gsprof/sim-core scene?)`);
       return { ...result, summary: data };

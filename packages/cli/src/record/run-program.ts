@@ -1,7 +1,8 @@
 /**
  * `gsprof record -- <command...>`: runs a Node program with the instrumentation preload (`node --import`),
  * forwards its output, and reports the traces it wrote; `--nproc N` runs N ranks of it. SIGINT, SIGTERM and SIGHUP are passed on to the program,
- * which writes the trace of the steps recorded so far and exits; gsprof waits for that.
+ * which writes the trace of the steps recorded so far and exits; gsprof waits for that (a second signal, a
+ * second later, kills it). With --nproc, the first rank to fail stops the others (SIGTERM, then SIGKILL).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -27,6 +28,8 @@ export interface RecordProgramOptions {
   outDir: string;
   format: TraceFormat;
   freshCache: boolean;
+  /** --nproc: seconds between SIGTERM and SIGKILL for the other ranks after one fails (default 30). */
+  termGraceS?: number;
 }
 
 export interface RecordProgramResult {
@@ -109,17 +112,28 @@ async function runChild(options: RecordProgramOptions, config: PreloadConfig, ex
   return { code, signal, report };
 }
 
+/** A second signal this long after the first is a second Ctrl-C (one Ctrl-C often arrives twice, from the
+ * terminal and from a wrapper such as npx, milliseconds apart). */
+const SECOND_SIGNAL_MS = 1000;
+
 /** Signals to gsprof go to every program it started (each writes the trace of the steps recorded so far and
- * exits), and gsprof waits for them: a `kill` of gsprof alone never leaves a program running unrecorded. */
-async function forwardingSignals<T>(children: Set<ChildProcess>, interruptFile: string, body: () => Promise<T>): Promise<T> {
+ * exits), and gsprof waits for them: a `kill` of gsprof alone never leaves a program running unrecorded. A second
+ * signal (a second Ctrl-C) kills them with SIGKILL, for a program that ignores the first. */
+async function forwardingSignals<T>(children: Set<ChildProcess>, interruptFile: string, body: (interrupted: () => boolean) => Promise<T>): Promise<T> {
+  let firstAt: number | null = null;
   const forward = (signal: NodeJS.Signals): void => {
+    if (firstAt !== null && Date.now() - firstAt >= SECOND_SIGNAL_MS) {
+      for (const c of children) c.kill('SIGKILL');
+      return;
+    }
+    firstAt ??= Date.now();
     try { writeFileSync(interruptFile, signal); } catch { /* the work folder is gone: the run is over */ }
     for (const c of children) c.kill(signal);
   };
   const forwarded: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
   for (const s of forwarded) process.on(s, forward);
   try {
-    return await body();
+    return await body(() => firstAt !== null);
   } finally {
     for (const s of forwarded) process.off(s, forward);
   }
@@ -159,7 +173,8 @@ function preloadConfig(options: RecordProgramOptions, resultFile: string, interr
 
 /** One recording of the program (or of its ranks): the checks, the fresh driver cache, a work folder for the
  * preloads' result and interrupt files, and signal forwarding to every child, undone whatever happens. */
-async function recording<T>(options: RecordProgramOptions, body: (work: string, children: Set<ChildProcess>, interrupt: string) => Promise<T>): Promise<T> {
+async function recording<T>(options: RecordProgramOptions,
+  body: (work: string, children: Set<ChildProcess>, interrupt: string, interrupted: () => boolean) => Promise<T>): Promise<T> {
   if (options.command.length === 0) throw new CliError('record', 'no command after --');
   const cache = options.freshCache ? useFreshCache() : null;
   const work = makeTempDir('run');
@@ -167,7 +182,7 @@ async function recording<T>(options: RecordProgramOptions, body: (work: string, 
     mkdirSync(options.outDir, { recursive: true });
     const children = new Set<ChildProcess>();
     const interrupt = join(work, 'interrupt');
-    return await forwardingSignals(children, interrupt, () => body(work, children, interrupt));
+    return await forwardingSignals(children, interrupt, (interrupted) => body(work, children, interrupt, interrupted));
   } finally {
     removeTempDir(work);
     cache?.dispose();
@@ -185,7 +200,16 @@ export interface RecordRanksResult {
   jobId: string;
   worldSize: number;
   ranks: Array<RecordProgramResult & { rank: number }>;
+  /** The rank that failed (non-zero exit or a signal) first, when one did. */
+  firstFailed: number | null;
+  /** How many ranks were still running then and were stopped (SIGTERM, then SIGKILL after the grace period). */
+  stoppedRanks: number;
 }
+
+/** Default seconds between SIGTERM and SIGKILL for the ranks still running after one fails (torchrun's 30). */
+export const DEFAULT_TERM_GRACE_S = 30;
+
+const failedRun = (run: ChildRun): boolean => run.signal !== null || (run.code !== null && run.code !== 0);
 
 /** A free TCP port on this machine, for MASTER_PORT (a program written for torchrun may open it). */
 function freePort(): Promise<number> {
@@ -208,13 +232,35 @@ function freePort(): Promise<number> {
 export async function recordRanks(options: RecordProgramOptions, nproc: number): Promise<RecordRanksResult> {
   const jobId = `${hostname()}_${process.pid}_${Date.now()}`;
   const port = process.env.MASTER_PORT ?? String(await freePort());
-  const runs = await recording(options, (work, children, interrupt) => Promise.all(Array.from({ length: nproc }, (_, rank) => {
-    const env: NodeJS.ProcessEnv = {
-      RANK: String(rank), LOCAL_RANK: String(rank), WORLD_SIZE: String(nproc), LOCAL_WORLD_SIZE: String(nproc),
-      GROUP_RANK: '0', MASTER_ADDR: process.env.MASTER_ADDR ?? '127.0.0.1', MASTER_PORT: port, GSPROF_JOB_ID: jobId,
-      GSPROF_ADAPTER: process.env.GSPROF_ADAPTER ?? String(rank),
+  // As torchrun: when a rank fails, the others (blocked in a collective, say) get SIGTERM, then SIGKILL after the
+  // grace period. Not after Ctrl-C: then every rank is already writing its trace and exiting.
+  let firstFailed: number | null = null;
+  let stoppedRanks = 0;
+  let killTimer: NodeJS.Timeout | undefined;
+  const runs = await recording(options, async (work, children, interrupt, interrupted) => {
+    const stopOthers = (): void => {
+      stoppedRanks = children.size;
+      for (const c of children) c.kill('SIGTERM');
+      killTimer = setTimeout(() => { for (const c of children) c.kill('SIGKILL'); }, (options.termGraceS ?? DEFAULT_TERM_GRACE_S) * 1000);
+      killTimer.unref();
     };
-    return runChild(options, preloadConfig(options, join(work, `result-${rank}.json`), interrupt), env, `[rank ${rank}] `, children);
-  })));
-  return { jobId, worldSize: nproc, ranks: runs.map((r, rank) => ({ rank, ...resultOf(options, r) })) };
+    try {
+      return await Promise.all(Array.from({ length: nproc }, async (_, rank) => {
+        const env: NodeJS.ProcessEnv = {
+          RANK: String(rank), LOCAL_RANK: String(rank), WORLD_SIZE: String(nproc), LOCAL_WORLD_SIZE: String(nproc),
+          GROUP_RANK: '0', MASTER_ADDR: process.env.MASTER_ADDR ?? '127.0.0.1', MASTER_PORT: port, GSPROF_JOB_ID: jobId,
+          GSPROF_ADAPTER: process.env.GSPROF_ADAPTER ?? String(rank),
+        };
+        const run = await runChild(options, preloadConfig(options, join(work, `result-${rank}.json`), interrupt), env, `[rank ${rank}] `, children);
+        if (firstFailed === null && failedRun(run) && !interrupted()) {
+          firstFailed = rank;
+          stopOthers();
+        }
+        return run;
+      }));
+    } finally {
+      clearTimeout(killTimer);
+    }
+  });
+  return { jobId, worldSize: nproc, ranks: runs.map((r, rank) => ({ rank, ...resultOf(options, r) })), firstFailed, stoppedRanks };
 }
