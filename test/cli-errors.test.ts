@@ -23,7 +23,9 @@ describe('bad input', () => {
 
   it('broken JSON names the file and where', async () => {
     const f = join(dir, 'bad.json');
-    writeFileSync(f, '{"traceEvents": [ {"ph": "X", "ts": 1,, } ]}');
+    // One broken event beside a usable one: the usable one loads (a file of only broken events also warns that it
+    // has no usable events, a second true line).
+    writeFileSync(f, '{"traceEvents": [ {"ph": "X", "ts": 1,, }, {"ph": "X", "name": "k", "pid": 1, "tid": 1, "ts": 2, "dur": 1} ]}');
     expectOneLineError(await gsprof(['summary', f, '--strict']), /bad\.json: line 1/);
     // Lenient by default (as Perfetto): loaded, with one warning line giving the counts.
     const r = await gsprof(['summary', f]);
