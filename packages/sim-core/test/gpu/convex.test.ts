@@ -17,6 +17,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { CPU_STAGES, stepCpu } from '../../src/cpu/step.js';
+import { STAGES } from '../../src/stages/registry.js';
 import type { Data } from '../../src/data/data.js';
 import { makeData } from '../../src/data/make-data.js';
 import { collisionKernel } from '../../src/stages/collision/wgsl.js';
@@ -33,7 +34,9 @@ import { upload } from './upload.js';
 const BY_NAME = new Map<string, KernelDef>(
   GPU_KERNELS.map((k) => [k.name, k]),
 );
-const PIPELINE: KernelDef[] = CPU_STAGES.map((s) => BY_NAME.get(s.name)!);
+// The stages with a WGSL kernel (the CPU-only `sensor` stage has none, and these models have no sensors).
+const GPU_STAGE = new Set(STAGES.filter((s) => s.wgsl).map((s) => s.name));
+const PIPELINE: KernelDef[] = CPU_STAGES.filter((s) => GPU_STAGE.has(s.name)).map((s) => BY_NAME.get(s.name)!);
 
 /** Two envs: the second starts with the first's velocity scaled, so the batch holds two different motions. */
 const N = 2;

@@ -6,6 +6,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { CPU_STAGES, stepCpu } from '../../src/cpu/step.js';
+import { STAGES } from '../../src/stages/registry.js';
 import type { Data } from '../../src/data/data.js';
 import { makeData } from '../../src/data/make-data.js';
 import { GPU_KERNELS } from '../../src/gpu/kernels/index.js';
@@ -19,7 +20,9 @@ import { gpuOrSkip, hasGpu } from './gpu-env.js';
 import { upload } from './upload.js';
 
 /** Every kernel, in the CPU pipeline's order. */
-const PIPELINE: KernelDef[] = CPU_STAGES.map((s) => {
+// The stages with a WGSL kernel (the CPU-only `sensor` stage has none, and these models have no sensors).
+const GPU_STAGE = new Set(STAGES.filter((s) => s.wgsl).map((s) => s.name));
+const PIPELINE: KernelDef[] = CPU_STAGES.filter((s) => GPU_STAGE.has(s.name)).map((s) => {
   const k = GPU_KERNELS.find((g) => g.name === s.name);
   if (!k) throw new Error(`no WGSL kernel for CPU stage '${s.name}'`);
   return k;

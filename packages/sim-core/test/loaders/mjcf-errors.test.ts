@@ -5,7 +5,6 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeData } from '../../src/data/make-data.js';
 import { ModelFileError, loadMJCF } from '../../src/loaders/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gsprof-mjcf-err-'));
@@ -60,8 +59,8 @@ describe('loadMJCF errors', () => {
     const ball = write('ball.xml', '<mujoco><worldbody><body>\n<joint type="ball" range="5 30"/><geom size="1"/></body></worldbody></mujoco>');
     expect(() => loadMJCF(ball)).toThrow(`${ball}:2: <joint>: range[0] should be 0 in ball joint`);
     const ballMotor = write('ball-motor.xml', '<mujoco><worldbody><body><joint name="b" type="ball"/><geom size="1"/></body></worldbody><actuator><motor joint="b"/></actuator></mujoco>');
-    // loaded, then refused when the scene's data is built (where transmissions are planned)
-    expect(() => makeData(loadMJCF(ballMotor).model, 1, '64')).toThrow(/joint transmission is supported on hinge and slide joints only/);
+    // refused at load with file:line and element (issue 28; it used to load and fail only when the data was built)
+    expect(() => loadMJCF(ballMotor)).toThrow(`${ballMotor}:1: <motor>: unsupported transmission on ball joint "b"`);
     const attr = write('attr.xml', '<mujoco><worldbody><body><geom size="1" fluidshape="ellipsoid"/></body></worldbody></mujoco>');
     expect(() => loadMJCF(attr)).toThrow(`${attr}:1: <geom>: unsupported attribute 'fluidshape'`);
     const siteConnect = write('site-connect.xml', '<mujoco><worldbody><body name="b"><joint/><geom size="1"/><site name="s"/></body></worldbody><equality><connect site1="s" site2="s"/></equality></mujoco>');
