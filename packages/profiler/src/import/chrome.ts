@@ -18,6 +18,8 @@ import {
 /** A begin or end event (B/E, async b/e and S/F), kept until the end: they are matched in time order. */
 interface Edge {
   begin: boolean; ts: number; order: number; id: number; name: string | null; category: string | null; args: unknown;
+  /** The exact ts where `ts` is not (2^53 ns or more from the origin), else null. */
+  exact: bigint | null;
   /** The event's tts in ns (null: none). */
   tts: number | null;
 }
@@ -80,6 +82,11 @@ class ChromeImporter {
   private globalTrack: number | null = null;
   /** Integer µs of relative time 0; ts are kept as ns relative to it. */
   private originUs: number | null = null;
+  /**
+   * The last tsOf's exact value where the number it returned is not exact (2^53 ns or more from the origin: an
+   * event of another day than the first one), else null. Rows take it; nesting takes the number near it.
+   */
+  private exactTs: bigint | null = null;
   private nextSynthetic = 1 << 30;
   private events = 0;
   /**
@@ -210,7 +217,7 @@ class ChromeImporter {
         }
         this.sink.nestStart(track, id, ts, ts + dur, true);
         this.v2Flow(e, id, ts, track);
-        this.sink.slice(id, ts, dur, track, category, name, argSet, this.sink.depth, this.sink.parent);
+        this.sink.slice(id, this.exactTs ?? ts, dur, track, category, name, argSet, this.sink.depth, this.sink.parent);
         if (dur === 0) this.sink.zeroDurSlice(id);
         if (e.tts !== undefined || e.tdur !== undefined) this.sink.threadTime(id, threadNs(e.tts), threadNs(e.tdur));
         return;
@@ -225,7 +232,7 @@ class ChromeImporter {
         if (!list) { list = []; this.edges.set(track, list); }
         // As trace_processor, thread time is read for B/E only, not for async events.
         const tts = sync && e.tts !== undefined ? threadNs(e.tts) : null;
-        list.push({ begin, ts, order: this.events, id, name, category, args: hasArgs(e) ? e.args : undefined, tts });
+        list.push({ begin, ts, exact: this.exactTs, order: this.events, id, name, category, args: hasArgs(e) ? e.args : undefined, tts });
         if (begin) this.v2Flow(e, id, ts, track);
         return;
       }
@@ -238,7 +245,7 @@ class ChromeImporter {
         this.streamed.add(track);
         if (!(ts <= (this.lastInstant.get(track) ?? -Infinity))) this.lastInstant.set(track, ts);
         this.sink.nestStart(track, id, ts, ts);
-        this.sink.slice(id, ts, 0, track, category, name, this.args(e), this.sink.depth, this.sink.parent);
+        this.sink.slice(id, this.exactTs ?? ts, 0, track, category, name, this.args(e), this.sink.depth, this.sink.parent);
         // trace_processor keeps the tts of a thread's instant (with no thread_dur), not of another scope's.
         if (e.tts !== undefined && scope !== 'g' && scope !== 'p' && ph !== 'n' && ph !== 'T' && ph !== 'p') {
           this.sink.threadTime(id, threadNs(e.tts), null);
@@ -264,7 +271,7 @@ class ChromeImporter {
             track = this.sink.addTrack({ type: 'counter', name: trackName, upid, parentId: this.processTrack(pid) });
             this.counterTracks.set(k, track);
           }
-          this.sink.counter(ts, track, num);
+          this.sink.counter(this.exactTs ?? ts, track, num);
         }
         return;
       }
@@ -328,7 +335,10 @@ class ChromeImporter {
       this.originUs = split.intUs;
       this.sink.origin = BigInt(split.intUs) * 1000n;
     }
-    return (split.intUs - this.originUs) * 1000 + split.fracNs;
+    const rel = (split.intUs - this.originUs) * 1000 + split.fracNs;
+    // Past 2^53 ns the double may be off by up to 256 ns at an epoch µs ts: the exact value is kept beside it.
+    this.exactTs = Number.isSafeInteger(rel) ? null : (BigInt(split.intUs) - BigInt(this.originUs)) * 1000n + BigInt(split.fracNs);
+    return rel;
   }
 
   /** An X event's dur in ns; NaN (the event is dropped) when it has none or one that cannot be stored. */
@@ -483,7 +493,7 @@ class ChromeImporter {
           this.sink.argTree(argSet, 'args', mergeEndArgs(b.args, s.endArgs));
         }
         this.sink.nestStart(track, b.id, b.ts, s.dur < 0 ? Infinity : b.ts + s.dur);
-        this.sink.slice(b.id, b.ts, s.dur, track, b.category, b.name, argSet, this.sink.depth, this.sink.parent);
+        this.sink.slice(b.id, b.exact ?? b.ts, s.dur, track, b.category, b.name, argSet, this.sink.depth, this.sink.parent);
         if (s.dur === 0) this.sink.zeroDurSlice(b.id);
         else this.sink.startsInFileOrder(b.id);
         // thread_dur only from an E that ended the slice, both ends with a tts (as trace_processor).
@@ -535,7 +545,7 @@ class ChromeImporter {
         continue;
       }
       const s = stack[i]!.slice!;
-      s.dur = ev.ts - s.b.ts;
+      s.dur = ev.exact === null && s.b.exact === null ? ev.ts - s.b.ts : Number((ev.exact ?? BigInt(ev.ts)) - (s.b.exact ?? BigInt(s.b.ts)));
       s.endArgs = ev.args;
       s.endTts = ev.tts;
       s.open = false;
@@ -786,41 +796,17 @@ function numberToken(buf: Buffer, at: number, end: number, out: TokenRange): voi
 
 /**
  * Splits a µs number token into integer µs and the remaining ns (rounded half up), exactly for plain decimals
- * whose integer part is below 2^53; other forms (exponents, strings) go through the parsed double.
+ * whose integer part is below 2^53, a string holding one too ("5.5" reads as trace_processor reads it); other
+ * forms (exponents) go through the parsed double.
  */
 function micros(buf: Buffer, s: number, e: number, parsed: unknown, out: { intUs: number; fracNs: number }): string | null {
   if (s >= 0) {
-    let i = s;
-    const neg = buf[i] === 0x2d;
-    if (neg) i++;
-    let intAbs = 0;
-    const intStart = i;
-    while (i < e && buf[i]! >= 0x30 && buf[i]! <= 0x39) { intAbs = intAbs * 10 + (buf[i]! - 0x30); i++; }
-    let ok = i > intStart && i - intStart <= 16 && Number.isSafeInteger(intAbs);
-    let fracNs = 0;
-    if (ok && i < e) {
-      if (buf[i] !== 0x2e) ok = false;
-      else {
-        i++;
-        let digits = 0;
-        let round = 0;
-        while (i < e && buf[i]! >= 0x30 && buf[i]! <= 0x39) {
-          if (digits < 3) fracNs = fracNs * 10 + (buf[i]! - 0x30);
-          else if (digits === 3) round = buf[i]! >= 0x35 ? 1 : 0;
-          digits++;
-          i++;
-        }
-        for (let d = digits; d < 3; d++) fracNs *= 10;
-        fracNs += round;
-        if (i < e) ok = false;
-      }
-    }
-    if (ok && intAbs > MAX_US) return `time ${buf.toString('latin1', s, e)} µs is out of range (at most ±${MAX_US} µs)`;
-    if (ok) {
-      if (neg && fracNs > 0) { out.intUs = -intAbs - 1; out.fracNs = 1000 - fracNs; }
-      else { out.intUs = neg ? -intAbs : intAbs; out.fracNs = fracNs; }
-      return null;
-    }
+    const done = plainMicros(buf, s, e, out);
+    if (done !== undefined) return done;
+  } else if (typeof parsed === 'string' && /^\s*-?\d+(\.\d*)?\s*$/.test(parsed)) {
+    const text = Buffer.from(parsed.trim(), 'latin1');
+    const done = plainMicros(text, 0, text.length, out);
+    if (done !== undefined) return done;
   }
   // A number, or a string holding one ("5.5" reads as trace_processor reads it); true, null or "" are no time.
   const v = typeof parsed === 'number' ? parsed : typeof parsed === 'string' && parsed.trim() !== '' ? Number(parsed) : Number.NaN;
@@ -830,6 +816,40 @@ function micros(buf: Buffer, s: number, e: number, parsed: unknown, out: { intUs
   const intUs = Math.floor(v);
   out.intUs = intUs;
   out.fracNs = Math.round((v - intUs) * 1000);
+  return null;
+}
+
+/**
+ * The exact split of a plain decimal (`-123.4567`) of at most 16 integer digits in bytes [s, e); undefined when
+ * the bytes are not one; an error text when it is out of range.
+ */
+function plainMicros(buf: Buffer, s: number, e: number, out: { intUs: number; fracNs: number }): string | null | undefined {
+  let i = s;
+  const neg = buf[i] === 0x2d;
+  if (neg) i++;
+  let intAbs = 0;
+  const intStart = i;
+  while (i < e && buf[i]! >= 0x30 && buf[i]! <= 0x39) { intAbs = intAbs * 10 + (buf[i]! - 0x30); i++; }
+  if (!(i > intStart && i - intStart <= 16 && Number.isSafeInteger(intAbs))) return undefined;
+  let fracNs = 0;
+  if (i < e) {
+    if (buf[i] !== 0x2e) return undefined;
+    i++;
+    let digits = 0;
+    let round = 0;
+    while (i < e && buf[i]! >= 0x30 && buf[i]! <= 0x39) {
+      if (digits < 3) fracNs = fracNs * 10 + (buf[i]! - 0x30);
+      else if (digits === 3) round = buf[i]! >= 0x35 ? 1 : 0;
+      digits++;
+      i++;
+    }
+    for (let d = digits; d < 3; d++) fracNs *= 10;
+    fracNs += round;
+    if (i < e) return undefined;
+  }
+  if (intAbs > MAX_US) return `time ${buf.toString('latin1', s, e)} µs is out of range (at most ±${MAX_US} µs)`;
+  if (neg && fracNs > 0) { out.intUs = -intAbs - 1; out.fracNs = 1000 - fracNs; }
+  else { out.intUs = neg ? -intAbs : intAbs; out.fracNs = fracNs; }
   return null;
 }
 

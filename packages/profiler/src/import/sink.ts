@@ -55,6 +55,15 @@ export function mergeArgs(begin: CapturedArg[], end: CapturedArg[]): CapturedArg
   return out;
 }
 
+/**
+ * A relative ns time given as a number that is no safe integer, for a BIGINT ts column: past 2^53 ns from the
+ * origin (an importer that has no exact value, as pftrace's relParts far from the origin) the nearest integer,
+ * as the DOUBLE staging stored it before; not finite, left for the column to refuse.
+ */
+function timeCell(ts: number): Cell {
+  return Number.isFinite(ts) && Math.abs(ts) < 2 ** 63 ? BigInt(Math.round(ts)) : ts;
+}
+
 export type TrackType = 'thread' | 'process' | 'async' | 'counter' | 'global';
 
 interface TrackInfo {
@@ -330,12 +339,13 @@ export class TraceSink {
 
   /**
    * One slice row. `depth`/`parent` are what `nestStart` gave this slice (`this.depth`, `this.parent` right after
-   * the call); tracks found out of order get theirs recomputed at the end.
+   * the call); tracks found out of order get theirs recomputed at the end. `ts` is a bigint where a number
+   * would not be exact (2^53 ns or more from the origin); what nests it may take the number near it.
    */
-  slice(id: number, ts: number, dur: number, trackId: number, category: string | null, name: string | null,
+  slice(id: number, ts: number | bigint, dur: number, trackId: number, category: string | null, name: string | null,
     argSetId: number | null, depth: number, parent: number | null): void {
     const r = this.sliceRow;
-    r[0] = id; r[1] = ts; r[2] = dur; r[3] = trackId; r[4] = this.intern(category); r[5] = this.intern(name);
+    r[0] = id; r[1] = typeof ts === 'number' && !Number.isSafeInteger(ts) ? timeCell(ts) : ts; r[2] = dur; r[3] = trackId; r[4] = this.intern(category); r[5] = this.intern(name);
     r[6] = argSetId; r[7] = depth; r[8] = parent;
     this.sliceOut.row(r);
   }
@@ -354,8 +364,9 @@ export class TraceSink {
    */
   startsInFileOrder(id: number): void { this.fileOrderStarts.push(id); }
 
-  counter(ts: number, trackId: number, value: number): void {
-    this.counterOut.row([this.nextCounter++, ts, trackId, value]);
+  /** One counter value; `ts` a bigint where a number would not be exact, as for `slice`. */
+  counter(ts: number | bigint, trackId: number, value: number): void {
+    this.counterOut.row([this.nextCounter++, typeof ts === 'number' && !Number.isSafeInteger(ts) ? timeCell(ts) : ts, trackId, value]);
   }
 
   // ---- nesting, computed while reading when a track's events come in time order ------------------------------

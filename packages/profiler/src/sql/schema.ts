@@ -1,6 +1,7 @@
 /**
  * The trace tables, named and shaped like Perfetto trace processor's so that its users' queries run as written.
- * Importers fill staging tables (times in ns relative to an origin, as DOUBLE, which is exact below 2^53 ns);
+ * Importers fill staging tables (times in ns relative to an origin: a slice's or counter's ts as BIGINT, exact at
+ * any distance from the origin; durations and flow times as DOUBLE, exact below 2^53 ns);
  * `finalizeTables` turns them into the public tables with absolute BIGINT ns and computed nesting. `args` stays
  * a view over the staged rows and a small table of keys: a Kineto trace has ten args per slice, and copying
  * millions of rows with two key strings each was a third of its import.
@@ -21,8 +22,8 @@ export const TEMP_STAGING_TABLES = ['_string', '_slice_raw', '_counter_raw', '_f
  */
 export const STAGING_DDL = `
 CREATE TEMP TABLE _string (id INTEGER, str VARCHAR);
-CREATE TEMP TABLE _slice_raw (id INTEGER, ts DOUBLE, dur DOUBLE, track_id INTEGER, category_id INTEGER, name_id INTEGER, arg_set_id INTEGER, depth INTEGER, parent_id INTEGER);
-CREATE TEMP TABLE _counter_raw (id INTEGER, ts DOUBLE, track_id INTEGER, value DOUBLE);
+CREATE TEMP TABLE _slice_raw (id INTEGER, ts BIGINT, dur DOUBLE, track_id INTEGER, category_id INTEGER, name_id INTEGER, arg_set_id INTEGER, depth INTEGER, parent_id INTEGER);
+CREATE TEMP TABLE _counter_raw (id INTEGER, ts BIGINT, track_id INTEGER, value DOUBLE);
 CREATE TEMP TABLE _flow_event (flow_key VARCHAR, seq INTEGER, kind TINYINT, ts DOUBLE, track_id INTEGER, bind TINYINT, slice_id INTEGER, streamed INTEGER);
 CREATE TEMP TABLE _flow_name (flow_key VARCHAR, category VARCHAR, name VARCHAR);
 CREATE TEMP TABLE _nest (id INTEGER, depth INTEGER, parent_id INTEGER);
