@@ -34,6 +34,38 @@ export function includeBombModel(dir: string, levels: number): string {
   return join(dir, 'inc-0.xml');
 }
 
+/** A `<hfield>` of nrow x ncol given by size alone (zero elevation), on line 3 of the file. */
+export function bigHFieldModel(dir: string, nrow: number, ncol: number): string {
+  const file = join(dir, `hfield-${nrow}x${ncol}.xml`);
+  writeFileSync(file, `<mujoco>\n<asset>\n<hfield name="h" nrow="${nrow}" ncol="${ncol}" size="1 1 1 0.1"/>\n</asset>\n<worldbody><geom type="hfield" hfield="h"/></worldbody>\n</mujoco>\n`);
+  return file;
+}
+
+/** A closed box of 8 vertices in OBJ, and a model with `n` meshes all naming it (line k + 2 holds mesh k). */
+export function sharedMeshModel(dir: string, n: number): string {
+  const v = [[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1]];
+  const f = [[1, 3, 2], [1, 4, 3], [5, 6, 7], [5, 7, 8], [1, 2, 6], [1, 6, 5], [2, 3, 7], [2, 7, 6], [3, 4, 8], [3, 8, 7], [4, 1, 5], [4, 5, 8]];
+  writeFileSync(join(dir, 'box.obj'), `${v.map((p) => `v ${p.join(' ')}`).join('\n')}\n${f.map((t) => `f ${t.join(' ')}`).join('\n')}\n`);
+  const meshes = Array.from({ length: n }, (_, k) => `<mesh name="m${k}" file="box.obj"/>`);
+  const geoms = Array.from({ length: n }, (_, k) => `<geom type="mesh" mesh="m${k}" pos="${k} 0 0"/>`);
+  const file = join(dir, `shared-mesh-${n}.xml`);
+  writeFileSync(file, `<mujoco>\n<asset>\n${meshes.join('\n')}\n</asset>\n<worldbody><body><freejoint/>${geoms.join('')}</body></worldbody>\n</mujoco>\n`);
+  return file;
+}
+
+/** A URDF chain of `n` revolute links below a root link, each link the child of the one before. */
+export function urdfChainModel(dir: string, n: number): string {
+  const inertial = '<inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>';
+  const parts = [`<robot name="chain"><link name="l0">${inertial}</link>`];
+  for (let k = 1; k <= n; k++) {
+    parts.push(`<link name="l${k}">${inertial}</link><joint name="j${k}" type="revolute"><parent link="l${k - 1}"/><child link="l${k}"/>`
+      + '<origin xyz="0 0 0.1"/><axis xyz="0 1 0"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>');
+  }
+  const file = join(dir, `chain-${n}.urdf`);
+  writeFileSync(file, `${parts.join('\n')}\n</robot>\n`);
+  return file;
+}
+
 /** A model that includes `target` (e.g. /dev/zero, a FIFO). */
 export function includeOfModel(dir: string, name: string, target: string): string {
   const file = join(dir, name);

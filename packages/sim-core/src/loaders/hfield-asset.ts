@@ -8,7 +8,8 @@
 import { basename, isAbsolute, resolve } from 'node:path';
 import type { HFieldSpec } from '../model/hfields.js';
 import type { Attrs } from './attrs.js';
-import { fail, readModelBytes, type XmlElement } from './xml.js';
+import type { ModelBudget } from './limits.js';
+import { fail, type XmlElement } from './xml.js';
 
 /** mjEPS: a range at most this wide leaves the data unscaled. */
 const EPS = 1e-14;
@@ -20,7 +21,7 @@ interface HFieldRead {
 }
 
 /** Where asset files are looked up: MuJoCo reads height fields from the compiler's meshdir too. */
-export interface AssetDirs { meshdir: string; strippath: boolean }
+export interface AssetDirs { meshdir: string; strippath: boolean; budget: ModelBudget }
 
 export class HFieldAssets {
   private readonly fields = new Map<string, HFieldRead>();
@@ -47,6 +48,8 @@ export class HFieldAssets {
       if (nrow || ncol || elevation) fail(el, 'hfield specified from file and manually');
     } else {
       if (nrow === 0 || ncol === 0) fail(el, 'hfield not specified (give nrow, ncol and elevation, or a file)');
+      const refusal = this.dirs.budget.hfieldRefusal(nrow, ncol);
+      if (refusal) fail(el, refusal);
       if (elevation && elevation.length !== nrow * ncol) fail(el, 'elevation data length must match nrow*ncol');
     }
     this.fields.set(name, {
@@ -70,7 +73,7 @@ export class HFieldAssets {
       const path = isAbsolute(rel) ? rel : resolve(this.modelDir, this.dirs.meshdir, rel);
       let bytes: Buffer;
       try {
-        bytes = readModelBytes(path);
+        bytes = this.dirs.budget.readAsset(path);
       } catch (e) {
         fail(h.el, `cannot load hfield file "${h.file}": ${(e as Error).message}`);
       }
@@ -78,6 +81,8 @@ export class HFieldAssets {
       nrow = bytes.readInt32LE(0);
       ncol = bytes.readInt32LE(4);
       if (nrow < 1 || ncol < 1) fail(h.el, `non-positive hfield dimensions in file '${h.file}'`);
+      const refusal = this.dirs.budget.hfieldRefusal(nrow, ncol);
+      if (refusal) fail(h.el, `${refusal} (file '${h.file}')`);
       if (bytes.length !== nrow * ncol * 4 + 8) fail(h.el, `unexpected file size in file '${h.file}'`);
       data = new Float32Array(nrow * ncol);
       for (let i = 0; i < nrow * ncol; i++) data[i] = bytes.readFloatLE(8 + 4 * i);

@@ -1,11 +1,13 @@
 /**
  * MJCF `<mesh>` assets: their attributes and defaults, where their files are (the compiler's meshdir, else
  * assetdir, relative to the main model file as MuJoCo resolves them), and their compilation on first use
- * (mesh-process.ts), once per mesh. Errors name the `<mesh>` element and, for a file, the file and line.
+ * (mesh-process.ts), once per mesh. A file that several meshes name is read and parsed once, and every mesh's
+ * vertices count against the model's limits (limits.ts) before it is compiled. Errors name the `<mesh>` element and, for a file, the file and line.
  */
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import type { Quat, Vec3 } from '../model/frame-math.js';
 import type { Attrs } from './attrs.js';
+import type { ModelBudget } from './limits.js';
 import { readMeshFile, type MeshData } from './mesh-files.js';
 import { MeshError, compileMesh, type CompiledMesh, type MeshInertia } from './mesh-process.js';
 import { fail, type XmlElement } from './xml.js';
@@ -43,8 +45,10 @@ export class MeshAssets {
   strippath = false;
   /** Meshes some colliding geom uses: only those need the convex hull. */
   readonly needHull = new Set<string>();
+  /** Parsed mesh files by resolved path and format: meshes sharing a file share its data (read-only). */
+  private readonly files = new Map<string, MeshData>();
 
-  constructor(private readonly modelDir: string) {}
+  constructor(private readonly modelDir: string, readonly budget: ModelBudget) {}
 
   /** Reads one `<mesh>` (its defaults already copied into `d`). */
   add(a: Attrs, d: MeshDefaults): void {
@@ -93,15 +97,23 @@ export class MeshAssets {
     if (m.file !== null) {
       const rel = this.strippath ? basename(m.file) : m.file;
       const path = isAbsolute(rel) ? rel : resolve(this.modelDir, this.meshdir, rel);
-      try {
-        data = readMeshFile(path, m.format);
-      } catch (e) {
-        fail(m.el, `cannot load mesh file "${m.file}": ${(e as Error).message}`);
+      const key = `${path}\0${m.format ?? ''}`;
+      let cached = this.files.get(key);
+      if (!cached) {
+        try {
+          cached = readMeshFile(path, m.format, (f) => this.budget.readAsset(f));
+        } catch (e) {
+          fail(m.el, `cannot load mesh file "${m.file}": ${(e as Error).message}`);
+        }
+        this.files.set(key, cached);
       }
+      data = cached;
       if (m.face) fail(m.el, 'repeated face specification (the file has faces)');
     } else {
       data = { vert: m.vert!, face: m.face ?? [] };
     }
+    const refusal = this.budget.takeMesh(data.vert.length / 3);
+    if (refusal) fail(m.el, `mesh "${m.name}": ${refusal}`);
     try {
       return compileMesh({
         name: m.name, vert: data.vert, face: data.face, scale: m.scale, refpos: m.refpos, refquat: m.refquat,
@@ -114,6 +126,6 @@ export class MeshAssets {
   }
 }
 
-export function meshAssetsFor(modelFile: string): MeshAssets {
-  return new MeshAssets(dirname(resolve(modelFile)));
+export function meshAssetsFor(modelFile: string, budget: ModelBudget): MeshAssets {
+  return new MeshAssets(dirname(resolve(modelFile)), budget);
 }

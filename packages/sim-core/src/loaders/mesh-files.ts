@@ -27,14 +27,14 @@ const MAX_STL_COORD = 2 ** 30;
 
 /**
  * Reads an OBJ or STL file: the format is `type` when given (MJCF content_type), else the file's extension, as
- * MuJoCo picks its reader.
+ * MuJoCo picks its reader. `read` reads the bytes (a ModelBudget's counts them against the model's limit).
  */
-export function readMeshFile(file: string, type?: 'obj' | 'stl'): MeshData {
+export function readMeshFile(file: string, type?: 'obj' | 'stl', read: (file: string) => Buffer = readModelBytes): MeshData {
   const ext = type ?? file.toLowerCase().match(/\.([a-z0-9]+)$/)?.[1];
   if (ext !== 'obj' && ext !== 'stl') throw new MeshFileError(file, 0, 'unsupported mesh file type (supported: .obj, .stl)');
   let bytes: Buffer;
   try {
-    bytes = readModelBytes(file);
+    bytes = read(file);
   } catch (e) {
     throw new MeshFileError(file, 0, (e as Error).message.replace(`${file}: `, ''));
   }

@@ -10,12 +10,22 @@ import type { GeomSpec } from '../model/builder.js';
 import { composePose, type Quat, type Vec3 } from '../model/frame-math.js';
 import { GeomType } from '../model/model.js';
 import { Attrs } from './attrs.js';
-import { readMeshFile } from './mesh-files.js';
+import type { ModelBudget } from './limits.js';
+import { readMeshFile, type MeshData } from './mesh-files.js';
 import { MeshError, compileMesh, meshGeomSize, type CompiledMesh } from './mesh-process.js';
 import { fail, type XmlElement } from './xml.js';
 
-/** Meshes of one URDF, by resolved path and scale: links sharing a file share its mesh. */
-export type UrdfMeshes = Map<string, CompiledMesh>;
+/** Meshes of one URDF: compiled by resolved path and scale (links sharing a file and scale share its mesh), files
+ * parsed by path (read once whatever the scales), and the model's limits, which every compiled mesh counts against. */
+export interface UrdfMeshes {
+  compiled: Map<string, CompiledMesh>;
+  files: Map<string, MeshData>;
+  budget: ModelBudget;
+}
+
+export function urdfMeshes(budget: ModelBudget): UrdfMeshes {
+  return { compiled: new Map(), files: new Map(), budget };
+}
 
 export function urdfMesh(shape: XmlElement, pos: Vec3, quat: Quat, meshes: UrdfMeshes): Pick<GeomSpec, 'type' | 'size' | 'rbound' | 'pos' | 'quat' | 'mesh'> {
   const a = new Attrs(shape);
@@ -29,14 +39,19 @@ export function urdfMesh(shape: XmlElement, pos: Vec3, quat: Quat, meshes: UrdfM
   const path = candidates.find((c) => existsSync(c));
   if (!path) fail(shape, `mesh file "${filename}" not found (looked for ${[...new Set(candidates)].join(', ')})`);
   const key = `${path} ${scale.join(' ')}`;
-  let mesh = meshes.get(key);
+  let mesh = meshes.compiled.get(key);
   if (!mesh) {
-    let data: ReturnType<typeof readMeshFile>;
-    try {
-      data = readMeshFile(path);
-    } catch (e) {
-      fail(shape, `cannot load mesh file "${filename}": ${(e as Error).message}`);
+    let data = meshes.files.get(path);
+    if (!data) {
+      try {
+        data = readMeshFile(path, undefined, (f) => meshes.budget.readAsset(f));
+      } catch (e) {
+        fail(shape, `cannot load mesh file "${filename}": ${(e as Error).message}`);
+      }
+      meshes.files.set(path, data);
     }
+    const refusal = meshes.budget.takeMesh(data.vert.length / 3);
+    if (refusal) fail(shape, `mesh "${filename}": ${refusal}`);
     try {
       mesh = compileMesh({
         name: basename(path).replace(/\.[^.]*$/, ''), vert: data.vert, face: data.face, scale: [scale[0]!, scale[1]!, scale[2]!],
@@ -46,7 +61,7 @@ export function urdfMesh(shape: XmlElement, pos: Vec3, quat: Quat, meshes: UrdfM
       if (e instanceof MeshError) fail(shape, `mesh "${filename}": ${e.message}`);
       throw e;
     }
-    meshes.set(key, mesh);
+    meshes.compiled.set(key, mesh);
   }
   const frame = composePose(pos, quat, mesh.pos, mesh.quat);
   const size = meshGeomSize(mesh);

@@ -23,6 +23,7 @@ import { geomInertia, geomRbound, geomVolume } from '../model/geom-props.js';
 import type { PairSpec } from '../model/pairs.js';
 import { Attrs } from './attrs.js';
 import { HFieldAssets } from './hfield-asset.js';
+import { ModelBudget, type ModelLimits } from './limits.js';
 import { meshAssetsFor, readMeshDefaults, type MeshAssets } from './mesh-asset.js';
 import { fitGeom, meshGeomInertia, meshGeomSize } from './mesh-process.js';
 import {
@@ -90,8 +91,13 @@ const DISABLE_FLAGS = new Set([
 const MAX_INCLUDE_DEPTH = 32;
 const MAX_INCLUDES = 1000;
 
-export function loadMJCF(file: string): LoadedModel {
-  return new MjcfCompiler(file).compile();
+export interface MJCFOptions {
+  /** Lower (or raise) the caps on what loading may read and allocate (limits.ts). */
+  limits?: Partial<ModelLimits>;
+}
+
+export function loadMJCF(file: string, opts: MJCFOptions = {}): LoadedModel {
+  return new MjcfCompiler(file, new ModelBudget(opts.limits)).compile();
 }
 
 /** An hfield geom's bounding radius: its half-extents and the larger of elevation and base (mjCGeom::GetRBound). */
@@ -128,14 +134,14 @@ class MjcfCompiler {
   private readonly meshes: MeshAssets;
   private readonly hfields: HFieldAssets;
 
-  constructor(private readonly file: string) {
+  constructor(private readonly file: string, private readonly budget: ModelBudget) {
     this.classes.set('main', rootDefaults());
-    this.meshes = meshAssetsFor(file);
+    this.meshes = meshAssetsFor(file, budget);
     this.hfields = new HFieldAssets(dirname(resolve(file)), this.meshes);
   }
 
   compile(): LoadedModel {
-    const root = parseXmlFile(this.file);
+    const root = parseXmlFile(this.file, (f) => this.budget.readXml(f));
     if (root.name !== 'mujoco') fail(root, 'the root element of an MJCF file must be <mujoco>');
     const sections = this.expandIncludes(root, new Set([resolve(this.file)]));
     for (const s of sections) {
@@ -176,7 +182,7 @@ class MjcfCompiler {
       if (++count.files > MAX_INCLUDES) fail(el, `more than ${MAX_INCLUDES} included files (counting repeats)`);
       let sub: XmlElement;
       try {
-        sub = parseXmlFile(path);
+        sub = parseXmlFile(path, (f) => this.budget.readXml(f));
       } catch (e) {
         if (e instanceof ModelFileError) throw e;
         fail(el, `cannot read included file "${rel}" (${(e as Error).message})`);

@@ -17,7 +17,8 @@ import {
 } from '../model/frame-math.js';
 import { geomInertia, geomRbound, geomVolume } from '../model/geom-props.js';
 import { Attrs } from './attrs.js';
-import { urdfMesh, type UrdfMeshes } from './mesh-urdf.js';
+import { ModelBudget, type ModelLimits } from './limits.js';
+import { urdfMesh, urdfMeshes, type UrdfMeshes } from './mesh-urdf.js';
 import { meshGeomInertia, type CompiledMesh } from './mesh-process.js';
 import type { LoadedModel } from './types.js';
 import { fail, parseXmlFile, type XmlElement } from './xml.js';
@@ -32,6 +33,8 @@ export interface URDFOptions {
   /** Rotor inertia added to every joint dof but the free base (URDF has no such field; Genesis' URDF morph
    * defaults it to 0.1). Without it a stiff PD gain on a light limb is unstable at usual time steps. */
   armature?: number;
+  /** Lower (or raise) the caps on what loading may read and allocate (limits.ts). */
+  limits?: Partial<ModelLimits>;
 }
 
 /** Mass properties about the link frame's origin-independent centre of mass, in the link frame. */
@@ -61,12 +64,13 @@ const JOINT_TYPES = ['revolute', 'continuous', 'prismatic', 'fixed', 'floating']
 export function loadURDF(file: string, opts: URDFOptions = {}): LoadedModel {
   if (opts.armature !== undefined && !(opts.armature >= 0 && Number.isFinite(opts.armature))) throw new Error(`${file}: armature must be a finite number >= 0, got ${opts.armature}`);
   const log: string[] = [];
-  const root = parseXmlFile(file);
+  const budget = new ModelBudget(opts.limits);
+  const root = parseXmlFile(file, (f) => budget.readXml(f));
   if (root.name !== 'robot') fail(root, 'the root element of a URDF file must be <robot>');
   const links = new Map<string, Link>();
   const joints: Joint[] = [];
   const skipped = new Map<string, number>();
-  const meshes: UrdfMeshes = new Map();
+  const meshes = urdfMeshes(budget);
   for (const el of root.children) {
     if (el.name === 'link') {
       const link = readLink(el, skipped, meshes);
@@ -105,9 +109,10 @@ export function loadURDF(file: string, opts: URDFOptions = {}): LoadedModel {
   if (roots.length !== 1) fail(root, `expected exactly one root link, found ${roots.length}`);
   const rootLink = roots[0]!;
 
-  // merge links attached by fixed joints into their parents, depth-first from the root
+  // merge links attached by fixed joints into their parents, from the root down (a loop, not recursion: a
+  // 5,000-link chain would overflow the stack)
   let merged = 0;
-  const mergeFixed = (linkName: string): void => {
+  const mergeFixed = (linkName: string): Joint[] => {
     const link = links.get(linkName)!;
     const queue = [...(childJoints.get(linkName) ?? [])];
     const kept: Joint[] = [];
@@ -133,9 +138,11 @@ export function loadURDF(file: string, opts: URDFOptions = {}): LoadedModel {
       links.delete(child.name);
     }
     childJoints.set(linkName, kept);
-    for (const j of kept) mergeFixed(j.child);
+    return kept;
   };
-  mergeFixed(rootLink.name);
+  for (const pending = [rootLink.name]; pending.length > 0;) {
+    for (const j of mergeFixed(pending.pop()!)) pending.push(j.child);
+  }
   if (merged > 0) log.push(`merged ${merged} link${merged > 1 ? 's' : ''} attached by fixed joints into their parents`);
 
   // bodies in depth-first order
@@ -144,7 +151,7 @@ export function loadURDF(file: string, opts: URDFOptions = {}): LoadedModel {
   let njnt = 0;
   const mimics: { joint: Joint; index: number }[] = [];
   let velocityLimits = 0;
-  const addBody = (linkName: string, parent: number, via: Joint | null): void => {
+  const addBody = (linkName: string, parent: number, via: Joint | null): number => {
     const link = links.get(linkName)!;
     const { ipos, iquat, mass, inertia } = principal(link);
     const body: BodySpec = {
@@ -171,9 +178,16 @@ export function loadURDF(file: string, opts: URDFOptions = {}): LoadedModel {
     njnt += body.joints.length;
     const index = bodies.length;
     bodies.push(body);
-    for (const j of childJoints.get(linkName) ?? []) addBody(j.child, index, j);
+    return index;
   };
-  addBody(rootLink.name, 0, null);
+  // depth-first preorder, as a loop (see mergeFixed): children pushed in reverse pop in document order
+  const toAdd: Array<{ link: string; parent: number; via: Joint | null }> = [{ link: rootLink.name, parent: 0, via: null }];
+  while (toAdd.length > 0) {
+    const { link, parent, via } = toAdd.pop()!;
+    const index = addBody(link, parent, via);
+    const children = childJoints.get(link) ?? [];
+    for (let k = children.length - 1; k >= 0; k--) toAdd.push({ link: children[k]!.child, parent: index, via: children[k]! });
+  }
   const massless = findMasslessMovingBody(bodies);
   if (massless > 0) fail(links.get(bodies[massless]!.name)!.el, `link "${bodies[massless]!.name}" moves but has no mass or inertia`);
   if (velocityLimits > 0) log.push(`velocity limits of ${velocityLimits} joints are read but not enforced (as in Genesis' rigid solver)`);

@@ -39,7 +39,7 @@ export function readModelFile(file: string): string {
 }
 
 /** readModelFile's bytes, for binary model files (STL meshes). */
-export function readModelBytes(file: string): Buffer {
+export function readModelBytes(file: string, maxBytes = MAX_MODEL_FILE_BYTES, limitName = `the ${MAX_MODEL_FILE_BYTES / 1048576} MiB limit for a model file`): Buffer {
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -50,6 +50,7 @@ export function readModelBytes(file: string): Buffer {
     const st = fstatSync(fd);
     if (!st.isFile()) throw new Error(`${file}: cannot read: not a regular file (${st.isDirectory() ? 'a directory' : st.isFIFO() ? 'a FIFO' : 'a device or socket'})`);
     if (st.size > MAX_MODEL_FILE_BYTES) throw new Error(`${file}: cannot read: ${st.size} bytes, over the ${MAX_MODEL_FILE_BYTES / 1048576} MiB limit for a model file`);
+    if (st.size > maxBytes) throw new Error(`${file}: cannot read: ${st.size} bytes, over ${limitName}`);
     // One byte more than the stated size tells a file that grows while it is read from one that does not.
     const buf = Buffer.alloc(st.size + 1);
     let n = 0;
@@ -61,9 +62,10 @@ export function readModelBytes(file: string): Buffer {
   }
 }
 
-/** Reads and parses `file`; malformed XML throws a ModelFileError at the offending line. */
-export function parseXmlFile(file: string): XmlElement {
-  return parseXml(readModelFile(file), file);
+/** Reads and parses `file` (with `read`, which may count it against a limit); malformed XML throws a
+ * ModelFileError at the offending line. */
+export function parseXmlFile(file: string, read: (file: string) => string = readModelFile): XmlElement {
+  return parseXml(read(file), file);
 }
 
 export function parseXml(text: string, file: string): XmlElement {

@@ -4,13 +4,15 @@
  * spreads in proportion to the model size. Each fails fast with one line.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chainModel, freeBodiesModel, includeBombModel, includeOfModel } from '../../../../test/support/hostile.js';
+import {
+  bigHFieldModel, chainModel, freeBodiesModel, includeBombModel, includeOfModel, sharedMeshModel, urdfChainModel,
+} from '../../../../test/support/hostile.js';
 import * as gs from '../../src/index.js';
-import { loadMJCF } from '../../src/loaders/index.js';
+import { loadMJCF, loadURDF } from '../../src/loaders/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gsprof-hostile-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -79,5 +81,58 @@ describe('model size', () => {
   it('a billion envs of a small model are refused with the size, not "Array buffer allocation failed"', async () => {
     const e = await buildError(freeBodiesModel(dir, 1), 1_000_000_000);
     expect(e.message).toMatch(/1000000000 envs x [\d.]+ KiB/);
+  });
+});
+
+describe('asset and include sizes are capped before anything is allocated (issue 33)', () => {
+  it('a 30000 x 30000 <hfield> is refused with file:line and the sample count, allocating nothing', () => {
+    const rss0 = process.memoryUsage().rss;
+    const e = errorOf(() => loadMJCF(bigHFieldModel(dir, 30000, 30000)));
+    expect(e.message).toMatch(/hfield-30000x30000\.xml:3: <hfield>: a 30000 x 30000 height field has 900000000 samples, over the limit of 4194304$/);
+    // 100000 x 100000 overflowed a typed array ("Invalid typed array length") before the cap
+    expect(errorOf(() => loadMJCF(bigHFieldModel(dir, 100000, 100000))).message).toMatch(/:3: <hfield>: .*10000000000 samples/);
+    // 900M samples would be 3.6 GB of float32 before the cap
+    expect(process.memoryUsage().rss - rss0).toBeLessThan(200 * 1024 * 1024);
+  });
+
+  it('an hfield file whose header claims 30000 x 30000 is refused by the cap, not by its size', () => {
+    const header = Buffer.alloc(8);
+    header.writeInt32LE(30000, 0);
+    header.writeInt32LE(30000, 4);
+    writeFileSync(join(dir, 'big.hfield'), header);
+    const file = join(dir, 'hfield-file.xml');
+    writeFileSync(file, '<mujoco>\n<asset><hfield name="h" file="big.hfield" size="1 1 1 0.1"/></asset>\n<worldbody><geom type="hfield" hfield="h"/></worldbody>\n</mujoco>\n');
+    expect(errorOf(() => loadMJCF(file)).message).toMatch(/hfield-file\.xml:2: <hfield>: a 30000 x 30000 height field has 900000000 samples, over the limit of 4194304 \(file 'big\.hfield'\)/);
+  });
+
+  it('an include past the XML limit (model and includes together) is refused at the <include>, before reading it', () => {
+    const geoms = '<geom type="sphere" size="0.1"/>\n'.repeat(400);
+    writeFileSync(join(dir, 'big-inc.xml'), `<mujoco><worldbody>${geoms}</worldbody></mujoco>\n`);
+    const file = join(dir, 'includes-big.xml');
+    writeFileSync(file, '<mujoco>\n<option timestep="0.01"/>\n<include file="big-inc.xml"/>\n</mujoco>\n');
+    expect(loadMJCF(file, { limits: { xmlBytes: 64 * 1024 } }).model.ngeom).toBe(400);
+    const e = errorOf(() => loadMJCF(file, { limits: { xmlBytes: 8 * 1024 } }));
+    expect(e.message).toMatch(/includes-big\.xml:3: <include>: cannot read included file "big-inc\.xml" \(.*big-inc\.xml: cannot read: \d+ bytes, over the 8192 bytes limit on a model's XML \(the model file and its includes together; \d+ bytes read before it\)\)$/);
+    expect(e.message).not.toContain('\n');
+  });
+
+  it('64 meshes sharing one OBJ read it once, and their vertices count against the total', () => {
+    const file = sharedMeshModel(dir, 64);
+    // the 8-vertex box.obj is ~150 bytes: 64 reads would pass 1 KiB, one does not
+    const loaded = loadMJCF(file, { limits: { assetBytes: 1024 } });
+    expect(loaded.model.ngeom).toBe(64);
+    // 8 vertices a mesh: the 11th pushes the total past 80; mesh k is on line k + 3
+    const e = errorOf(() => loadMJCF(file, { limits: { totalMeshVertices: 80 } }));
+    expect(e.message).toMatch(/shared-mesh-64\.xml:13: <mesh>: mesh "m10": the model's meshes would have 88 vertices in all, over the limit of 80$/);
+    expect(errorOf(() => loadMJCF(file, { limits: { meshVertices: 7 } })).message).toMatch(/:3: <mesh>: mesh "m0": 8 vertices, over the limit of 7 for one mesh$/);
+  });
+
+  it('a 5,000-link URDF chain loads (was "Maximum call stack size exceeded"), bodies in chain order', () => {
+    const { model } = loadURDF(urdfChainModel(dir, 5000), { fixed: true });
+    expect(model.nbody).toBe(5002);
+    expect(model.njnt).toBe(5000);
+    // body k + 1 (after the world and the root) hangs from body k
+    expect(Array.from(model.bodyParentid.slice(0, 5))).toEqual([0, 0, 1, 2, 3]);
+    expect(model.bodyParentid[5001]).toBe(5000);
   });
 });
