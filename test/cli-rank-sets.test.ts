@@ -3,9 +3,11 @@
  * traces, or a mix. Three real PyTorch rank traces (ranks 0, 1, 34): the answers over the export plus a trace
  * equal the answers over the traces themselves, a rank column first; each rank's summary and gaps equal those of
  * its trace. Then what must not be taken for a rank: an export of a newer (or older) schema, a rank given twice,
- * a file that is not a trace: one line each, exit 2, the other ranks answered.
+ * a file that is not a trace: one line each, exit 2, the other ranks answered. And a second summary over the
+ * same traces answers from the results the import cache keeps, opening no database, until a trace changes.
  */
-import { copyFileSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, gsprof, tempDir } from './support/cli.js';
@@ -96,4 +98,46 @@ describe.skipIf(!hasShared())('query, summary and gaps over many ranks', () => {
     expect(lines).toHaveLength(5);
     expect(r.rows.map((x) => x.rank)).toEqual([0, 34]);
   });
+
+  it('a second summary or gaps over the same ranks answers from the kept results, opening no database; an edited rank is analysed again', async () => {
+    const cache = join(dir, 'kept-cache');
+    const env = { GSPROF_CACHE_DIR: cache };
+    const traces = join(dir, 'kept');
+    mkdirSync(traces);
+    cpSync(RANK0, join(traces, 'r0.json.gz'));
+    cpSync(RANK1, join(traces, 'r1.json.gz'));
+    const set = join(traces, 'r*.json.gz');
+    const run = async (command: string, extra: NodeJS.ProcessEnv = env): Promise<{ text: string; json: { stragglers: unknown; ranks: Array<{ rank: number; summary?: { steps: { count: number; medianNs: number } } }> } }> => {
+      const r = await gsprof([command, set, '--json'], { env: extra });
+      expect(r.code, r.stderr).toBe(0);
+      return { text: r.stdout, json: JSON.parse(r.stdout) };
+    };
+    const entries = (): string[] => readdirSync(cache).filter((f) => f.endsWith('.duckdb'));
+    const first = { summary: await run('summary'), gaps: await run('gaps') };
+    expect(entries()).toHaveLength(2);
+    // The databases gone, the second commands still answer, the same to the byte, and import nothing again.
+    for (const f of entries()) rmSync(join(cache, f));
+    for (const command of ['summary', 'gaps'] as const) {
+      expect((await run(command)).text).toBe(first[command].text);
+    }
+    expect(entries()).toEqual([]);
+    // They are what the traces give with no cache at all.
+    const fresh = await run('summary', { GSPROF_NO_CACHE: '1' });
+    expect(JSON.parse(fresh.text).stragglers).toEqual(first.summary.json.stragglers);
+    // Rank 1 rewritten with every time doubled: its numbers are computed again, rank 0's are still kept.
+    const doc = JSON.parse(gunzipSync(readFileSync(join(traces, 'r1.json.gz'))).toString('utf8')) as { traceEvents: Array<{ ts?: number; dur?: number }> };
+    for (const e of doc.traceEvents) {
+      if (typeof e.ts === 'number') e.ts *= 2;
+      if (typeof e.dur === 'number') e.dur *= 2;
+    }
+    writeFileSync(join(traces, 'r1.json.gz'), gzipSync(JSON.stringify(doc)));
+    const edited = (await run('summary')).json.ranks;
+    const before = first.summary.json.ranks;
+    expect(edited[0]!.summary).toEqual(before[0]!.summary);
+    expect(edited[1]!.summary!.steps.count).toBe(before[1]!.summary!.steps.count);
+    const ratio = edited[1]!.summary!.steps.medianNs / before[1]!.summary!.steps.medianNs;
+    // Doubled times, rounded to whole ns: 2 within 1e-6.
+    expect(Math.abs(ratio - 2)).toBeLessThan(1e-6);
+    expect(entries()).toHaveLength(1);
+  }, 240_000);
 });

@@ -53,7 +53,7 @@ export function renderGaps(g: GapsResult, options: { color: boolean }): string {
 }
 
 export async function gapsReport(inputs: string[], options: { color: boolean; top: number }): Promise<View> {
-  const set = await (await import('./trace-set.js')).rankSetOf(inputs);
+  const set = await (await import('./trace-set.js')).rankSetOf(inputs, { tables: false });
   if (set) return { ...await (await import('./rank-reports.js')).rankGaps(set.run, options), skipped: set.skipped };
   const given = inputs[0]!;
   const { gaps } = await import('@gsprof/profiler');

@@ -1,22 +1,32 @@
 /** Opens a trace for the analyses and always closes it; errors name the file (the importer already does). */
-import type { TraceDb } from '@gsprof/profiler';
+import type { TraceDb, TraceMemo } from '@gsprof/profiler';
 import { closeSync, existsSync, openSync, readSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError } from '../errors.js';
+
+/** What a command warns about after loading a trace: the problems its import counted, and whether it holds any event. */
+interface LoadProblems { problems: Array<{ name: string; value: number }>; events: number }
+
+async function loadProblems(db: TraceDb): Promise<LoadProblems> {
+  const [n] = await db.rows<{ n: number }>('SELECT (SELECT count(*) FROM slice) + (SELECT count(*) FROM counter) AS n');
+  return { problems: await db.problemStats(), events: Number(n?.n ?? 0) };
+}
 
 /**
  * One stderr line when the import counted a problem of severity error or data_loss (the `stats` table, with
  * trace_processor's names), as trace_processor prints its "Trace health issues".
  */
-export async function warnAboutProblems(db: TraceDb, path: string): Promise<void> {
-  const rows = await db.problemStats();
-  if (rows.length > 0) {
-    const counts = rows.map((r) => `${r.name} ${r.value}`).join(', ');
+function printProblems(path: string, p: LoadProblems): void {
+  if (p.problems.length > 0) {
+    const counts = p.problems.map((r) => `${r.name} ${r.value}`).join(', ');
     process.stderr.write(`gsprof: warning: ${path}: loaded with problems (its stats table, trace_processor's names): ${counts} (--strict refuses a flawed file)\n`);
   }
   // A trace that parsed but holds nothing to analyse ({"traceEvents":[{}]}) would otherwise read as an idle run.
-  const [n] = await db.rows<{ n: number }>('SELECT (SELECT count(*) FROM slice) + (SELECT count(*) FROM counter) AS n');
-  if (Number(n?.n ?? 0) === 0) process.stderr.write(`gsprof: warning: ${path}: no usable events: no slice, instant or counter was read from it\n`);
+  if (p.events === 0) process.stderr.write(`gsprof: warning: ${path}: no usable events: no slice, instant or counter was read from it\n`);
+}
+
+export async function warnAboutProblems(db: TraceDb, path: string): Promise<void> {
+  printProblems(path, await loadProblems(db));
 }
 
 const TRACE = /\.(pftrace|json|json\.gz)$/;
@@ -76,4 +86,17 @@ export async function withTrace<T>(given: string, fn: (db: TraceDb) => Promise<T
   } finally {
     await db.close();
   }
+}
+
+/**
+ * As withTrace, through the trace's analysis results kept in the import cache (TraceMemo): the database is opened
+ * only for a result not kept, so a command over many traces seen before answers without opening them.
+ */
+export async function withKeptResults<T>(given: string, fn: (memo: TraceMemo) => Promise<T>): Promise<T> {
+  const path = resolveTrace(given);
+  const { withTraceMemo } = await import('@gsprof/profiler');
+  return withTraceMemo(path, { strict: importSettings.strict, cache: importSettings.cache }, async (memo) => {
+    printProblems(path, await memo.value('load problems', null, loadProblems));
+    return fn(memo);
+  });
 }

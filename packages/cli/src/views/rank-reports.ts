@@ -6,34 +6,50 @@
 import type { GapsResult, KernelSummary, StepTimes, StragglerReport, TraceDb } from '@gsprof/profiler';
 import { duration, percent, thousands } from '../render/format.js';
 import { renderTable } from '../render/table.js';
-import { withTrace } from './open-trace.js';
+import { withKeptResults } from './open-trace.js';
 import { rankRunLine, type RankRun, type RankTrace } from './rank-traces.js';
 import type { View } from './view.js';
 
-export interface RankFacts { rank: number; trace: string; host: string | null; stepTimes: Map<number, number> }
+export interface RankFacts { rank: number; trace: string; host: string | null; times: StepTimes; stepTimes: Map<number, number> }
 
-/** Opens one rank: its trace, or its tables in a Parquet export (the same tables, so the same analyses). */
-async function withRankTrace<T>(r: RankTrace, fn: (db: TraceDb) => Promise<T>): Promise<T> {
-  if (!r.exportDir) return withTrace(r.path, fn);
+/** Facts of one rank read with its analysis. */
+interface RankBasics { host: string | null; times: StepTimes }
+
+async function rankBasics(db: TraceDb): Promise<RankBasics> {
+  const { completedStepTimes } = await import('@gsprof/profiler');
+  const host = await db.metadata('gsprof.hostname');
+  return { host: typeof host === 'string' ? host : null, times: await completedStepTimes(db) };
+}
+
+/**
+ * One rank's facts and analysis. A trace's come from its results kept in the import cache when there are any
+ * (`analysis` names the analysis and its parameters there); a rank of a Parquet export is opened over its tables
+ * (the same tables, so the same analyses).
+ */
+async function analyseRank<T>(r: RankTrace, analysis: { name: string; params: unknown }, analyse: (db: TraceDb, times: StepTimes) => Promise<T>): Promise<RankBasics & { result: T }> {
+  if (!r.exportDir) {
+    return withKeptResults(r.path, async (memo) => {
+      const basics = await memo.value('rank basics', null, rankBasics);
+      return { ...basics, result: await memo.value(analysis.name, analysis.params, (db) => analyse(db, basics.times)) };
+    });
+  }
   const { openRanks } = await import('@gsprof/profiler');
   const db = await openRanks(`${r.exportDir} rank ${r.rank}`, { exports: [{ dir: r.exportDir, ranks: [r.rank] }] }, { rankColumn: false });
   try {
-    return await fn(db);
+    const basics = await rankBasics(db);
+    return { ...basics, result: await analyse(db, basics.times) };
   } finally {
     await db.close();
   }
 }
 
 /** Each rank's facts and `analyse`'s result, the step times read once and handed to it. */
-export async function rankFacts<T>(run: RankRun, analyse: (db: TraceDb, times: StepTimes) => Promise<T>): Promise<Array<RankFacts & { result: T }>> {
-  const { completedStepTimes, stepsByNumber } = await import('@gsprof/profiler');
+export async function rankFacts<T>(run: RankRun, analysis: { name: string; params: unknown }, analyse: (db: TraceDb, times: StepTimes) => Promise<T>): Promise<Array<RankFacts & { result: T }>> {
+  const { stepsByNumber } = await import('@gsprof/profiler');
   const out: Array<RankFacts & { result: T }> = [];
   for (const r of run.ranks) {
-    out.push(await withRankTrace(r, async (db) => {
-      const times = await completedStepTimes(db);
-      const host = await db.metadata('gsprof.hostname');
-      return { rank: r.rank, trace: r.path, host: typeof host === 'string' ? host : null, stepTimes: stepsByNumber(times.durations, times.numbers), result: await analyse(db, times) };
-    }));
+    const { host, times, result } = await analyseRank(r, analysis, analyse);
+    out.push({ rank: r.rank, trace: r.path, host, times, stepTimes: stepsByNumber(times.durations, times.numbers), result });
   }
   return out;
 }
@@ -79,7 +95,7 @@ function kernelsByRank(ranks: Array<{ rank: number; result: KernelSummary }>, li
 
 export async function rankSummary(run: RankRun, options: { color: boolean; limit?: number }): Promise<View> {
   const { kernelSummary, stragglers } = await import('@gsprof/profiler');
-  const ranks = await rankFacts(run, (db, times) => kernelSummary(db, times));
+  const ranks = await rankFacts(run, { name: 'kernelSummary', params: null }, (db, times) => kernelSummary(db, times));
   const straggler = stragglers(ranks.map((r) => ({ rank: r.rank, steps: r.stepTimes })));
   const cpu = ranks.every((r) => r.result.kind === 'cpu stages');
   const out = [rankRunLine(run), `Per rank (each rank's numbers are its own trace's \`gsprof summary\`; ${cpu ? 'CPU stages: no GPU work in these traces' : 'GPU kernels'}):`];
@@ -125,7 +141,7 @@ function rankView<T extends object>(run: RankRun, out: string[], ranks: Array<Ra
 
 export async function rankGaps(run: RankRun, options: { color: boolean; top: number }): Promise<View> {
   const { gaps, stragglers } = await import('@gsprof/profiler');
-  const ranks = await rankFacts(run, (db) => gaps(db, { topIntervals: options.top }));
+  const ranks = await rankFacts(run, { name: 'gaps', params: { topIntervals: options.top } }, (db) => gaps(db, { topIntervals: options.top }));
   const straggler = stragglers(ranks.map((r) => ({ rank: r.rank, steps: r.stepTimes })));
   const out = [rankRunLine(run), 'Per rank (each rank\'s numbers are its own trace\'s `gsprof gaps`; run it on one rank\'s trace for its queues and longest gaps):'];
   const row = (r: { rank: number; result: GapsResult; trace: string }): string[] => {

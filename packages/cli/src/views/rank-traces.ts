@@ -7,7 +7,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseJsonObject as parseJson, rankOf, type TraceDb } from '@gsprof/profiler';
 import { CliError } from '../errors.js';
-import { importSettings, isTraceFile, resolveTrace, withTrace } from './open-trace.js';
+import { importSettings, isTraceFile, resolveTrace, withKeptResults } from './open-trace.js';
 
 export { rankOf };
 
@@ -61,7 +61,7 @@ export function distinctTraceFiles(dir: string): Array<{ path: string; mtimeMs: 
 export async function rankRuns(files: Array<{ path: string; mtimeMs: number }>): Promise<RankRun[]> {
   const traces: RankTrace[] = [];
   for (const f of files) {
-    const r = await withTrace(f.path, rankOf);
+    const r = await withKeptResults(f.path, (memo) => memo.value('rank', null, rankOf));
     if (r) traces.push({ path: f.path, mtimeMs: f.mtimeMs, ...r });
   }
   const groups = new Map<string, RankTrace[]>();
@@ -94,7 +94,7 @@ export async function newestRankRun(path: string): Promise<RankRun | null> {
   const files = distinctTraceFiles(path);
   if (files.length < 2) return null;
   const newest = resolveTrace(path);
-  const [rank, merged] = await withTrace(newest, async (db) => [await rankOf(db), await mergedSourcesOf(db)] as const);
+  const [rank, merged] = await withKeptResults(newest, async (memo) => [await memo.value('rank', null, rankOf), await memo.value('merged sources', null, mergedSourcesOf)] as const);
   // A merged trace written into the folder is newest now; the run it merged is what the folder stands for.
   if (!rank && merged.length > 0) {
     const sources = merged.flatMap((source) => {
@@ -106,12 +106,12 @@ export async function newestRankRun(path: string): Promise<RankRun | null> {
   if (!rank) return null;
   // gsprof names a rank's trace `<worker>.rank<k>.<time>`: when the newest does, only such files can be its run's.
   const named = /\.rank\d+\./.test(basename(newest)) ? files.filter((f) => /\.rank\d+\./.test(basename(f.path))) : files;
-  // The other traces are imported several at once into the import cache first (each JSON parse on a worker
-  // thread); rankRuns then reads each rank from its cache entry. Without the cache that would import twice.
+  // The other traces' ranks are read several at once first (each JSON parse on a worker thread), into the
+  // import cache and its kept results; rankRuns then reads each rank from there. Without the cache that would
+  // import twice.
   if (importSettings.cache && named.length > 1) {
-    const { importRanks } = await import('@gsprof/profiler');
-    const { ranks } = await importRanks(named.map((f) => f.path), { strict: importSettings.strict, cache: true });
-    for (const r of ranks) await r.keep?.close();
+    const { rankTraces } = await import('@gsprof/profiler');
+    await rankTraces(named.map((f) => f.path), { strict: importSettings.strict, cache: true });
   }
   const runs = await rankRuns(named);
   return runs.find((r) => r.ranks.some((t) => t.path === newest)) ?? null;

@@ -18,13 +18,13 @@ export async function reportPage(given: string, output?: string): Promise<Report
   if (run) {
     const { kernelSummary, stragglers } = await import('@gsprof/profiler');
     const { rankFacts } = await import('./rank-reports.js');
-    const ranks = await rankFacts(run, async (db: TraceDb, times) => ({ summary: await kernelSummary(db, times), times }));
+    const ranks = await rankFacts(run, { name: 'kernelSummary', params: null }, (db: TraceDb, times) => kernelSummary(db, times));
     const straggler = stragglers(ranks.map((r) => ({ rank: r.rank, steps: r.stepTimes })));
     const { rankReportPage } = await import('../render/html/report-page.js');
-    const cpu = ranks.every((r) => r.result.summary.kind === 'cpu stages');
+    const cpu = ranks.every((r) => r.result.kind === 'cpu stages');
     const html = rankReportPage(rankRunLine(run), cpu, ranks.map((r) => ({
-      rank: r.rank, host: r.host, trace: r.trace, busyNs: r.result.summary.tracks.reduce((a, t) => a + t.totalTimeNs, 0),
-      steps: r.result.summary.steps, durations: r.result.times.durations, numbers: r.result.times.numbers,
+      rank: r.rank, host: r.host, trace: r.trace, busyNs: r.result.tracks.reduce((a, t) => a + t.totalTimeNs, 0),
+      steps: r.result.steps, durations: r.times.durations, numbers: r.times.numbers,
     })), straggler);
     const missing = straggler.spread ? [] : ['no step recorded by every rank'];
     return { html, data: { ranks: ranks.length, missing } };

@@ -86,7 +86,7 @@ export function clockAlignmentLine(a: KernelSummary['clockAlignment']): string |
 }
 
 export async function summarize(inputs: string[], options: { color: boolean; limit?: number; nameWidth?: number }): Promise<View> {
-  const set = await (await import('./trace-set.js')).rankSetOf(inputs);
+  const set = await (await import('./trace-set.js')).rankSetOf(inputs, { tables: false });
   if (set) return { ...await (await import('./rank-reports.js')).rankSummary(set.run, options), skipped: set.skipped };
   const given = inputs[0]!;
   const { kernelSummary } = await import('@gsprof/profiler');

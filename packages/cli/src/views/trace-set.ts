@@ -78,9 +78,10 @@ export interface RankSet {
  * rank's (the one-trace commands as before). A folder of traces is its newest run (newestRankRun), as summary
  * always took it; an export folder, a glob or several inputs are every rank they hold. Traces are imported
  * several at a time; what cannot be a rank (unreadable, no rank among several, a rank claimed twice, an export
- * of another schema version) is skipped with its reason.
+ * of another schema version) is skipped with its reason. `tables: false` (summary and gaps, which open each
+ * rank themselves) leaves `imported` without database files.
  */
-export async function rankSetOf(inputs: string[]): Promise<RankSet | null> {
+export async function rankSetOf(inputs: string[], options: { tables: boolean } = { tables: true }): Promise<RankSet | null> {
   let paths: string[];
   let exportDirs: string[] = [];
   const single = inputs.length === 1 ? statSync(inputs[0]!, { throwIfNoEntry: false }) : undefined;
@@ -94,7 +95,7 @@ export async function rankSetOf(inputs: string[]): Promise<RankSet | null> {
     paths = set.traces;
     exportDirs = set.exports;
   }
-  const { importRanks, readExportManifest, RankClaims } = await import('@gsprof/profiler');
+  const { importRanks, rankTraces, readExportManifest, RankClaims } = await import('@gsprof/profiler');
   const skipped: SkippedTrace[] = [];
   const exports: RankSet['exports'] = [];
   const byRank = new Map<number, RankTrace>();
@@ -114,7 +115,11 @@ export async function rankSetOf(inputs: string[]): Promise<RankSet | null> {
       skipped.push({ path: dir, reason: (err as Error).message.replace(`${dir}: `, '') });
     }
   }
-  const { ranks: imported, skipped: traceSkips } = await importRanks(paths, { strict: importSettings.strict, cache: importSettings.cache });
+  const settings = { strict: importSettings.strict, cache: importSettings.cache };
+  // Without the tables (summary, gaps: each rank analysed on its own), ranks come from the results the import
+  // cache keeps, and a set seen before opens no database here.
+  const { ranks: imported, skipped: traceSkips } = options.tables ? await importRanks(paths, settings)
+    : await rankTraces(paths, settings).then(({ ranks, skipped }) => ({ ranks: ranks.map((r) => ({ ...r, file: '', keep: null })), skipped }));
   const kept: ImportedRank[] = [];
   for (const t of imported) {
     if (claim({ path: t.path, rank: t.rank, worldSize: t.worldSize ?? 0, jobId: null, mtimeMs: 0 }, t.path)) kept.push(t);

@@ -6,8 +6,9 @@
  */
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { RankClaims, rankOf, type SkippedTrace, type TraceRank } from '../analysis/rank.js';
+import { RankClaims, rankOf, type SkippedTrace } from '../analysis/rank.js';
 import { openTrace, TraceDb, type OpenTraceOptions } from '../sql/trace-db.js';
+import { withTraceMemo } from '../sql/trace-memo.js';
 import { EXPORT_TABLES, exportTableSql } from './schema.js';
 
 /** A rank trace, imported: its database file, and the TraceDb to keep open while the file is read when the file
@@ -37,6 +38,26 @@ export interface OpenRanksOptions extends OpenTraceOptions {
 const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 const firstLine = (err: unknown): string => (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
 
+/** `probe` on each path, several at once (default: as many as the cores); a failure is its message's first line. */
+async function eachTrace<T>(paths: string[], parallel: number | undefined, probe: (path: string) => Promise<T>): Promise<Array<T | { error: string }>> {
+  const found: Array<T | { error: string }> = new Array(paths.length);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    for (let i = next++; i < paths.length; i = next++) {
+      try {
+        found[i] = await probe(paths[i]!);
+      } catch (err) {
+        found[i] = { error: firstLine(err) };
+      }
+    }
+  };
+  const lanes = Math.max(1, Math.min(parallel ?? availableParallelism(), paths.length));
+  await Promise.all(Array.from({ length: lanes }, lane));
+  return found;
+}
+
+const failed = (f: unknown): f is { error: string } => typeof f === 'object' && f !== null && 'error' in f;
+
 /**
  * Imports (or finds in the import cache) each trace and finds its rank, several at a time (a JSON trace parses
  * on a worker thread), then claims the ranks in the order given (RankClaims: a trace with no rank among several,
@@ -44,28 +65,18 @@ const firstLine = (err: unknown): string => (err instanceof Error ? err.message 
  * temporary ones stay open in `keep`.
  */
 export async function importRanks(paths: string[], opts: OpenRanksOptions = {}): Promise<{ ranks: ImportedRank[]; skipped: SkippedTrace[] }> {
-  const found: Array<{ file: string; rank: TraceRank | null; keep: TraceDb | null } | { error: string }> = new Array(paths.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    for (let i = next++; i < paths.length; i = next++) {
-      try {
-        const db = await openTrace(paths[i]!, { ...opts, importThread: paths.length > 1 ? true : opts.importThread });
-        try {
-          found[i] = { file: db.databaseFile, rank: await rankOf(db), keep: db.temporaryFile ? db : null };
-        } finally {
-          if (!db.temporaryFile) await db.close();
-        }
-      } catch (err) {
-        found[i] = { error: firstLine(err) };
-      }
+  const found = await eachTrace(paths, opts.parallel, async (path) => {
+    const db = await openTrace(path, { ...opts, importThread: paths.length > 1 ? true : opts.importThread });
+    try {
+      return { file: db.databaseFile, rank: await rankOf(db), keep: db.temporaryFile ? db : null };
+    } finally {
+      if (!db.temporaryFile) await db.close();
     }
-  };
-  const lanes = Math.max(1, Math.min(opts.parallel ?? availableParallelism(), paths.length));
-  await Promise.all(Array.from({ length: lanes }, worker));
+  });
   const claims = new RankClaims(paths.length);
   const ranks: ImportedRank[] = [];
   for (const [i, f] of found.entries()) {
-    if ('error' in f) {
+    if (failed(f)) {
       claims.skip(paths[i]!, f.error);
       continue;
     }
@@ -79,6 +90,28 @@ export async function importRanks(paths: string[], opts: OpenRanksOptions = {}):
     else ranks.push({ path: paths[i]!, rank, worldSize: f.rank?.worldSize ?? null, file: f.file, keep: f.keep });
   }
   return { ranks, skipped: claims.skipped };
+}
+
+/**
+ * Each trace's rank, claimed as importRanks claims them, for commands that analyse each rank on its own (summary,
+ * gaps) and need no rank's tables here: a trace's rank is read from its kept analysis results (trace-memo.ts)
+ * when the import cache has them, so a set of ranks seen before opens no database.
+ */
+export async function rankTraces(paths: string[], opts: OpenRanksOptions = {}): Promise<{ ranks: Array<{ path: string; rank: number; worldSize: number | null }>; skipped: SkippedTrace[] }> {
+  const found = await eachTrace(paths, opts.parallel, (path) =>
+    withTraceMemo(path, { ...opts, importThread: paths.length > 1 ? true : opts.importThread }, (memo) => memo.value('rank', null, rankOf)));
+  const claims = new RankClaims(paths.length);
+  const ranks = new Map<number, { path: string; rank: number; worldSize: number | null }>();
+  for (const [i, f] of found.entries()) {
+    if (failed(f)) {
+      claims.skip(paths[i]!, f.error);
+      continue;
+    }
+    const { rank, evicted } = claims.claim(paths[i]!, f);
+    if (evicted !== null) ranks.delete(evicted);
+    if (rank !== null) ranks.set(rank, { path: paths[i]!, rank, worldSize: f?.worldSize ?? null });
+  }
+  return { ranks: [...ranks.values()], skipped: claims.skipped };
 }
 
 /** The tables of the given imported rank traces and exports as one database; `label` names it in messages. */

@@ -39,20 +39,31 @@ export function cacheEnabled(requested: boolean | undefined): boolean {
   return requested !== false && !process.env.GSPROF_NO_CACHE;
 }
 
-let importerDigest: Promise<string> | null = null;
+/** A hash of the source files (built or not) in these folders of the profiler, and of the DuckDB version. */
+async function codeVersion(folders: string[]): Promise<string> {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const h = createHash('sha256').update(`duckdb ${duckdbVersion()}\n`);
+  for (const folder of folders) {
+    const dir = join(here, '..', folder);
+    const names = (await readdir(dir)).filter((n) => /\.(js|ts)$/.test(n) && !n.endsWith('.d.ts')).sort();
+    for (const n of names) h.update(n).update(await readFile(join(dir, n)));
+  }
+  return h.digest('hex');
+}
 
-/** A hash of the importer's and the table schema's source files (built or not): any change makes new keys. */
+let importerDigest: Promise<string> | null = null;
+let analysisDigest: Promise<string> | null = null;
+
+/** The importer's and the table schema's code: any change makes new keys. */
 function importerVersion(): Promise<string> {
-  importerDigest ??= (async () => {
-    const here = dirname(fileURLToPath(import.meta.url));
-    const h = createHash('sha256').update(`duckdb ${duckdbVersion()}\n`);
-    for (const dir of [join(here, '..', 'import'), here]) {
-      const names = (await readdir(dir)).filter((n) => /\.(js|ts)$/.test(n) && !n.endsWith('.d.ts')).sort();
-      for (const n of names) h.update(n).update(await readFile(join(dir, n)));
-    }
-    return h.digest('hex');
-  })();
+  importerDigest ??= codeVersion(['import', 'sql']);
   return importerDigest;
+}
+
+/** The analyses' code, with the importer's: what a kept analysis result (trace-memo.ts) was computed by. */
+export function analysisVersion(): Promise<string> {
+  analysisDigest ??= codeVersion(['import', 'sql', 'analysis']);
+  return analysisDigest;
 }
 
 /** The trace file a key was made for: what the entry keeps of it (its permissions, its size). */
@@ -138,6 +149,11 @@ export async function dropCached(file: string, trace: string, why: string): Prom
   await rm(`${file}.sum`, { force: true }).catch(() => undefined);
 }
 
+/** The analysis results kept for a key (trace-memo.ts), beside its entry `<key>.<format>.duckdb`. */
+export function memoFileOf(key: string): string {
+  return join(traceCacheDir(), `${key}.memo.json`);
+}
+
 function cacheMaxBytes(): number {
   return Number(process.env.GSPROF_CACHE_MAX_BYTES) || CACHE_MAX_BYTES;
 }
@@ -199,6 +215,7 @@ async function trimCache(dir: string, keep: string): Promise<void> {
     if (e.path === keep) continue;
     await rm(e.path, { force: true });
     await rm(`${e.path}.sum`, { force: true });
+    await rm(e.path.replace(/\.[a-z]+\.duckdb$/, '.memo.json'), { force: true });
     total -= e.size;
   }
 }
