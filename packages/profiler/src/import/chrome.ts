@@ -32,6 +32,25 @@ interface Open { end: number; slice: Paired | null }
 
 type Json = Record<string, unknown>;
 
+/** What names a process or thread whose id is a string: its last event so far in time order (see `owners`). */
+interface StringNaming { label: string; ts: number; name: string | null }
+
+/** A string pid or tid that gsprof reads as a number (decimal or 0x hex), or null. */
+function numericId(text: string): number | null {
+  const s = text.trim();
+  if (/^-?\d+$/.test(s) && Number.isSafeInteger(Number(s))) return Number(s);
+  if (/^0x[0-9a-f]+$/i.test(s) && Number.isSafeInteger(Number(s))) return Number(s);
+  return null;
+}
+
+/**
+ * An event at `ts` (µs) of a string-id process or thread: trace_processor parses events in time order (those of
+ * one ts in file order), and each names it after the string, or a process_name/thread_name event after its arg.
+ */
+function noteName(n: StringNaming, ts: number, name: string | null): void {
+  if (ts >= n.ts) { n.ts = ts; n.name = name; }
+}
+
 /** start, end, line, offset, tsAt, durAt, numberFlags of an event waiting to be parsed. */
 const PENDING_FIELDS = 7;
 const MAX_PENDING = 4096;
@@ -67,7 +86,17 @@ export async function importChrome(
 
 class ChromeImporter {
   private readonly processes = new Map<string, number>();
+  private readonly threads = new Map<string, number>();
   private readonly threadTracks = new Map<string, number>();
+  /** The number given to each string pid or tid: one per string, as trace_processor interns it. */
+  private readonly stringIds = new Map<string, number>();
+  /**
+   * The processes (by upid) and threads (by utid) whose pid or tid is a string, with the name trace_processor
+   * ends with: every event names them after the string, a process_name or thread_name event after its arg, and
+   * the last event in time order wins (see `noteName`).
+   */
+  private readonly processNaming = new Map<number, StringNaming>();
+  private readonly threadNaming = new Map<number, StringNaming>();
   private readonly processTracks = new Map<number, number>();
   private readonly counterTracks = new Map<string, number>();
   /** Begin/end events per track, matched in time order at the end (as Perfetto sorts before parsing). */
@@ -98,6 +127,8 @@ class ChromeImporter {
   private pendingBuf: Buffer | null = null;
   /** The thread track of the last event's pid and tid (consecutive events mostly share one). */
   private lastPid: unknown = undefined;
+  /** The numeric pid of the last event whose process `owners` saw (undefined: none, or a string pid). */
+  private lastOwnerPid: number | undefined = undefined;
   private lastTid: unknown = undefined;
   private lastTrack = -1;
   /**
@@ -185,7 +216,7 @@ class ChromeImporter {
       return;
     }
     if (!storableId(e.pid) || !storableId(e.tid)) { this.drop('json_parser_failure', `pid or tid past int64: ${String(e.pid)}, ${String(e.tid)}`); return; }
-    if (ph === 'M') { this.metadataEvent(e); return; }
+    if (ph === 'M') { this.owners(e, 'M'); this.metadataEvent(e); return; }
     const flags = this.numberFlags;
     if (ph !== 'C' && hasArgs(e) && ((flags & INTEGRAL_REAL) !== 0 || ((flags & LONG_DIGITS) !== 0 && hasUnsafeInt(e.args, 0)))) {
       exactArgs(e, buf.toString('utf8', start, end));
@@ -195,6 +226,7 @@ class ChromeImporter {
     const ts = this.tsOf(e, buf);
     // trace_processor's tokenizer drops an event without a numeric ts (json_tokenizer_failure).
     if (Number.isNaN(ts)) { this.drop('json_tokenizer_failure', this.problem ?? 'no ts'); return; }
+    this.owners(e, ph);
     const name = typeof e.name === 'string' ? e.name : e.name === undefined ? null : String(e.name);
     // trace_processor reads an empty category as none (NULL), as an absent one.
     const category = typeof e.cat === 'string' && e.cat !== '' ? e.cat : null;
@@ -299,17 +331,45 @@ class ChromeImporter {
     this.sink.flowEvent(`v2\u0000${String(e.bind_id)}`, kind, ts, track, BIND_DIRECT, sliceId);
   }
 
+  /**
+   * The process and thread of any event that trace_processor parses (every phase, metadata events of any name
+   * and global instants included), as it creates them: the process of its pid always; the thread only where the
+   * tid is a string, since that names it (a numeric tid's thread without a track or name shows nowhere).
+   */
+  private owners(e: Json, ph: string): void {
+    // Most events repeat the last numeric pid, with a numeric tid: nothing to create or name.
+    if (typeof e.pid === 'number' && e.pid === this.lastOwnerPid && typeof e.tid !== 'string') return;
+    const upid = this.process(e.pid);
+    this.lastOwnerPid = typeof e.pid === 'number' ? e.pid : undefined;
+    const us = typeof e.ts === 'number' ? e.ts : Number(e.ts);
+    // trace_processor gives a metadata event without a ts the ts 0.
+    const at = Number.isFinite(us) ? us : 0;
+    const args = (e.args ?? null) as Json | null;
+    const named = (what: string): string | null =>
+      ph === 'M' && e.name === what && typeof args?.name === 'string' && args.name !== '' ? args.name : null;
+    const pNaming = this.processNaming.get(upid);
+    if (pNaming) noteName(pNaming, at, named('process_name'));
+    if (typeof e.tid === 'string' && numericId(e.tid) === null) {
+      const utid = this.thread(e.pid, e.tid);
+      const tNaming = this.threadNaming.get(utid);
+      if (tNaming) noteName(tNaming, at, named('thread_name'));
+    }
+  }
+
   private metadataEvent(e: Json): void {
     const args = (e.args ?? {}) as Json;
-    const value = typeof args.name === 'string' ? args.name : null;
-    if (e.name === 'process_name' && value !== null) this.sink.setProcessName(this.process(e.pid), value);
-    else if (e.name === 'thread_name' && value !== null) {
-      const track = this.threadTrack(e.pid, e.tid);
-      const utid = this.sink.track(track)?.utid;
-      if (utid !== null && utid !== undefined) this.sink.setThreadName(utid, value);
+    if (e.name === 'process_name' || e.name === 'thread_name') {
+      // trace_processor counts a name that is empty or not a string, and names nothing.
+      if (typeof args.name !== 'string' || args.name === '') { this.sink.stat('json_parser_failure'); return; }
+      if (e.name === 'process_name') this.sink.setProcessName(this.process(e.pid), args.name);
+      else {
+        const track = this.threadTrack(e.pid, e.tid);
+        const utid = this.sink.track(track)?.utid;
+        if (utid !== null && utid !== undefined) this.sink.setThreadName(utid, args.name);
+      }
     } else if (e.name === 'process_labels' && typeof args.labels === 'string') {
-      const upid = this.process(e.pid);
-      if (this.sink.processName(upid) === null) this.sink.setProcessName(upid, args.labels);
+      // Kept for convert; trace_processor does not name a process by its labels, nor does gsprof.
+      this.process(e.pid);
       this.sink.metadata(`process_labels.${String(e.pid)}`, args.labels);
     }
   }
@@ -364,11 +424,15 @@ class ChromeImporter {
     if (typeof v === 'number' && Number.isFinite(v)) return { num: Math.trunc(v), label: null };
     if (typeof v === 'string') {
       const s = v.trim();
-      if (/^-?\d+$/.test(s) && Number.isSafeInteger(Number(s))) return { num: Number(s), label: null };
-      if (/^0x[0-9a-f]+$/i.test(s) && Number.isSafeInteger(Number(s))) return { num: Number(s), label: null };
-      const num = this.nextSynthetic++;
-      // convert writes the string back where the output is JSON (see TraceTrack.pidText).
-      this.sink.metadata(`json_string_id.${num}`, s);
+      const n = numericId(s);
+      if (n !== null) return { num: n, label: null };
+      let num = this.stringIds.get(s);
+      if (num === undefined) {
+        num = this.nextSynthetic++;
+        this.stringIds.set(s, num);
+        // convert writes the string back where the output is JSON (see TraceTrack.pidText).
+        this.sink.metadata(`json_string_id.${num}`, s);
+      }
       return { num, label: s };
     }
     return { num: 0, label: null };
@@ -381,8 +445,22 @@ class ChromeImporter {
       const { num, label } = this.idOf(pid);
       upid = this.sink.addProcess(num, label);
       this.processes.set(key, upid);
+      if (label !== null) this.processNaming.set(upid, { label, ts: -Infinity, name: null });
     }
     return upid;
+  }
+
+  private thread(pid: unknown, tid: unknown): number {
+    const key = `${String(pid)}\u0000${String(tid)}`;
+    let utid = this.threads.get(key);
+    if (utid === undefined) {
+      const upid = this.process(pid);
+      const { num, label } = this.idOf(tid);
+      utid = this.sink.addThread(num, upid, label);
+      this.threads.set(key, utid);
+      if (label !== null) this.threadNaming.set(utid, { label, ts: -Infinity, name: null });
+    }
+    return utid;
   }
 
   private threadTrack(pid: unknown, tid: unknown): number {
@@ -390,10 +468,8 @@ class ChromeImporter {
     const key = `${String(pid)}\u0000${String(tid)}`;
     let track = this.threadTracks.get(key);
     if (track === undefined) {
-      const upid = this.process(pid);
-      const { num, label } = this.idOf(tid);
-      const utid = this.sink.addThread(num, upid, label);
-      track = this.sink.addTrack({ type: 'thread', utid, upid });
+      const utid = this.thread(pid, tid);
+      track = this.sink.addTrack({ type: 'thread', utid, upid: this.process(pid) });
       this.threadTracks.set(key, track);
     }
     if (typeof pid !== 'object' && typeof tid !== 'object') { this.lastPid = pid; this.lastTid = tid; this.lastTrack = track; }
@@ -587,6 +663,8 @@ class ChromeImporter {
 
   finish(): void {
     this.matchEdges();
+    for (const [upid, n] of this.processNaming) this.sink.setProcessName(upid, n.name ?? n.label);
+    for (const [utid, n] of this.threadNaming) this.sink.setThreadName(utid, n.name ?? n.label);
     this.sink.metadata('trace_format', 'chrome_json');
     this.sink.metadata('event_count', null, this.events);
   }

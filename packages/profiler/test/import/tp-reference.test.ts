@@ -10,11 +10,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openTrace } from '../../src/index.js';
 import { type Field, trace } from './support/proto-writer.js';
 import { tempFiles } from './support/tmp.js';
-import { tpRows, traceProcessor } from './support/trace-processor.js';
+import { expectRows } from './support/trace-processor.js';
 
 const files = tempFiles();
 afterAll(() => files.cleanup());
-const tp = traceProcessor();
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'perfetto');
 
 // TracePacket fields, TrackEvent fields and LegacyEvent phases.
@@ -25,21 +24,6 @@ const ph = (c: string): number => c.charCodeAt(0);
 const legacy = (phase: string, more: Field[] = []): Field => [LEGACY, [[2, ph(phase)], ...more]];
 const thread = (uuid: number, pid: number, tid: number, name: string): Field[] =>
   [[SEQ, 1], [DESC, [[1, uuid], [4, [[1, pid], [2, tid], [5, name]]]]]];
-
-type Cell = string | number | null;
-const norm = (rows: Cell[][]): (string | null)[][] => rows.map((r) => r.map((v) => (v === null ? null : String(v))));
-
-/** The SQL's rows in gsprof, and in trace_processor where it is present; both must be `expected`. */
-async function expectRows(path: string, sql: string, expected: Cell[][]): Promise<void> {
-  const db = await openTrace(path);
-  try {
-    const { columns, rows } = await db.query(sql);
-    expect(norm(rows.map((r) => columns.map((c) => r[c] as Cell))), 'gsprof').toEqual(norm(expected));
-  } finally {
-    await db.close();
-  }
-  if (tp) expect(norm(tpRows(tp, path, sql)), 'trace_processor_shell').toEqual(norm(expected));
-}
 
 const SLICES = 'SELECT ts, dur, name, depth FROM slice ORDER BY ts, depth';
 const FLOWS = `SELECT so.name, si.name FROM flow f JOIN slice so ON so.id = f.slice_out

@@ -8,6 +8,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expect } from 'vitest';
+import { openTrace } from '../../../src/index.js';
 import { SHARED_DIR } from '../../../../../test/support/shared.js';
 
 let found: string | null | undefined;
@@ -54,4 +56,20 @@ export function tpRows(tp: string, trace: string, sql: string): (string | number
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+type Cell = string | number | null;
+const norm = (rows: Cell[][]): (string | null)[][] => rows.map((r) => r.map((v) => (v === null ? null : String(v))));
+
+/** The SQL's rows in gsprof, and in trace_processor where it is present; both must be `expected`. */
+export async function expectRows(path: string, sql: string, expected: Cell[][]): Promise<void> {
+  const db = await openTrace(path);
+  try {
+    const { columns, rows } = await db.query(sql);
+    expect(norm(rows.map((r) => columns.map((c) => r[c] as Cell))), 'gsprof').toEqual(norm(expected));
+  } finally {
+    await db.close();
+  }
+  const tp = traceProcessor();
+  if (tp) expect(norm(tpRows(tp, path, sql)), 'trace_processor_shell').toEqual(norm(expected));
 }
