@@ -11,6 +11,13 @@
 // Both outputs are normalised before comparing: rows sorted, NULL written as NULL, every value as a string
 // (integers exactly), and real values formatted in SQL on both sides with printf('%.10g') because
 // trace_processor's CSV prints reals with %f (six decimals, so 1e-9 reads as 0.000000).
+//
+// A JSON pid or tid that is a string (Kineto's "Spans", "Traces") is a number in both tools, of each one's own
+// making: trace_processor takes the id of the string in its string pool, gsprof counts from 2^30. In the columns
+// that hold pids and tids (a query's `ids`), such a number is compared as the string it stands for, written
+// "in quotes": gsprof's from its metadata (json_string_id.N), trace_processor's as the one pid or tid (never a
+// numeric id of the trace) of the processes and threads it names after that string. A number left unresolved
+// stays a number and shows as a difference.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -46,6 +53,7 @@ const QUERIES = [
   { id: 'depth_histogram', sql: 'SELECT depth, count(*) FROM slice GROUP BY depth' },
   {
     id: 'slices_per_thread',
+    ids: [0, 2],
     sql: `SELECT p.pid, p.name, t.tid, t.name, count(*), sum(s.dur), max(s.depth)
       FROM slice s JOIN thread_track tt ON s.track_id = tt.id JOIN thread t ON t.utid = tt.utid
       LEFT JOIN process p ON p.upid = t.upid GROUP BY p.pid, p.name, t.tid, t.name`,
@@ -74,6 +82,7 @@ const QUERIES = [
     // Which process/thread owns each counter track. gsprof's counter_track has upid/utid columns;
     // trace_processor v58 keeps them in process_counter_track.upid and thread_counter_track.utid.
     id: 'counter_owners',
+    ids: [1, 2],
     gsprof: `SELECT ct.name, coalesce(p.pid, tp.pid), t.tid, count(*)
       FROM counter c JOIN counter_track ct ON ct.id = c.track_id
       LEFT JOIN thread t ON t.utid = ct.utid LEFT JOIN process tp ON tp.upid = t.upid
@@ -95,6 +104,7 @@ const QUERIES = [
     // trace_processor always has upid 0 (pid 0, no name) as a placeholder, whatever the trace holds;
     // gsprof numbers processes from 0 with no placeholder.
     id: 'processes',
+    ids: [0],
     gsprof: 'SELECT pid, name FROM process',
     tp: 'SELECT pid, name FROM process WHERE upid <> 0',
   },
@@ -102,6 +112,7 @@ const QUERIES = [
     // Threads a user sees: named, or owning a thread track. trace_processor also creates an unnamed main
     // thread (tid = pid) for each process it meets and keeps utid 0 as the swapper placeholder.
     id: 'threads',
+    ids: [0, 1],
     gsprof: `SELECT p.pid, t.tid, t.name FROM thread t LEFT JOIN process p ON p.upid = t.upid
       WHERE t.name IS NOT NULL OR t.utid IN (SELECT utid FROM thread_track)`,
     tp: `SELECT p.pid, t.tid, t.name FROM thread t LEFT JOIN process p ON p.upid = t.upid
@@ -116,6 +127,7 @@ const QUERIES = [
     // Every named thread with its name, whether or not it owns a track: names come from track descriptors,
     // process/thread descriptors and metadata events.
     id: 'named_threads',
+    ids: [0],
     gsprof: 'SELECT tid, name FROM thread WHERE name IS NOT NULL',
     tp: 'SELECT tid, name FROM thread WHERE utid <> 0 AND name IS NOT NULL',
   },
@@ -147,6 +159,47 @@ const QUERIES = [
       (SELECT min(ts) FROM counter), (SELECT max(ts) FROM counter)`,
   },
 ];
+
+/** gsprof's numbers for string pids and tids, and the strings (see the header). */
+const GSPROF_STRING_IDS = `SELECT substr(name, 16) AS id, str_value FROM metadata WHERE name LIKE 'json_string_id.%'`;
+/** gsprof's numeric pids and tids that are not string ids: trace_processor's string ids are never taken for one. */
+const GSPROF_NUMERIC_IDS = `SELECT pid FROM process UNION SELECT tid FROM thread
+  EXCEPT SELECT CAST(substr(name, 16) AS BIGINT) FROM metadata WHERE name LIKE 'json_string_id.%'`;
+/** trace_processor's named processes and threads: a string pid or tid names its process or thread. */
+const TP_NAMED_IDS = `SELECT pid, ${quoted('tp', 'name')} FROM process WHERE upid <> 0 AND name IS NOT NULL
+  UNION ALL SELECT tid, ${quoted('tp', 'name')} FROM thread WHERE utid <> 0 AND name IS NOT NULL`;
+
+/** Both sides' maps from a string id's number (as text) to the string written "in quotes". */
+function stringIdMaps(gStrings, gNumeric, tpNamed) {
+  const gsprof = new Map();
+  for (const r of gStrings) {
+    const [id, str] = r.split('\t');
+    gsprof.set(id, `"${str}"`);
+  }
+  const numeric = new Set(gNumeric);
+  const byName = new Map();
+  for (const r of tpNamed) {
+    const tab = r.indexOf('\t');
+    const [id, name] = [r.slice(0, tab), r.slice(tab + 1)];
+    if (numeric.has(id)) continue;
+    if (!byName.has(name)) byName.set(name, new Set());
+    byName.get(name).add(id);
+  }
+  const tp = new Map();
+  for (const str of new Set(gStrings.map((r) => r.slice(r.indexOf('\t') + 1)))) {
+    const ids = byName.get(str);
+    if (ids?.size === 1) tp.set([...ids][0], `"${str}"`);
+  }
+  return { gsprof, tp };
+}
+
+/** A row with the pids and tids in columns `ids` that `map` knows replaced by their strings. */
+function withStringIds(row, ids, map) {
+  if (!ids || map.size === 0) return row;
+  const cells = row.split('\t');
+  for (const i of ids) if (map.has(cells[i])) cells[i] = map.get(cells[i]);
+  return cells.join('\t');
+}
 
 /** A query's SQL on one side: its own text for that side, else the shared one (a function of the side or not). */
 function sqlFor(q, side) {
@@ -323,10 +376,16 @@ async function main() {
     for (const trace of opts.traces) {
       console.log(`== ${trace}`);
       const db = await openTrace(trace).catch((e) => ({ error: lastLines(String(e.message ?? e)), close() {} }));
-      const tpResults = await runTpAll(opts.tp, trace, queries.map((q) => sqlFor(q, 'tp')), tmp);
+      const tpResults = await runTpAll(opts.tp, trace, [...queries.map((q) => sqlFor(q, 'tp')), TP_NAMED_IDS], tmp);
+      const gStrings = await runGsprof(db, GSPROF_STRING_IDS);
+      const gNumeric = await runGsprof(db, GSPROF_NUMERIC_IDS);
+      const tpNamed = tpResults.pop();
+      const idMaps = stringIdMaps(gStrings.rows ?? [], gNumeric.rows ?? [], tpNamed.rows ?? []);
       for (const [i, q] of queries.entries()) {
         const g = await runGsprof(db, sqlFor(q, 'gsprof'));
         const t = tpResults[i];
+        if (g.rows) g.rows = g.rows.map((r) => withStringIds(r, q.ids, idMaps.gsprof));
+        if (t.rows) t.rows = t.rows.map((r) => withStringIds(r, q.ids, idMaps.tp));
         let status = 'equal';
         const lines = [];
         if (g.error || t.error) {
