@@ -99,6 +99,21 @@ describe.skipIf(!hasShared())('query, summary and gaps over many ranks', () => {
     expect(r.rows.map((x) => x.rank)).toEqual([0, 34]);
   });
 
+  it('summary and gaps over a set with a rank given twice and a file that is not a trace: a line each, exit 2, the other rank reported', async () => {
+    const again = join(dir, 'rank1-twice.json.gz');
+    copyFileSync(RANK1, again);
+    const notTrace = join(dir, 'notes-too.json');
+    writeFileSync(notTrace, 'not a trace at all\n');
+    for (const command of ['summary', 'gaps'] as const) {
+      const r = await gsprof([command, RANK0, RANK1, again, notTrace, '--json']);
+      expect(r.code).toBe(2);
+      const lines = r.stderr.trim().split('\n');
+      expect(lines.filter((l) => /skipped: rank 1 is claimed by/.test(l))).toHaveLength(2);
+      expect(lines.find((l) => l.includes('notes-too.json'))).toMatch(/notes-too\.json: skipped: byte 0: not a trace/);
+      expect((JSON.parse(r.stdout) as { ranks: Array<{ rank: number }> }).ranks.map((x) => x.rank)).toEqual([0]);
+    }
+  });
+
   it('a second summary or gaps over the same ranks answers from the kept results, opening no database; an edited rank is analysed again', async () => {
     const cache = join(dir, 'kept-cache');
     const env = { GSPROF_CACHE_DIR: cache };

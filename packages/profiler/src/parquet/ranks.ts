@@ -47,7 +47,9 @@ async function eachTrace<T>(paths: string[], parallel: number | undefined, probe
       try {
         found[i] = await probe(paths[i]!);
       } catch (err) {
-        found[i] = { error: firstLine(err) };
+        const line = firstLine(err);
+        // The skipped line names the trace already.
+        found[i] = { error: line.startsWith(`${paths[i]}: `) ? line.slice(paths[i]!.length + 2) : line };
       }
     }
   };
