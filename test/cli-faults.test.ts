@@ -6,18 +6,8 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, rmSync, lstatSync, mkdirSync, readdirSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, gsprof, tempDir } from './support/cli.js';
+import { ensureBuilt, expectOneLineError, gsprof, tempDir } from './support/cli.js';
 import { bigKernelTrace } from './support/hostile.js';
-
-function expectOneLineError(r: { code: number | null; stdout: string; stderr: string }, pattern: RegExp): void {
-  expect(r.stderr).not.toMatch(/\n\s+at /);
-  // record's progress lines (`franka: step 12/12 ...`) go to stderr too; everything else must be the one line.
-  const lines = r.stderr.trim().split('\n').filter((l) => !/^\w+: step \d+\/\d+ /.test(l));
-  expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatch(/^gsprof: [^:]+: /);
-  expect(lines[0]).toMatch(pattern);
-  expect(r.code).toBe(2);
-}
 
 const isRoot = process.getuid?.() === 0;
 const tiny = ['record', '--example', 'franka', '--backend', 'cpu', '--n-envs', '2', '--steps', '12', '--no-fps'];

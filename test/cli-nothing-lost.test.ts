@@ -92,3 +92,39 @@ describe('record -- node prog.mjs: process.exit(code) never returns', () => {
     expect(readdirSync(dir).filter((f) => f.endsWith('.pftrace'))).toHaveLength(1);
   });
 });
+
+describe('merge: ranks of one job, all of them', () => {
+  let dir: string;
+  /** A Chrome trace of one slice, as rank `rank` of `worldSize` in job `jobId`. */
+  const rankTrace = (name: string, rank: number, worldSize: number, jobId: string): string => {
+    const f = join(dir, name);
+    writeFileSync(f, JSON.stringify({
+      distributedInfo: { backend: 'gloo', rank, world_size: worldSize, job_id: jobId },
+      traceEvents: [{ ph: 'X', name: `work${rank}`, pid: 100 + rank, tid: 1, ts: 1000 + rank, dur: 50 }],
+    }));
+    return f;
+  };
+  beforeAll(() => {
+    ensureBuilt();
+    dir = tempDir();
+  });
+
+  it('ranks of different jobs are refused, naming both jobs', async () => {
+    const a = rankTrace('a0.json', 0, 2, 'jobA');
+    const b = rankTrace('b1.json', 1, 2, 'jobB');
+    const out = join(dir, 'mixed.json');
+    expectOneLineError(await gsprof(['merge', a, b, '-o', out, '--no-cache']), /the traces come from 2 different jobs \(jobA: .*a0\.json; jobB: .*b1\.json\): merge takes the ranks of one job/);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('2 of 4 ranks merge, marked Incomplete with the missing ranks', async () => {
+    const r0 = rankTrace('c0.json', 0, 4, 'jobC');
+    const r2 = rankTrace('c2.json', 2, 4, 'jobC');
+    const out = join(dir, 'partial.json');
+    const r = await gsprof(['merge', r0, r2, '-o', out, '--no-cache']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^Incomplete: 2 of 4 ranks \(missing rank 1, 3\)\nMerged 2 trace\(s\) into /);
+    const merged = JSON.parse(readFileSync(out, 'utf8')) as { traceEvents: Array<{ name: string }> };
+    expect(merged.traceEvents.map((e) => e.name)).toEqual(expect.arrayContaining(['work0', 'work2']));
+  });
+});

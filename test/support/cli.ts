@@ -152,7 +152,8 @@ export function hasWebgpuAdapter(): boolean {
 /** A bad-input failure as users see it: exit 2, one line `gsprof: <what>: <why>` on stderr matching `pattern`, no stack. */
 export function expectOneLineError(r: CliRun, pattern: RegExp): void {
   expect(r.code, r.stdout + r.stderr).toBe(2);
-  const lines = r.stderr.trim().split('\n');
+  // record's progress lines (`franka: step 12/12 ...`) go to stderr too; everything else must be the one line.
+  const lines = r.stderr.trim().split('\n').filter((l) => !/^\w+: step \d+\/\d+ /.test(l));
   expect(lines).toHaveLength(1);
   expect(lines[0]).toMatch(/^gsprof: [^:]+: /);
   expect(lines[0]).toMatch(pattern);
