@@ -4,6 +4,7 @@
  * Field numbers: REFERENCE §4 and Perfetto's trace_packet/track_event protos.
  */
 import { isBug } from './chrome.js';
+import { chromeProcessName, chromeThreadName, isRendererType } from './chrome-names.js';
 import { ClockTracker, MONOTONIC, type SnapshotClock } from './clocks.js';
 import { TraceFormatError } from './errors.js';
 import { recordFlowNames, recordGsprofMetadata } from './metadata.js';
@@ -42,6 +43,11 @@ interface SeqState {
 
 /** TrackDescriptor.SiblingMergeBehavior NONE: a track that is never merged with its siblings by name. */
 const SIBLING_MERGE_NONE = 2;
+
+/** trace_processor's name priorities (ThreadNamePriority, ProcessNamePriority): a name replaces one of equal or
+ * lower priority only. */
+const THREAD_BY_TYPE = 3, THREAD_BY_DESCRIPTOR = 4;
+const PROCESS_BY_TYPE = 1, PROCESS_BY_DESCRIPTOR = 2, PROCESS_BY_RENDERER_TYPE = 3;
 
 /** A legacy complete event (phase X) as the importer's own event type: TrackEvent's types end at 5 (TYPE_STATE). */
 const COMPLETE = -1;
@@ -159,22 +165,35 @@ function toFormatError(path: string, base: number, err: unknown, context?: strin
   return new TraceFormatError(path, context ?? `byte ${base}`, msg.split('\n')[0]!);
 }
 
-/** ThreadDescriptor: pid 1, tid 2, thread_name 5, reference_timestamp_us 6, reference_thread_time_us 7,
- *  reference_thread_instruction_count 8. */
+/** ThreadDescriptor: pid 1, tid 2, chrome_thread_type 4, thread_name 5, reference_timestamp_us 6,
+ *  reference_thread_time_us 7, reference_thread_instruction_count 8. Without a thread_name, trace_processor names
+ *  the thread after its Chromium thread type. */
 function readThreadDescriptor(r: ProtoReader): ThreadDesc {
   const d: ThreadDesc = { pid: 0, tid: 0, name: null, refTsUs: 0n, refThreadTimeUs: 0, refInstructions: 0 };
+  let typeName: string | null = null;
   while (r.next()) {
     switch (r.field) {
       case 1: r.readVarint(); d.pid = r.signed(); break;
       case 2: r.readVarint(); d.tid = r.signed(); break;
-      case 5: d.name = r.string(); break;
+      case 4: r.readVarint(); typeName = chromeThreadName(r.signed()); break;
+      case 5: d.name = r.string() || null; break;
       case 6: r.readVarint(); d.refTsUs = BigInt.asIntN(64, r.bigint()); break;
       case 7: r.readVarint(); d.refThreadTimeUs = r.signed(); break;
       case 8: r.readVarint(); d.refInstructions = r.signed(); break;
       default: r.skip();
     }
   }
+  d.name ??= typeName;
   return d;
+}
+
+/** The first varint of field 1 in a message (ChromeThreadDescriptor.thread_type, ChromeProcessDescriptor.process_type). */
+function firstField(r: ProtoReader): number | null {
+  let v: number | null = null;
+  while (r.next()) {
+    if (r.field === 1 && r.wire === 0) { r.readVarint(); v = r.signed(); } else r.skip();
+  }
+  return v;
 }
 
 class PerfettoImporter {
@@ -198,6 +217,9 @@ class PerfettoImporter {
   private readonly threadCounterTracks = new Map<string, number>();
   private defaultTrack: number | null = null;
   private lastTs = 0;
+  /** The priority of each named thread's (by utid) and process's (by upid) name so far: see `nameThread`. */
+  private readonly threadNamePriority = new Map<number, number>();
+  private readonly processNamePriority = new Map<number, number>();
   private readonly clocks = new ClockTracker();
   /** Set while writing the args of a 'gsprof.metadata' instant, whose 'json' annotation is our run metadata and
    *  'flows' the categories and names of the flows. */
@@ -314,7 +336,7 @@ class PerfettoImporter {
     let upid = this.pidToUpid.get(d.pid);
     if (upid === undefined) { upid = this.sink.addProcess(d.pid); this.pidToUpid.set(d.pid, upid); }
     const utid = this.threadTrackIds.get(`${d.pid}\u0000${d.tid}`)?.utid ?? this.legacyThread(d.pid, d.tid, upid);
-    if (d.name) this.sink.setThreadName(utid, d.name);
+    this.nameThread(utid, d.name);
   }
 
   /**
@@ -331,13 +353,54 @@ class PerfettoImporter {
     }
     let upid = this.pidToUpid.get(pid);
     if (upid === undefined) { upid = this.sink.addProcess(pid); this.pidToUpid.set(pid, upid); }
-    if (name) this.sink.setProcessName(upid, name);
+    this.nameProcess(upid, name);
+  }
+
+  /**
+   * Names a thread unless a name of higher priority named it before, as trace_processor ranks its sources: a
+   * descriptor's thread_name (THREAD_BY_DESCRIPTOR) over a ChromeThreadDescriptor's type (THREAD_BY_TYPE).
+   */
+  private nameThread(utid: number, name: string | null, priority = THREAD_BY_DESCRIPTOR): void {
+    if (!name || priority < (this.threadNamePriority.get(utid) ?? 0)) return;
+    this.sink.setThreadName(utid, name);
+    this.threadNamePriority.set(utid, priority);
+  }
+
+  /**
+   * Names a process the same way: a Chromium process type (PROCESS_BY_TYPE) under a descriptor's process_name
+   * (PROCESS_BY_DESCRIPTOR), a renderer's type (PROCESS_BY_RENDERER_TYPE) over it.
+   */
+  private nameProcess(upid: number, name: string | null, priority = PROCESS_BY_DESCRIPTOR): void {
+    if (!name || priority < (this.processNamePriority.get(upid) ?? 0)) return;
+    this.sink.setProcessName(upid, name);
+    this.processNamePriority.set(upid, priority);
   }
 
   /** A thread descriptor on a valid sequence (packet or TrackDescriptor) makes it the sequence's thread. */
   private setSequenceThread(seq: SeqState, d: ThreadDesc): void {
     seq.thread = { pid: d.pid, tid: d.tid };
     seq.refs = { tsNs: d.refTsUs * 1000n, threadTimeNs: d.refThreadTimeUs * 1000, instructions: d.refInstructions };
+  }
+
+  /** A thread TrackDescriptor's names: its thread_name (or legacy chrome_thread_type), then its chrome_thread's type. */
+  private nameDescribedThread(utid: number, thread: ThreadDesc, chromeThreadType: number | null): void {
+    this.nameThread(utid, thread.name);
+    if (chromeThreadType !== null) this.nameThread(utid, chromeThreadName(chromeThreadType), THREAD_BY_TYPE);
+  }
+
+  /** A process TrackDescriptor's names: process_name, then its legacy chrome_process_type, then chrome_process's type. */
+  private nameDescribedProcess(
+    upid: number, proc: { name: string | null; chromeType: number | null }, chromeProcessType: number | null,
+  ): void {
+    this.nameProcess(upid, proc.name);
+    if (proc.chromeType !== null) {
+      this.nameProcess(upid, chromeProcessName(proc.chromeType),
+        isRendererType(proc.chromeType, false) ? PROCESS_BY_RENDERER_TYPE : PROCESS_BY_TYPE);
+    }
+    if (chromeProcessType !== null) {
+      this.nameProcess(upid, chromeProcessName(chromeProcessType),
+        isRendererType(chromeProcessType, true) ? PROCESS_BY_RENDERER_TYPE : PROCESS_BY_TYPE);
+    }
   }
 
   /** The thread of a legacy pid/tid with no thread TrackDescriptor: one per pid and tid, made on first use. */
@@ -412,8 +475,11 @@ class PerfettoImporter {
     let uuid: Key | null = null;
     let name: string | null = null;
     let parent: Key | null = null;
-    let proc: { pid: number; name: string | null; labels: string[] } | null = null;
+    let proc: { pid: number; name: string | null; labels: string[]; chromeType: number | null } | null = null;
     let thread: ThreadDesc | null = null;
+    /** ChromeThreadDescriptor.thread_type and ChromeProcessDescriptor.process_type. */
+    let chromeThreadType: number | null = null;
+    let chromeProcessType: number | null = null;
     let counter: { unit: string | null; incremental: boolean; multiplier: number; builtin: number } | null = null;
     let mergeNone = false;
     while (r.next()) {
@@ -425,16 +491,19 @@ class PerfettoImporter {
         case 5: r.readVarint(); parent = r.key(); break;
         case 3: {
           const p = r.sub();
-          proc = { pid: 0, name: null, labels: [] };
+          proc = { pid: 0, name: null, labels: [], chromeType: null };
           while (p.next()) {
             if (p.field === 1) { p.readVarint(); proc.pid = p.signed(); }
-            else if (p.field === 6) proc.name = p.string();
+            else if (p.field === 4) { p.readVarint(); proc.chromeType = p.signed(); }
+            else if (p.field === 6) proc.name = p.string() || null;
             else if (p.field === 8) proc.labels.push(p.string());
             else p.skip();
           }
           break;
         }
         case 4: thread = readThreadDescriptor(r.sub()); break;
+        case 6: chromeProcessType = firstField(r.sub()); break;
+        case 7: chromeThreadType = firstField(r.sub()); break;
         case 8: {
           const c = r.sub();
           counter = { unit: null, incremental: false, multiplier: 1, builtin: 0 };
@@ -463,7 +532,8 @@ class PerfettoImporter {
       let upid = this.pidToUpid.get(thread.pid);
       if (upid === undefined) { upid = this.sink.addProcess(thread.pid); this.pidToUpid.set(thread.pid, upid); }
       const utid = this.legacyThread(thread.pid, thread.tid, upid);
-      if (thread.name) this.sink.setThreadName(utid, thread.name);
+      this.nameThread(utid, thread.name);
+      if (chromeThreadType !== null) this.nameThread(utid, chromeThreadName(chromeThreadType), THREAD_BY_TYPE);
       return;
     }
     if (existing && !existing.placeholder) {
@@ -474,8 +544,8 @@ class PerfettoImporter {
         this.sink.updateTrack(existing.trackId, { name: newName });
         existing.namedByEvent = false;
       }
-      if (thread?.name && existing.utid !== null) this.sink.setThreadName(existing.utid, thread.name);
-      if (proc?.name && existing.upid !== null && existing.utid === null) this.sink.setProcessName(existing.upid, proc.name);
+      if (thread && existing.utid !== null) this.nameDescribedThread(existing.utid, thread, chromeThreadType);
+      if (proc && existing.upid !== null && existing.utid === null) this.nameDescribedProcess(existing.upid, proc, chromeProcessType);
       return;
     }
     const parentReg = parent !== null ? this.tracks.get(parent) : undefined;
@@ -488,9 +558,10 @@ class PerfettoImporter {
       // after it join (trace_processor's rule).
       upid = this.pidToUpid.get(proc.pid) ?? null;
       if (upid === null || this.declaredUpids.has(upid)) {
-        upid = this.sink.addProcess(proc.pid, proc.name);
+        upid = this.sink.addProcess(proc.pid);
         this.pidToUpid.set(proc.pid, upid);
-      } else if (proc.name !== null) this.sink.setProcessName(upid, proc.name);
+      }
+      this.nameDescribedProcess(upid, proc, chromeProcessType);
       this.declaredUpids.add(upid);
       this.processUuids.set(uuid, upid);
       info = { type: 'process', name: name ?? proc.name ?? null, upid };
@@ -499,8 +570,8 @@ class PerfettoImporter {
       if (upid === null) { upid = this.sink.addProcess(thread.pid); this.pidToUpid.set(thread.pid, upid); }
       // The thread a ThreadDescriptor packet (or an override) already made for this pid/tid, if any.
       utid = this.legacyThreads.get(`${thread.pid}\u0000${thread.tid}`) ?? null;
-      if (utid === null) utid = this.sink.addThread(thread.tid, upid, thread.name);
-      else if (thread.name) this.sink.setThreadName(utid, thread.name);
+      utid ??= this.sink.addThread(thread.tid, upid, null);
+      this.nameDescribedThread(utid, thread, chromeThreadType);
       this.threadUuids.set(uuid, utid);
       if (seq.valid) this.setSequenceThread(seq, thread);
       // As trace_processor, a thread's track is not named after its thread (displays fall back to it); only

@@ -115,6 +115,55 @@ describe('protobuf track descriptors as trace_processor reads them', () => {
   });
 });
 
+describe('thread and process names from Chromium descriptors, as trace_processor gives them', () => {
+  // TrackDescriptor: process 3 (pid 1, chrome_process_type 4, process_name 6), thread 4 (pid 1, tid 2,
+  // chrome_thread_type 4, thread_name 5), chrome_process 6 and chrome_thread 7 (each: type 1).
+  const threadDesc = (uuid: number, tid: number, thread: Field[], more: Field[] = []): Field[] =>
+    [[SEQ, 1], [DESC, [[1, uuid], [4, [[1, 10], [2, tid], ...thread]], ...more]]];
+  const processDesc = (uuid: number, pid: number, proc: Field[], more: Field[] = []): Field[] =>
+    [[SEQ, 1], [DESC, [[1, uuid], [3, [[1, pid], ...proc]], ...more]]];
+
+  it('a thread declared only by its Chromium type is named after it; a thread_name outranks the type whichever comes first', async () => {
+    const path = files.write('chrome-thread-types.pftrace', trace([
+      [[SEQ, 1], [FLAGS, CLEARED]],
+      threadDesc(1, 11, [], [[7, [[1, 4]]]]),
+      threadDesc(2, 12, [[5, 'named']], [[7, [[1, 15]]]]),
+      threadDesc(3, 13, [], [[7, [[1, 8]]]]),
+      threadDesc(3, 13, [[5, 'named later']]),
+      threadDesc(3, 13, [], [[7, [[1, 9]]]]),
+      // The legacy ThreadDescriptor.chrome_thread_type, without a thread_name.
+      threadDesc(4, 14, [[4, 2]]),
+      // A type inside the enum's range without a name of its own; one past it.
+      threadDesc(5, 15, [], [[7, [[1, 45]]]]),
+      threadDesc(6, 16, [], [[7, [[1, 99]]]]),
+    ]));
+    await expectRows(path, 'SELECT tid, name FROM thread WHERE tid > 10 ORDER BY tid', [
+      [11, 'ThreadPoolForegroundWorker&'], [12, 'named'], [13, 'named later'], [14, 'ChromeIOThread'],
+      [15, 'PBZERO_UNKNOWN_ENUM_VALUE'], [16, null],
+    ]);
+  });
+
+  it('a process\'s Chromium type names it under its process_name, a renderer\'s type over it', async () => {
+    const path = files.write('chrome-process-types.pftrace', trace([
+      [[SEQ, 1], [FLAGS, CLEARED]],
+      processDesc(1, 21, [], [[6, [[1, 6]]]]),
+      processDesc(2, 22, [[6, 'browser process']], [[6, [[1, 1]]]]),
+      processDesc(3, 23, [[6, 'renderer process']], [[6, [[1, 2]]]]),
+      processDesc(4, 24, [[6, 'extension']], [[6, [[1, 40]]]]),
+      processDesc(5, 25, [[4, 5]]),
+    ]));
+    await expectRows(path, 'SELECT pid, name FROM process WHERE pid > 20 ORDER BY pid', [
+      [21, 'Gpu'], [22, 'browser process'], [23, 'Renderer'], [24, 'Extension Renderer'], [25, 'PROCESS_SANDBOX_HELPER'],
+    ]);
+  });
+
+  it('Perfetto\'s range_of_interest: its thread is named after chrome_thread { thread_type: 4 }', async () => {
+    await expectRows(join(FIXTURES, 'range_of_interest.pftrace'), 'SELECT tid, name FROM thread WHERE tid <> 0 AND name IS NOT NULL', [
+      [345, 'ThreadPoolForegroundWorker&'],
+    ]);
+  });
+});
+
 describe('an END before its BEGIN, as trace_processor reads it', () => {
   it('the slice stays open (dur -1) and what follows nests inside it; the END and the open slice are counted', async () => {
     // trace_processor sorts events by time, so the END (at 500) comes before the BEGIN (at 1000) and finds
