@@ -69,14 +69,14 @@ describe('summary compile line', () => {
   // --fresh-cache on lavapipe: 5.9 s of compile spans, but the first step (Mesa compiling at first dispatch) took 185 s.
   it('names the first step next to the compile spans, so the spans are not read as the whole compile', async () => {
     const { renderSummary } = await import('../src/views/summary.js');
-    const text = renderSummary({ kind: 'gpu kernels', tracks: [], steps: null, compileNs: 5.929e9, compileCount: 16, build: { seconds: 3.2, firstStepSeconds: 185 }, clockAlignment: null }, { color: false });
+    const text = renderSummary({ kind: 'gpu kernels', tracks: [], steps: null, compileNs: 5.929e9, compileCount: 16, build: { seconds: 3.2, firstStepSeconds: 185 }, clockAlignment: null, ownWork: null }, { color: false });
     expect(text).toContain('Compile: 5.929s in 16 compile span(s); first step 185.000s, outside the spans (a GPU driver that compiles at first dispatch bills it there)');
   });
   it('a CPU-stage summary titles its table as CPU stages and blames no GPU driver for the first step', async () => {
     const { renderSummary } = await import('../src/views/summary.js');
     const row = { name: 'solve', totalTimeNs: 10, instances: 2, timePercent: 100, avgNs: 5, medNs: 5, minNs: 4, maxNs: 6, stdDevNs: 1 };
     const text = renderSummary({ kind: 'cpu stages', tracks: [{ trackId: 1, trackName: 'host', pid: 1, tid: 1, totalTimeNs: 10, kernels: [row] }], steps: null,
-      compileNs: 2e8, compileCount: 5, build: { seconds: 0.5, firstStepSeconds: 0.08 }, clockAlignment: null }, { color: false });
+      compileNs: 2e8, compileCount: 5, build: { seconds: 0.5, firstStepSeconds: 0.08 }, clockAlignment: null, ownWork: null }, { color: false });
     expect(text.split('\n').slice(0, 2)).toEqual(['CPU stages (no GPU work in this trace):', 'host: 2 CPU stage spans, 10ns total; Time (%) of this track (--report kernels: across all)']);
     expect(text).not.toMatch(/kernels, |GPU driver/);
     expect(text).toContain('Compile: 200.000ms in 5 compile span(s); first step 80.000ms, outside the spans');

@@ -36,6 +36,13 @@ export function fpsSentence(fps: number, nEnvs: number | null): string {
   return `Running at ${thousands(fps * nEnvs, 2)} FPS (${fps.toFixed(2)} FPS per env, ${nEnvs} envs).`;
 }
 
+/** The profiler's own share of the recorded period, by span name (the largest first). */
+export function ownWorkLine(own: NonNullable<KernelSummary['ownWork']>): string {
+  const parts = own.byName.slice(0, 5).map((r) => `${r.name} ${duration(r.ns)}`);
+  if (own.byName.length > 5) parts.push(`${own.byName.length - 5} more`);
+  return `gsprof's own work: ${duration(own.ns)}, ${(100 * own.share).toFixed(1)}% of the recorded period (${parts.join(', ')})`;
+}
+
 export function renderSummary(s: KernelSummary, options: { color: boolean; limit?: number; nameWidth?: number }): string {
   const out: string[] = [];
   const cpu = s.kind === 'cpu stages';
@@ -55,6 +62,8 @@ export function renderSummary(s: KernelSummary, options: { color: boolean; limit
     const st = s.steps;
     out.push(`Steps: ${st.count} recorded, mean ${duration(st.meanNs)}, median ${duration(st.medianNs)}, p95 ${duration(st.p95Ns)}, min ${duration(st.minNs)}, max ${duration(st.maxNs)}`);
     out.push(fpsSentence(st.fps, st.nEnvs));
+    out.push(`Period: ${st.count} steps completed in ${duration(st.periodNs)}, from the first one's start to the last one's completion`);
+    if (s.ownWork) out.push(ownWorkLine(s.ownWork));
     if (st.warmupFall !== null && st.warmupFall > traceStats.WARMUP_FALL) {
       out.push(`note: the steps were still speeding up (the last third's median step time is ${(st.warmupFall * 100).toFixed(0)}% below the first third's): these numbers include warm-up (JIT compilation, caches); record with a longer --warmup for the steady state`);
     }

@@ -5,6 +5,8 @@
 import type { TraceDb } from '../sql/trace-db.js';
 import { quantile, warmupFall } from './stats.js';
 import { completedStepTimes, type StepTimes } from './step-times.js';
+import { completedThroughput } from './throughput.js';
+import { ownWork, type OwnWork } from './own-work.js';
 import { TRACK_NAME_SQL, clockAlignmentOf, nEnvsOf, num, stageSourceOf, type ClockAlignmentInfo, type StageSource } from './common.js';
 
 export interface KernelRow {
@@ -36,8 +38,11 @@ export interface StepStats {
   p95Ns: number;
   minNs: number;
   maxNs: number;
-  /** Steps per second over the span from the first step's start to the last step's end. */
+  /** Completed steps per second over the period from the first step's start to the last one's completion
+   *  (completedThroughput: the run line of `record` divides the same way). */
   fps: number;
+  /** That period, ns. */
+  periodNs: number;
   nEnvs: number | null;
   /** fps * nEnvs when the trace records the number of environments. */
   envStepsPerSec: number | null;
@@ -58,6 +63,8 @@ export interface KernelSummary {
   build: { seconds: number; firstStepSeconds: number | null } | null;
   /** GPU -> host clock alignment of a gsprof WebGPU recording (null when the trace has none). */
   clockAlignment: ClockAlignmentInfo | null;
+  /** gsprof's own work in the steps' period (null without steps or gsprof spans). */
+  ownWork: OwnWork | null;
 }
 
 export const KERNEL_SUM_COLUMNS = ['Time (%)', 'Total Time (ns)', 'Instances', 'Avg (ns)', 'Med (ns)', 'Min (ns)',
@@ -94,7 +101,10 @@ export async function kernelSummary(db: TraceDb, stepTimes?: StepTimes): Promise
       maxNs: num(r.mx), stdDevNs: num(r.sd), name: String(r.name),
     });
   }
-  return { kind: source.kind, tracks, steps: await stepStats(db, stepTimes), ...(await compileTime(db)), build: await buildTime(db), clockAlignment: await clockAlignmentOf(db) };
+  const times = stepTimes ?? await completedStepTimes(db);
+  const steps = await stepStats(db, times);
+  return { kind: source.kind, tracks, steps, ...(await compileTime(db)), build: await buildTime(db), clockAlignment: await clockAlignmentOf(db),
+    ownWork: steps ? await ownWork(db, times.periodNs) : null };
 }
 
 async function buildTime(db: TraceDb): Promise<KernelSummary['build']> {
@@ -105,17 +115,17 @@ async function buildTime(db: TraceDb): Promise<KernelSummary['build']> {
 }
 
 export async function stepStats(db: TraceDb, stepTimes?: StepTimes): Promise<StepStats | null> {
-  const { durations } = stepTimes ?? await completedStepTimes(db);
+  const { durations, periodNs } = stepTimes ?? await completedStepTimes(db);
   if (durations.length === 0) return null;
   const count = durations.length;
   let total = 0;
   let min = Number.POSITIVE_INFINITY;
   let max = Number.NEGATIVE_INFINITY;
   for (const d of durations) { total += d; min = Math.min(min, d); max = Math.max(max, d); }
-  const fps = total > 0 ? count / (total / 1e9) : 0;
   const nEnvs = await nEnvsOf(db);
+  const rate = completedThroughput(count, periodNs, nEnvs);
   return { count, meanNs: total / count, medianNs: quantile(durations, 0.5), p95Ns: quantile(durations, 0.95), minNs: min, maxNs: max,
-    fps, nEnvs, envStepsPerSec: nEnvs === null ? null : fps * nEnvs, warmupFall: warmupFall(durations) };
+    fps: rate.stepsPerSecond, periodNs, nEnvs, envStepsPerSec: rate.envStepsPerSecond, warmupFall: warmupFall(durations) };
 }
 
 async function compileTime(db: TraceDb): Promise<{ compileNs: number; compileCount: number }> {

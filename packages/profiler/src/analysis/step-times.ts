@@ -18,6 +18,9 @@ export interface StepTimes {
   numbers: number[];
   /** Whether GPU work extended any step past its host span (the host ran ahead of the GPU). */
   gpuBound: boolean;
+  /** ns from the first step's start to the last one's completion: the period the throughput is measured over
+   *  (throughput.ts). The sum of the durations when the steps follow each other without a gap. */
+  periodNs: number;
 }
 
 /**
@@ -52,10 +55,13 @@ export async function completedStepTimes(db: TraceDb): Promise<StepTimes> {
   // GPU ops belong to the step during which they were launched (or, with no launch link, started). Steps do not
   // overlap, so an as-of join (the last step that began at or before the launch) finds it in n log n; a range
   // join took 168 s for 77k steps and 770k kernels.
-  const rows = await db.rows<{ step: number | null; dur: number; gpu_extended: boolean }>(stepTableSql());
+  // The period in SQL, in int64: absolute Kineto times near 2^60 ns lose their low digits as doubles.
+  const rows = await db.rows<{ step: number | null; dur: number; gpu_extended: boolean; period: number }>(
+    `SELECT *, max(ts + dur) OVER () - min(ts) OVER () AS period FROM (${stepTableSql()}) ORDER BY step_index`);
   return {
     durations: rows.map((r) => num(r.dur)),
     numbers: rows.map((r) => (r.step === null ? Number.NaN : num(r.step))),
     gpuBound: rows.some((r) => r.gpu_extended),
+    periodNs: rows.length ? num(rows[0]!.period) : 0,
   };
 }

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { completedStepTimes, kernelSummary, openTrace } from '../../src/index.js';
+import { completedStepTimes, completedThroughput, kernelSummary, openTrace } from '../../src/index.js';
 import { tempFiles } from '../import/support/tmp.js';
 
 const files = tempFiles();
@@ -53,5 +53,36 @@ describe('completed-work step times', () => {
     } finally {
       await db.close();
     }
+  });
+
+  it('throughput is steps over the period from the first start to the last completion; gsprof spans in it are its own share', async () => {
+    // Three CPU steps of 100 us with 50 us between them: the period is 400 us, not the steps' 300. A gsprof span
+    // of 30 us (with one of 20 us nested in it: counted once), and one of 40 us of which 30 run past the last
+    // step's end (clipped to 10).
+    const ev: Record<string, unknown>[] = [];
+    for (let s = 0; s < 3; s++) ev.push({ ph: 'X', cat: 'user_annotation', name: `ProfilerStep#${s}`, pid: 1, tid: 1, ts: s * 150, dur: 100 });
+    ev.push({ ph: 'X', cat: 'gsprof', name: 'progress', pid: 1, tid: 1, ts: 160, dur: 30 });
+    ev.push({ ph: 'X', cat: 'gsprof', name: 'read GPU timestamps', pid: 1, tid: 1, ts: 165, dur: 20 });
+    ev.push({ ph: 'X', cat: 'gsprof', name: 'hand over trace (onTraceReady)', pid: 1, tid: 1, ts: 390, dur: 40 });
+    const db = await openTrace(files.write('gaps.json', JSON.stringify({ traceEvents: ev, gsprofMetadata: { run: { nEnvs: 4 } } })));
+    try {
+      const t = await completedStepTimes(db);
+      expect(t.durations).toEqual([100_000, 100_000, 100_000]);
+      expect(t.periodNs).toBe(400_000);
+      const k = await kernelSummary(db);
+      expect(k.steps!.periodNs).toBe(400_000);
+      expect(k.steps!.fps).toBeCloseTo(3 / 400e-6, 6);
+      expect(k.steps!.envStepsPerSec).toBeCloseTo(4 * 3 / 400e-6, 6);
+      expect(k.steps!.fps).toBe(completedThroughput(3, 400_000, 4).stepsPerSecond);
+      expect(k.ownWork).toEqual({ ns: 40_000, share: 0.1, byName: [{ name: 'progress', ns: 30_000, count: 1 }, { name: 'hand over trace (onTraceReady)', ns: 10_000, count: 1 }] });
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('completedThroughput: no steps or no period is 0, never NaN or Infinity', () => {
+    expect(completedThroughput(0, 0, 8)).toEqual({ steps: 0, periodNs: 0, stepsPerSecond: 0, envStepsPerSecond: 0 });
+    expect(completedThroughput(5, 0, null).stepsPerSecond).toBe(0);
+    expect(completedThroughput(5, 1e9, null)).toEqual({ steps: 5, periodNs: 1e9, stepsPerSecond: 5, envStepsPerSecond: null });
   });
 });
