@@ -2,6 +2,7 @@
 /// <reference types="@webgpu/types" preserve="true" />
 export * from './model/trace.js';
 export * from './model/merge.js';
+export * from './model/merge-stream.js';
 export * from './record/index.js';
 export * from './export/index.js';
 export * from './import/index.js';

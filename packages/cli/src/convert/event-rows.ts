@@ -115,6 +115,14 @@ async function flowNames(db: TraceDb): Promise<string | undefined> {
   return flowNamesOfGroups(groups.map((g, i) => ({ category: g.cat, name: g.nm, ids: i === 0 ? [] : ids.get(`${g.cat}\u0000${g.nm}`) ?? [] })));
 }
 
+/** The ids of the commonest (category, name) of flows, which flowNames leaves out (for merge, where ranks disagree). */
+export async function commonFlowIds(db: TraceDb): Promise<number[]> {
+  const rows = await db.rows<{ ids: number[] }>(
+    `WITH fl AS (${FLOWS_SQL}), g AS (SELECT cat, coalesce(name, cat) AS nm, count(*) AS n, min(fid) AS first FROM fl GROUP BY ALL ORDER BY n DESC, first LIMIT 1)
+     SELECT list(fl.fid ORDER BY fl.fid) AS ids FROM fl JOIN g ON fl.cat = g.cat AND coalesce(fl.name, fl.cat) = g.nm`);
+  return (rows[0]?.ids ?? []).map(num);
+}
+
 /** One event being read: its own row, and what its later rows add. */
 interface Pending { row: SqlValue[]; args?: Args; flowsOut?: StreamFlow[]; flowsIn?: StreamFlow[] }
 

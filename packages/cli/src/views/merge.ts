@@ -1,7 +1,7 @@
 /** `gsprof merge`: the traces of a multi-process run as one timeline, one process per rank, clocks aligned. */
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { ClockAlignmentPlan, MergePart } from '@gsprof/profiler';
+import type { ClockAlignmentPlan, StreamPart, TraceDb } from '@gsprof/profiler';
 import { CliError } from '../errors.js';
 import { duration, thousands } from '../render/format.js';
 import { outputFormat } from './convert.js';
@@ -52,26 +52,49 @@ async function inputsOf(inputs: string[]): Promise<{ header: string | null; trac
   return { header, traces: traces.sort((a, b) => a.rank - b.rank) };
 }
 
+/** DuckDB's memory for each rank's database, so that all of them together stay near convert's 512MB-1GB. */
+function perRankMemory(ranks: number): string {
+  return `${Math.max(128, Math.floor(1024 / ranks))}MB`;
+}
+
+/** Opens every trace (nested withTrace calls), runs `fn` on them all, then closes them. */
+async function withTraces<T>(paths: readonly string[], memoryLimit: string, fn: (dbs: TraceDb[]) => Promise<T>): Promise<T> {
+  const open = async (k: number, dbs: TraceDb[]): Promise<T> => (k === paths.length
+    ? fn(dbs)
+    : withTrace(paths[k]!, (db) => open(k + 1, [...dbs, db]), { memoryLimit }));
+  return open(0, []);
+}
+
+/**
+ * Merges the ranks' traces as they are read: each rank's tables are read in time order (as convert reads them)
+ * and the streams merged into the writer, so memory holds one batch per rank, never a whole trace.
+ */
 export async function mergeRanks(inputs: string[], output: string): Promise<MergeResult> {
   const format = outputFormat(output);
   const { header, traces } = await inputsOf(inputs);
   refuseOwnInput('merge', output, traces.map((t) => t.path));
-  const { tablesToModel } = await import('../convert/tables-to-model.js');
-  const { mergeTraces, planAlignment, writeChromeTrace, writePerfettoTrace } = await import('@gsprof/profiler');
-  const parts: MergePart[] = [];
-  // The sources go into the merged trace as absolute paths: a folder holding it stands for the run it merged,
-  // whatever folder summary is run from.
-  for (const t of traces) parts.push({ rank: t.rank, source: resolve(t.path), model: await withTrace(t.path, (db) => tablesToModel(db, t.path)) });
-  const plan = planAlignment(parts.map((p) => ({ rank: p.rank, metadata: p.model.metadata })));
-  const merged = mergeTraces(parts, plan);
-  if (format === 'perfetto') await writePerfettoTrace(merged, output);
-  else await writeChromeTrace(merged, output);
+  const { commonFlowIds, tableEvents } = await import('../convert/event-rows.js');
+  const { mergeEventStreams, planAlignment, writeChromeStream, writePerfettoStream } = await import('@gsprof/profiler');
+  const { parts, plan, counts } = await withTraces(traces.map((t) => t.path), perRankMemory(traces.length), async (dbs) => {
+    // The sources go into the merged trace as absolute paths: a folder holding it stands for the run it merged,
+    // whatever folder summary is run from.
+    const streams: StreamPart[] = [];
+    for (const [i, t] of traces.entries()) {
+      const db = dbs[i]!;
+      streams.push({ rank: t.rank, source: resolve(t.path), stream: await tableEvents(db, t.path), commonFlowIds: () => commonFlowIds(db) });
+    }
+    const alignment = planAlignment(streams.map((p) => ({ rank: p.rank, metadata: p.stream.metadata })));
+    const merged = await mergeEventStreams(streams, alignment);
+    if (format === 'perfetto') await writePerfettoStream(merged.stream, output);
+    else await writeChromeStream(merged.stream, output);
+    return { parts: streams.map((p) => ({ rank: p.rank, metadata: p.stream.metadata })), plan: alignment, counts: merged.counts };
+  });
 
-  const ranks = parts.map((p, i) => ({ rank: p.rank, trace: traces[i]!.path, slices: p.model.slices.length, shiftNs: plan.ranks.find((r) => r.rank === p.rank)!.shiftNs }));
+  const ranks = parts.map((p, i) => ({ rank: p.rank, trace: traces[i]!.path, slices: counts.slices[i]!, shiftNs: plan.ranks.find((r) => r.rank === p.rank)!.shiftNs }));
   const lines = header ? [header] : [];
   lines.push(`Merged ${parts.length} trace(s) into ${output}, one process per rank:`);
   for (const [i, r] of ranks.entries()) {
-    const md = parts[i]!.model.metadata;
+    const md = parts[i]!.metadata;
     const moved = plan.method === 'monotonic' ? `; ${r.shiftNs >= 0 ? '+' : '-'}${duration(Math.abs(r.shiftNs))} from its own wall clock` : '';
     lines.push(`  rank ${r.rank}: ${r.trace} (${md.hostname || 'host ?'}, pid ${md.pid}): ${thousands(r.slices)} slices${moved}`);
   }
@@ -81,7 +104,7 @@ export async function mergeRanks(inputs: string[], output: string): Promise<Merg
     const worst = ranks.reduce((m, r) => Math.max(m, Math.abs(r.shiftNs)), 0);
     lines.push(`  (the wall clocks alone would have placed the ranks up to ${duration(worst)} off)`);
   }
-  const timers = parts.reduce((a, p) => a + p.model.envTimers.length, 0);
+  const timers = counts.envTimerSamples;
   if (timers > 0) lines.push(`note: the per-env solver timers (${thousands(timers)} samples) stay in the rank traces: run \`gsprof timers\` on a rank's trace`);
   return { output, format, ranks, alignment: plan, text: lines.join('\n') };
 }

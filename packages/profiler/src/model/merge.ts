@@ -90,52 +90,68 @@ const PID_STRIDE = 10_000_000;
 /** Merged GPU queue tids: far above any OS thread id (Linux caps them at 2^22). */
 const GPU_TID_BASE = 100_000_000;
 
+/** A part's header: what the merged header is made of (a TraceModel, or an EventStream before its events). */
+export interface MergeHeaderPart {
+  rank: number;
+  source: string;
+  metadata: TraceMetadata;
+  processes: readonly TraceProcess[];
+  tracks: readonly TraceTrack[];
+}
+
+/** The merged header, and how each part's events move into it. */
+export interface MergeLayout {
+  metadata: TraceMetadata;
+  processes: TraceProcess[];
+  tracks: TraceTrack[];
+  /** Per part, in the order given: ns added to its ts, and its track ids' new ids. */
+  parts: Array<{ shiftNs: number; trackId: Map<number, number> }>;
+}
+
 /**
- * The parts as one trace: each rank one process (its host threads, its GPU queues named after their device, its
- * counters), named `rank <k>: ...`; times on the merged timeline; flows kept. Per-env timer samples stay in the
- * rank traces (their slots would mix ranks).
+ * The merged header: each rank one process (its host threads, its GPU queues named after their device, its
+ * counters), named `rank <k>: ...`, and each part's shift onto the merged timeline, whose ts 0 is the earliest
+ * part's start.
  */
-export function mergeTraces(parts: readonly MergePart[], plan: ClockAlignmentPlan): TraceModel {
+export function mergeLayout(parts: readonly MergeHeaderPart[], plan: ClockAlignmentPlan): MergeLayout {
   if (parts.length === 0) throw new Error('merge: no traces to merge');
   const bases = new Map(plan.ranks.map((r) => [r.rank, r.baseTimeNs]));
   // The earliest part's start is the merged ts 0 (bigints: Math.min takes none).
   let base = bases.get(parts[0]!.rank)!;
   for (const p of parts) if (bases.get(p.rank)! < base) base = bases.get(p.rank)!;
   if (base < 0n) base = 0n;
-  const first = parts[0]!.model.metadata;
-  const out: TraceModel = {
+  const first = parts[0]!.metadata;
+  const out: MergeLayout = {
     metadata: {
       baseTimeNs: base,
       traceName: `gsprof merge of ${parts.length} ranks`,
       producer: first.producer,
       hostname: first.hostname,
       pid: first.pid,
-      deviceProperties: parts.flatMap((p) => p.model.metadata.deviceProperties),
+      deviceProperties: parts.flatMap((p) => p.metadata.deviceProperties),
       // No rank: the merged trace is no rank's, and never mistaken for one.
       distributedInfo: { backend: 'none', world_size: parts.length },
-      syncEachStep: parts.every((p) => p.model.metadata.syncEachStep),
+      syncEachStep: parts.every((p) => p.metadata.syncEachStep),
       run: { ...first.run, mergedRanks: parts.map((p) => p.rank).join(','), clockAlignment: plan.method, ...(plan.errorBoundNs !== null ? { clockAlignmentErrorNs: plan.errorBoundNs } : {}) },
-      merged: parts.map((p) => ({ rank: p.rank, source: p.source, hostname: p.model.metadata.hostname, pid: p.model.metadata.pid })),
+      merged: parts.map((p) => ({ rank: p.rank, source: p.source, hostname: p.metadata.hostname, pid: p.metadata.pid })),
     },
-    processes: [], tracks: [], slices: [], instants: [], counters: [], flows: [], envTimers: [],
+    processes: [], tracks: [], parts: [],
   };
   const usedPids = new Set<number>();
   let nextTrack = 1;
-  let nextFlow = 1;
   for (const part of parts) {
-    const m = part.model;
-    const shift = Number(bases.get(part.rank)! - base);
-    const host: TraceProcess = m.processes.find((p) => p.kind === 'cpu' && p.pid === m.metadata.pid) ?? m.processes.find((p) => p.kind === 'cpu') ?? m.processes[0]
-      ?? { pid: m.metadata.pid, name: 'process', kind: 'cpu' };
+    const md = part.metadata;
+    const host: TraceProcess = part.processes.find((p) => p.kind === 'cpu' && p.pid === md.pid) ?? part.processes.find((p) => p.kind === 'cpu') ?? part.processes[0]
+      ?? { pid: md.pid, name: 'process', kind: 'cpu' };
     const offset = usedPids.has(host.pid) ? PID_STRIDE * (part.rank + 1) : 0;
     const pid = host.pid + offset;
     usedPids.add(pid);
-    const where = m.metadata.hostname ? ` on ${m.metadata.hostname}` : '';
+    const where = md.hostname ? ` on ${md.hostname}` : '';
     out.processes.push({ pid, name: `rank ${part.rank}: ${host.name} (pid ${host.pid}${where})`, kind: 'cpu' });
-    const processName = new Map(m.processes.map((p) => [p.pid, p.name]));
-    const queueIndex = new Map(m.processes.filter((p) => p.pid !== host.pid).map((p, i) => [p.pid, i]));
+    const processName = new Map(part.processes.map((p) => [p.pid, p.name]));
+    const queueIndex = new Map(part.processes.filter((p) => p.pid !== host.pid).map((p, i) => [p.pid, i]));
     const trackId = new Map<number, number>();
-    for (const t of m.tracks) {
+    for (const t of part.tracks) {
       const id = nextTrack++;
       trackId.set(t.id, id);
       const own = t.pid === host.pid;
@@ -150,11 +166,30 @@ export function mergeTraces(parts: readonly MergePart[], plan: ClockAlignmentPla
       else if (t.kind === 'gpu_queue') track.tid = GPU_TID_BASE + part.rank * 100_000 + (queueIndex.get(t.pid) ?? 0) * 100 + (t.tid ?? 0);
       out.tracks.push(track);
     }
+    out.parts.push({ shiftNs: Number(bases.get(part.rank)! - base), trackId });
+  }
+  return out;
+}
+
+/**
+ * The parts as one trace (mergeLayout's header), times on the merged timeline, flows kept. Per-env timer samples
+ * stay in the rank traces (their slots would mix ranks). `gsprof merge` streams instead (merge-stream.ts).
+ */
+export function mergeTraces(parts: readonly MergePart[], plan: ClockAlignmentPlan): TraceModel {
+  const layout = mergeLayout(parts.map((p) => ({ rank: p.rank, source: p.source, ...p.model })), plan);
+  const out: TraceModel = {
+    metadata: layout.metadata, processes: layout.processes, tracks: layout.tracks,
+    slices: [], instants: [], counters: [], flows: [], envTimers: [],
+  };
+  let nextFlow = 1;
+  parts.forEach((part, i) => {
+    const m = part.model;
+    const { shiftNs: shift, trackId } = layout.parts[i]!;
     const sliceBase = out.slices.length;
     for (const s of m.slices) out.slices.push({ ...s, track: trackId.get(s.track)!, ts: s.ts + shift });
     for (const e of m.instants) out.instants.push({ ...e, track: trackId.get(e.track)!, ts: e.ts + shift });
     for (const c of m.counters) out.counters.push({ ...c, track: trackId.get(c.track)!, ts: c.ts + shift });
     for (const f of m.flows) out.flows.push({ ...f, id: nextFlow++, fromSlice: f.fromSlice + sliceBase, toSlice: f.toSlice + sliceBase });
-  }
+  });
   return out;
 }
