@@ -30,6 +30,7 @@ const STATS = {
     description: 'complete slices dropped because they partly overlap another slice on the same track' },
   slice_spill_overlapping_complete_event: { severity: 'error', source: 'analysis',
     description: 'complete slices that partly overlap another slice of their thread, moved to a track of their own' },
+  systrace_parse_failure: { severity: 'error', source: 'analysis', description: 'atrace lines of ftrace print events that do not parse (B or I without a tgid or name), dropped' },
   clock_sync_failure: { severity: 'error', source: 'analysis', description: 'packets whose clock could not be converted to trace time, dropped' },
   invalid_clock_snapshots: { severity: 'error', source: 'analysis', description: 'clock snapshots that contradict earlier ones, ignored' },
   interned_data_tokenizer_errors: { severity: 'info', source: 'analysis', description: 'interned names that were never defined' },
@@ -51,6 +52,8 @@ const STATS = {
   // ---- gsprof's own ---------------------------------------------------------------------------------------
   json_repaired_events: { severity: 'info', source: 'trace',
     description: `JSON events with a trailing comma or a raw control character in a string, read as trace_processor reads them ${OWN}` },
+  ftrace_event_unread: { severity: 'data_loss', source: 'trace',
+    description: `ftrace events not read: all but the atrace slices (B, E, I) of print events; scheduling, other kernel events, atrace async slices and counters ${OWN}` },
   json_dropped_events: { severity: 'info', source: 'trace', description: `JSON events of a phase that is not imported, skipped ${OWN}` },
   json_toplevel_value_too_large: { severity: 'info', source: 'trace', description: `top-level JSON values too large to keep as metadata, skipped ${OWN}` },
   json_begin_without_end: { severity: 'info', source: 'trace', description: `JSON begin events never ended (their slices have dur -1) ${OWN}` },

@@ -5,7 +5,7 @@
  */
 import { isBug } from './chrome.js';
 import { chromeProcessName, chromeThreadName, isRendererType } from './chrome-names.js';
-import { ClockTracker, MONOTONIC, type SnapshotClock } from './clocks.js';
+import { BOOTTIME, ClockTracker, MONOTONIC, type SnapshotClock } from './clocks.js';
 import { TraceFormatError } from './errors.js';
 import { recordFlowNames, recordGsprofMetadata } from './metadata.js';
 import { ProtoError, ProtoReader } from './proto-reader.js';
@@ -71,6 +71,8 @@ interface TrackReg {
   parentUuid: Key | null;
   utid: number | null;
   upid: number | null;
+  /** The descriptor's disallow_merging_with_system_tracks: the thread's own events take a track of their own. */
+  noSystemMerge?: boolean;
 }
 
 /**
@@ -219,6 +221,8 @@ class PerfettoImporter {
   private lastTs = 0;
   /** The priority of each named thread's (by utid) and process's (by upid) name so far: see `nameThread`. */
   private readonly threadNamePriority = new Map<number, number>();
+  /** The tgid (pid) each atrace thread (by tid) last gave: an end without one belongs to it. */
+  private readonly atraceThreadPids = new Map<number, number>();
   private readonly processNamePriority = new Map<number, number>();
   private readonly clocks = new ClockTracker();
   /** Set while writing the args of a 'gsprof.metadata' instant, whose 'json' annotation is our run metadata and
@@ -254,8 +258,10 @@ class PerfettoImporter {
     let threadDesc: ProtoReader | null = null;
     let processDesc: ProtoReader | null = null;
     let dropped = false;
+    let ftrace: ProtoReader | null = null;
     while (r.next()) {
       switch (r.field) {
+        case 1: ftrace = r.sub(); break;
         case 8: r.readVarint(); tsLo = r.lo; tsHi = r.hi; break;
         case 58: clockId = r.varint(); break;
         case 6: snapshot = r.sub(); break;
@@ -273,6 +279,7 @@ class PerfettoImporter {
       }
     }
     // Perfetto's order: state reset, then this packet's defaults (which already apply to its own timestamp).
+    if (ftrace) { this.ftraceBundle(ftrace); return; }
     const seq = this.seq(seqId);
     if (cleared || (flags & 1)) this.clearIncrementalState(seq);
     else if (dropped && seqId !== 0) this.packetLoss(seq);
@@ -299,6 +306,61 @@ class PerfettoImporter {
     if (threadDesc) this.threadDescriptorPacket(seq, seqId, threadDesc);
     if (descriptor) this.trackDescriptor(descriptor, seq);
     if (event) this.trackEvent(seq, event, ts, tsLo >= 0);
+  }
+
+  /**
+   * An ftrace bundle (TracePacket field 1: event 2, each FtraceEvent with timestamp 1 in CLOCK_BOOTTIME ns, the
+   * kernel pid (a thread's tid) 2 and print 3 with buf 2). Only print events are read: those that write atrace
+   * slices (`B|tgid|name`, `E|tgid`, `I|tgid|name`), as trace_processor reads them; the other ftrace events
+   * (scheduling, the kernel's side of a system trace) are not, nor are atrace's async slices and counters
+   * (counted, ftrace_event_unread).
+   */
+  private ftraceBundle(r: ProtoReader): void {
+    while (r.next()) {
+      if (r.field !== 2 || r.wire !== 2) { r.skip(); continue; }
+      const e = r.sub();
+      let raw: bigint | null = null;
+      let tid = 0;
+      let buf: string | null = null;
+      while (e.next()) {
+        if (e.field === 1 && e.wire === 0) { e.readVarint(); raw = (BigInt(e.hi >>> 0) << 32n) | BigInt(e.lo >>> 0); }
+        else if (e.field === 2 && e.wire === 0) tid = e.varint();
+        else if (e.field === 3 && e.wire === 2) {
+          const p = e.sub();
+          while (p.next()) { if (p.field === 2 && p.wire === 2) buf = p.string(); else p.skip(); }
+        } else e.skip();
+      }
+      if (buf === null || raw === null) { this.sink.stat('ftrace_event_unread'); continue; }
+      const abs = this.clocks.isTraceClock(BOOTTIME, 0) ? raw : this.clocks.toTrace(BOOTTIME, 0, raw);
+      if (abs === null) { this.sink.stat('clock_sync_failure'); continue; }
+      this.atracePrint(this.sink.rel(abs), tid, buf);
+    }
+  }
+
+  /** One atrace line of a print event (trace_processor's systrace format): a slice on its thread's track. */
+  private atracePrint(ts: number, tid: number, text: string): void {
+    const line = text.replace(/[\n\0]+$/, '');
+    const fields = line.split('|');
+    const phase = fields[0]?.charAt(0) ?? '';
+    if (phase === '') { this.sink.stat('systrace_parse_failure'); return; }
+    const tgidText = fields[1] ?? '';
+    const tgid = /^\d+$/.test(tgidText) && Number(tgidText) <= 0xffffffff ? Number(tgidText) : null;
+    if (phase !== 'B' && phase !== 'E' && phase !== 'I') {
+      this.sink.stat('ftrace_event_unread');
+      return;
+    }
+    if (phase !== 'E' && tgid === null) { this.sink.stat('systrace_parse_failure'); return; }
+    // B's name is the rest of the line; I's the next field.
+    const rest = line.slice(fields[0]!.length + 1 + tgidText.length + 1);
+    const name = phase === 'B' ? (rest === '' ? '[empty slice name]' : rest) : (fields[2] ?? '');
+    if (phase === 'I' && name === '') { this.sink.stat('systrace_parse_failure'); return; }
+    // An end without a tgid (older Android) belongs to a thread seen before; none seen, nothing to end.
+    const pid = tgid ?? this.atraceThreadPids.get(tid);
+    if (pid === undefined) return;
+    this.atraceThreadPids.set(tid, pid);
+    const reg = this.systemThreadTrack(pid, tid);
+    const type = phase === 'B' ? 1 : phase === 'E' ? 2 : 3;
+    this.atraceSlice(reg.trackId, ts, type, phase === 'E' ? null : name);
   }
 
   private clearIncrementalState(seq: SeqState): void {
@@ -482,9 +544,11 @@ class PerfettoImporter {
     let chromeProcessType: number | null = null;
     let counter: { unit: string | null; incremental: boolean; multiplier: number; builtin: number } | null = null;
     let mergeNone = false;
+    let noSystemMerge = false;
     while (r.next()) {
       switch (r.field) {
         case 15: mergeNone = r.varint() === SIBLING_MERGE_NONE; break;
+        case 9: noSystemMerge = r.varint() !== 0; break;
         case 1: r.readVarint(); uuid = r.key(); break;
         // name, static_name and atrace_name are one oneof: the last one present wins.
         case 2: case 10: case 13: name = r.string(); break;
@@ -600,6 +664,7 @@ class PerfettoImporter {
     if (proc && upid !== null && !this.processTrackIds.has(upid)) this.processTrackIds.set(upid, reg.trackId);
     if (thread) {
       const key = `${thread.pid}\u0000${thread.tid}`;
+      reg.noSystemMerge = noSystemMerge;
       if (!this.threadTrackIds.has(key)) this.threadTrackIds.set(key, reg);
     }
     if (counter) {
@@ -658,19 +723,30 @@ class PerfettoImporter {
       }
       return { trackId: reg.trackId, reg };
     }
+    const reg = this.systemThreadTrack(pid, tid);
+    return { trackId: reg.trackId, reg };
+  }
+
+  /**
+   * A thread's own track, which legacy pid/tid events and atrace slices go to (trace_processor's thread track
+   * of the thread): its first thread TrackDescriptor's, unless that one has disallow_merging_with_system_tracks.
+   */
+  private systemThreadTrack(pid: number, tid: number): TrackReg {
     const key = `t${pid}\u0000${tid}`;
     let reg = this.legacyTracks.get(key);
     if (!reg) {
       const declared = this.threadTrackIds.get(`${pid}\u0000${tid}`);
-      if (declared) reg = declared;
+      if (declared && !declared.noSystemMerge) reg = declared;
       else {
-        const utid = this.legacyThread(pid, tid, upid);
+        let upid = this.pidToUpid.get(pid);
+        if (upid === undefined) { upid = this.sink.addProcess(pid); this.pidToUpid.set(pid, upid); }
+        const utid = declared?.utid ?? this.legacyThread(pid, tid, upid);
         reg = this.reg(this.sink.addTrack({ type: 'thread', utid, upid }), null, utid, upid);
         reg.hadEvent = true; // nor a thread's
       }
       this.legacyTracks.set(key, reg);
     }
-    return { trackId: reg.trackId, reg };
+    return reg;
   }
 
   private fallbackTrack(): number {
@@ -904,21 +980,8 @@ class PerfettoImporter {
       return;
     }
     if (type === 2) {
-      const st = this.stacks.get(trackId);
-      if (!st || st.length === 0) { this.sink.stat('slice_end_without_begin'); return; }
-      // As trace_processor, an END closes the innermost open slice its name and category match (an END without
-      // them, as the SDK writes it, matches the innermost); one that matches none is dropped. Slices still open
-      // above the one it closes end with it at the next event (endMisplaced).
-      let i = st.length - 1;
-      while (i >= 0 && (st[i]!.endedAt !== undefined || !endMatches(st[i]!, name, category))) i--;
-      if (i < 0) return;
-      // An END earlier than the BEGIN it would close (a BEGIN with timestamp_absolute_us ahead of the deltas):
-      // trace_processor sorts by time, so the END comes first, finds nothing open, and the slice stays open
-      // (dur -1, counted in slice_without_end at the end); the events after it nest inside it.
-      if (ts < st[i]!.ts) { this.sink.stat('slice_end_without_begin'); return; }
-      const open = st[i]!;
-      if (i === st.length - 1) st.pop();
-      else open.endedAt = ts;
+      const open = this.endOpenSlice(trackId, ts, name, category);
+      if (open === null) return;
       let argSet = open.argSet;
       if (annotations.length > 0) {
         argSet ??= this.sink.newArgSet();
@@ -928,14 +991,58 @@ class PerfettoImporter {
         this.sink.writeCaptured(argSet, open.captured ? mergeArgs(open.captured, end) : end);
       } else if (open.captured && argSet !== null) this.sink.writeCaptured(argSet, open.captured);
       this.flows(flows, terminating, ts, trackId, open.id);
-      this.sink.nestEnd(trackId, open.id, ts);
-      this.sink.slice(open.id, open.ts, ts - open.ts, trackId, open.category, open.name, argSet, open.depth, open.parent);
-      if (ts === open.ts) this.sink.zeroDurSlice(open.id);
-      // trace_processor sets thread_dur from an end with a thread time unless it equals the begin's (then NULL).
-      if (open.tts !== null) this.sink.threadTime(open.id, open.tts, tts !== null && tts !== open.tts ? tts - open.tts : null);
+      this.writeEnded(trackId, open, ts, argSet, tts);
       return;
     }
     this.sink.stat('track_event_without_type');
+  }
+
+  /**
+   * The open slice an END at `ts` closes, taken off its track's stack (or marked ended under slices still open),
+   * or null. As trace_processor, an END closes the innermost open slice its name and category match (an END
+   * without them, as the SDK writes it, matches the innermost); one that matches none is dropped. Slices still
+   * open above the one it closes end with it at the next event (endMisplaced).
+   */
+  private endOpenSlice(trackId: number, ts: number, name: string | null, category: string | null): OpenSlice | null {
+    const st = this.stacks.get(trackId);
+    if (!st || st.length === 0) { this.sink.stat('slice_end_without_begin'); return null; }
+    let i = st.length - 1;
+    while (i >= 0 && (st[i]!.endedAt !== undefined || !endMatches(st[i]!, name, category))) i--;
+    if (i < 0) return null;
+    // An END earlier than the BEGIN it would close (a BEGIN with timestamp_absolute_us ahead of the deltas):
+    // trace_processor sorts by time, so the END comes first, finds nothing open, and the slice stays open
+    // (dur -1, counted in slice_without_end at the end); the events after it nest inside it.
+    if (ts < st[i]!.ts) { this.sink.stat('slice_end_without_begin'); return null; }
+    const open = st[i]!;
+    if (i === st.length - 1) st.pop();
+    else open.endedAt = ts;
+    return open;
+  }
+
+  /** The row of a slice an END at `ts` closed (`tts`: the END's thread time, or null). */
+  private writeEnded(trackId: number, open: OpenSlice, ts: number, argSet: number | null, tts: number | null): void {
+    this.sink.nestEnd(trackId, open.id, ts);
+    this.sink.slice(open.id, open.ts, ts - open.ts, trackId, open.category, open.name, argSet, open.depth, open.parent);
+    if (ts === open.ts) this.sink.zeroDurSlice(open.id);
+    // trace_processor sets thread_dur from an end with a thread time unless it equals the begin's (then NULL).
+    if (open.tts !== null) this.sink.threadTime(open.id, open.tts, tts !== null && tts !== open.tts ? tts - open.tts : null);
+  }
+
+  /** An atrace begin (1), end (2) or instant (3) on a thread's track: no category, args or flows. */
+  private atraceSlice(trackId: number, ts: number, type: number, name: string | null): void {
+    this.endMisplaced(trackId, ts);
+    if (type === 2) {
+      const open = this.endOpenSlice(trackId, ts, null, null);
+      if (open !== null) this.writeEnded(trackId, open, ts, open.argSet, null);
+      return;
+    }
+    const id = this.sink.newSliceId();
+    this.sink.nestStart(trackId, id, ts, type === 3 ? ts : Infinity);
+    const { depth, parent } = this.sink;
+    if (type === 3) { this.sink.slice(id, ts, 0, trackId, null, name, null, depth, parent); return; }
+    let st = this.stacks.get(trackId);
+    if (!st) { st = []; this.stacks.set(trackId, st); }
+    st.push({ id, ts, argSet: null, name, category: null, depth, parent, captured: null, tts: null });
   }
 
   /**

@@ -164,6 +164,48 @@ describe('thread and process names from Chromium descriptors, as trace_processor
   });
 });
 
+describe('atrace slices of ftrace print events, as trace_processor reads them', () => {
+  /** A TracePacket of ftrace events (bundle: cpu 1, event 2; FtraceEvent: timestamp 1, pid 2, print 3 with buf 2). */
+  const ftrace = (...events: [number, number, string][]): Field[] =>
+    [[1, [[1, 0], ...events.map(([ts, tid, buf]): Field => [2, [[1, ts], [2, tid], [3, [[1, 1], [2, buf]]]]])]]];
+
+  it('B, I and E on the thread they name (tid, tgid), merged with its TrackDescriptor\'s track; an E without a tgid on a thread seen before', async () => {
+    const path = files.write('atrace.pftrace', trace([
+      [[SEQ, 1], [FLAGS, CLEARED], ...thread(1, 5, 1, 't1').slice(1)],
+      [[SEQ, 1], [TS, 500], [EVENT, [[TRACK, 1], [NAME, 'track event'], [TYPE, 3]]]],
+      ftrace([1000, 1, 'B|5|outer\n'], [2000, 1, 'I|5|mark'], [3000, 1, 'E'], [4000, 1, 'B|x|bad'],
+        [5000, 2, 'B|5|other'], [6000, 2, 'E|5']),
+    ]));
+    await expectRows(path, `SELECT s.ts, s.dur, s.name, s.depth, t.tid, p.pid FROM slice s
+      JOIN thread_track tt ON tt.id = s.track_id JOIN thread t USING (utid) JOIN process p USING (upid) ORDER BY s.ts`, [
+      [500, 0, 'track event', 0, 1, 5], [1000, 2000, 'outer', 0, 1, 5], [2000, 0, 'mark', 1, 1, 5], [5000, 1000, 'other', 0, 2, 5],
+    ]);
+    await expectRows(path, 'SELECT count(DISTINCT track_id) FROM slice', [[2]]);
+    await expectRows(path, `SELECT name, value FROM stats WHERE name = 'systrace_parse_failure'`, [['systrace_parse_failure', 1]]);
+  });
+
+  it('Perfetto\'s track_event_with_atrace: the atrace slice nests in the track event\'s and ends with it, its own E misplaced; with disallow_merging_with_system_tracks it has a track of its own', async () => {
+    const SLICES_BY_TRACK = `SELECT s.ts, s.dur, s.name, s.depth, (SELECT count(*) FROM slice o WHERE o.track_id = s.track_id)
+      FROM slice s ORDER BY s.ts`;
+    await expectRows(join(FIXTURES, 'track_event_with_atrace.pftrace'), SLICES_BY_TRACK,
+      [[10000, 1000, 'event1', 0, 3], [20000, 8000, 'event2', 0, 3], [21000, 7000, 'atrace', 1, 3]]);
+    await expectRows(join(FIXTURES, 'track_event_with_atrace.pftrace'),
+      `SELECT name, value FROM stats WHERE name = 'misplaced_end_event'`, [['misplaced_end_event', 1]]);
+    await expectRows(join(FIXTURES, 'track_event_with_atrace_separate_tracks.pftrace'), SLICES_BY_TRACK,
+      [[10000, 1000, 'event1', 0, 2], [20000, 8000, 'event2', 0, 2], [21000, 8000, 'atrace', 0, 1]]);
+  });
+
+  it('atrace lines gsprof does not read (async slices, counters) and other ftrace events are counted', async () => {
+    const path = files.write('atrace-unread.pftrace', trace([ftrace([1000, 1, 'C|5|count|3'], [2000, 1, 'S|5|job|7'])]));
+    const db = await openTrace(path);
+    try {
+      expect(await db.stat('ftrace_event_unread')).toBe(2);
+    } finally {
+      await db.close();
+    }
+  });
+});
+
 describe('an END before its BEGIN, as trace_processor reads it', () => {
   it('the slice stays open (dur -1) and what follows nests inside it; the END and the open slice are counted', async () => {
     // trace_processor sorts events by time, so the END (at 500) comes before the BEGIN (at 1000) and finds
