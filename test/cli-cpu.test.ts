@@ -26,7 +26,7 @@ describe('gsprof record --backend cpu, then the readers', () => {
     expect(rec.stderr).not.toMatch(/^gsprof: (?!warning)/m);
     expect(rec.code).toBe(0);
     expect(rec.stdout).toMatch(/Running at [\d,]+\.\d\d FPS \([\d.]+ FPS per env, 4 envs\)\./);
-    expect(rec.stdout).toMatch(/^franka on cpu: built in [\d.]+ s, first step [\d.]+ s; 16 steps x 4 envs stepped in [\d.]+ s \([\d,]+ env-steps\/s\); from step 3, where recording starts: [\d,]+ env-steps\/s, wall clock; traces written in [\d.]+ s$/m);
+    expect(rec.stdout).toMatch(/^franka on cpu: built in [\d.]+ s, first step [\d.]+ s; 16 steps x 4 envs stepped in [\d.]+ s \([\d,]+ env-steps\/s\); from step 3, where recording starts: [\d,]+ env-steps\/s \(13 steps completed in [\d.]+ s, from the first one's start to the last one's completion\); traces written in [\d.]+ s$/m);
     expect(rec.stdout).toContain('Time (%)');
     expect(rec.stdout).toMatch(/│ solve\s+│/);
     expect(rec.stdout).toContain(`wrote ${pftrace}`);
@@ -106,10 +106,9 @@ describe('gsprof record --backend cpu, then the readers', () => {
   it("the run line's env-steps/s are completed steps over the stepping time (not the trace writing); from the first recorded step they are summary's", async () => {
     const out = tempDir();
     const started = performance.now();
-    // 256 envs: with small steps the host's work between steps (the run line's wall time counts it, summary's
-    // step spans do not) weighs more. At 4 envs the two were once 16% apart on a loaded 2-core machine; at 256,
-    // with both cores kept busy by other processes, 1.0-4.6% apart over 4 runs.
-    const r = await gsprof(['record', '--example', 'franka', '--backend', 'cpu', '--n-envs', '256', '--steps', '40', '--out', out, '--json']);
+    // 16 envs: the run line and summary measure the same period whatever the size (they were once 16% apart at 4
+    // envs, when the run line's clock started after the first step's span and summary summed the step spans).
+    const r = await gsprof(['record', '--example', 'franka', '--backend', 'cpu', '--n-envs', '16', '--steps', '40', '--out', out, '--json']);
     const processSeconds = (performance.now() - started) / 1e3;
     expect(r.code, r.stderr).toBe(0);
     const d = JSON.parse(r.stdout) as {
@@ -122,11 +121,11 @@ describe('gsprof record --backend cpu, then the readers', () => {
     expect(d.writeSeconds).toBeGreaterThan(0);
     // ... and never less than the recorded steps, a subset of the steps taken, add up to in the trace.
     expect(d.stepSeconds).toBeGreaterThanOrEqual((d.summary.steps.count * d.summary.steps.meanNs) / 1e9);
-    // From the first recorded step on, the run line times the steps summary times: the same rate. Measured: 1%
-    // apart (74,135 and 74,943 at 256 envs), 4.6% at worst with both cores kept busy; bound 20%, for a CI
-    // machine that also runs the other test files.
+    // From the first recorded step on, the run line times the steps summary times, over the same period (the
+    // first one's start to the last one's completion) divided the same way; test/throughput-under-load.test.ts
+    // holds them within 10% with every core busy. Here, without load, they may differ only in the last digits.
     expect(d.recordedFrom).toBe(d.steps - d.summary.steps.count);
-    expect(Math.abs(d.envStepsPerSecond / d.summary.steps.envStepsPerSec - 1)).toBeLessThan(0.2);
+    expect(Math.abs(d.envStepsPerSecond / d.summary.steps.envStepsPerSec - 1)).toBeLessThan(0.01);
   });
 
   it('query: Perfetto table names, csv and json, and nothing but reads', async () => {

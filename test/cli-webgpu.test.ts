@@ -121,27 +121,6 @@ describe.skipIf(!adapter)('gsprof record --backend gpu', () => {
     for (const stage of ['kinematics', 'solve', 'integrate']) expect(names).toContain(stage);
   }, 600_000);
 
-  it('progress line, run line and summary count completed GPU steps, not queued ones: they agree', async () => {
-    const dir = tempDir();
-    // 256 envs: summary times the step spans, the run line the wall clock, which also holds the host's work
-    // between steps. At 64 envs that share was large enough that a CI machine busy with other tests once put
-    // them 53% apart; at 256 (steps 4x longer), with both cores kept busy, they were 5% apart.
-    const r = await gsprof(['record', '--example', 'franka', '--backend', 'gpu', '--n-envs', '256', '--steps', '200', '--out', dir, '--no-fps'], { timeoutMs: 590_000 });
-    expect(r.code, r.stderr).toBe(0);
-    const num = (re: RegExp, text: string): number => Number(re.exec(text)?.[1]?.replace(/,/g, '') ?? NaN);
-    const progress = num(/^franka: step 200\/200 \(100%\), ([\d,]+) env-steps\/s/m, r.stderr);
-    // The progress line is the average over all steps, as is the run line's first rate; its second rate, from
-    // the first recorded step, is the one summary gives.
-    const runAll = num(/stepped in [\d.]+ s \(([\d,]+) env-steps\/s\)/, r.stdout);
-    const run = num(/where recording starts: ([\d,]+) env-steps\/s, wall clock/, r.stdout);
-    const summary = num(/^Running at ([\d,.]+) FPS \(/m, r.stdout);
-    // Measured on lavapipe (2 cores, 64 envs, idle): progress 39,691, run 37,666, summary 41,004; before, the
-    // progress line counted queued steps and read 184,945 against a run line of 47,417. Bound: 30% apart.
-    for (const v of [progress, runAll, run, summary]) expect(v).toBeGreaterThan(0);
-    expect(Math.abs(progress / runAll - 1)).toBeLessThan(0.3);
-    expect(Math.abs(summary / run - 1)).toBeLessThan(0.3);
-  }, 600_000);
-
   it('--sync waits for the GPU before each step: gaps then finds the idle time is host wait', async () => {
     const dir = tempDir();
     const r = await gsprof(['record', '--example', 'franka', '--backend', 'gpu', '--n-envs', '8', '--steps', '12', '--sync', '--format', 'perfetto', '--out', dir, '--no-fps'], { timeoutMs: 590_000 });

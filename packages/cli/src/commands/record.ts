@@ -202,7 +202,7 @@ export default class Record extends GsprofCommand {
     });
     const { thousands } = await import('../render/format.js');
     const recorded = result.steps > result.recordedFrom
-      ? `from step ${result.recordedFrom}, where recording starts: ${thousands(result.envStepsPerSecond, 0)} env-steps/s, wall clock`
+      ? `from step ${result.recordedFrom}, where recording starts: ${thousands(result.envStepsPerSecond, 0)} env-steps/s (${thousands(result.steps - result.recordedFrom)} steps completed in ${result.recordedSeconds.toFixed(3)} s, from the first one's start to the last one's completion)`
       : `recording starts at step ${result.recordedFrom}: none recorded`;
     this.print(`${result.example} on ${result.backend}: built in ${result.buildSeconds.toFixed(2)} s, first step ${result.firstStepSeconds.toFixed(2)} s; ${result.steps} steps x ${result.nEnvs} envs stepped in ${result.stepSeconds.toFixed(2)} s (${thousands(result.allStepsEnvStepsPerSecond, 0)} env-steps/s); ${recorded}; traces written in ${result.writeSeconds.toFixed(2)} s`);
     this.print(report.text);

@@ -64,8 +64,11 @@ export interface RecordExampleResult {
   firstStepSeconds: number;
   /** The first step the schedule records (the ones before it are skipped, waited or warmed up). */
   recordedFrom: number;
-  /** Completed env-steps per second from that step on, wall clock: the steps `summary` times. */
+  /** Completed env-steps per second from that step on (completedThroughput over recordedSeconds): the steps
+   *  `summary` times, divided the same way. */
   envStepsPerSecond: number;
+  /** From the first recorded step's start to the last step's completion, host clock. */
+  recordedSeconds: number;
   /** The same over every step, the slow first ones included. */
   allStepsEnvStepsPerSecond: number;
   schedule: ScheduleArgs;
@@ -106,7 +109,7 @@ function simulationFailed(err: Error, written: readonly string[]): CliError {
 
 export async function recordExample(options: RecordExampleOptions): Promise<RecordExampleResult> {
   const cache = options.freshCache ? useFreshCache() : null;
-  const { profile, schedule, SpanCollector } = await import('@gsprof/profiler');
+  const { profile, schedule, SpanCollector, ProfilerAction, completedThroughput } = await import('@gsprof/profiler');
   const sim = await import('@gsprof/sim-core');
   mkdirSync(options.outDir, { recursive: true });
   const workerName = options.workerName ?? `${hostname()}_${process.pid}`;
@@ -171,13 +174,16 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
     let lastYield = started;
     let stepped = started;
     const recordedFrom = Math.min(steps - 1, scheduleArgs.skipFirst + scheduleArgs.wait + scheduleArgs.warmup);
+    /** When the first recorded step began (its ProfilerStep span opened) and when the last step completed (on
+     *  the GPU: the host saw the device finish it, before the trace's hand-over starts). */
     let recordingFrom = started;
+    let completedAt = Number.NaN;
     let completed = 0;
     /** Steps issued; fewer than `steps` after Ctrl-C. */
     let taken = 0;
     // The loop's own work between scene steps gets spans too, so that a recorded step's time is accounted for:
-    // 'overhead' for gsprof's (progress output, yielding to the event loop, copying the timers), and the
-    // example's control update as a user range.
+    // category 'gsprof' for gsprof's (progress output, yielding to the event loop, copying the timers, waiting
+    // when too many steps are queued), and the example's control update as a user range.
     const tracer = prof.tracer;
     const span = <T>(name: string, category: string, fn: () => T): T => {
       tracer.begin(name, category);
@@ -200,11 +206,14 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
     const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
     for (const signal of signals) process.on(signal, onSignal);
     try {
+      // The first recorded step starts where its ProfilerStep span does, the start summary reads from the trace
+      // (performance.now() is the profiler's clock in ms).
+      const stepStart = (): number => (prof.isRecording ? prof.stepStartNs / 1e6 : performance.now());
       await prof.start();
+      recordingFrom = stepStart();
       for (let step = 0; step < steps && !interrupted; step++) {
-        if (step === recordedFrom) recordingFrom = performance.now();
         if (performance.now() - lastYield > 50) {
-          tracer.begin('event loop', 'overhead');
+          tracer.begin('event loop', 'gsprof');
           try { await new Promise((resolve) => setImmediate(resolve)); } finally { tracer.end(); }
           lastYield = performance.now();
           if (interrupted) break;
@@ -214,7 +223,7 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
         current.scene.step();
         if (timersEachStep && prof.isRecording) {
           if (onGpu) await current.scene.sync();
-          span('env timers', 'overhead', () => {
+          span('env timers', 'gsprof', () => {
             const timers = current.scene.rigidSolver.constraintSolver.timers;
             const nEnvs = timers.shape[1] ?? 1;
             prof.recordEnvTimers(labels.slice(0, timers.shape[0]), nEnvs, timers.data);
@@ -224,10 +233,20 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
         // device has run it; past MAX_STEPS_IN_FLIGHT the loop waits until half have finished (the device
         // keeps working), so memory stays flat however long the run.
         if (onGpu && current.scene.stepsInFlight > MAX_STEPS_IN_FLIGHT) {
-          tracer.begin('queue full: wait for the GPU', 'overhead');
+          tracer.begin('queue full: wait for the GPU', 'gsprof');
           try { await current.scene.sync({ maxInFlight: MAX_STEPS_IN_FLIGHT / 2 }); } finally { tracer.end(); }
         }
+        // The last step, and the last of a recording cycle, wait inside their step for the GPU to finish them: the
+        // step then ends at its completion, as the run line's period does, and the trace's hand-over (timestamp
+        // readbacks, writing) starts after it instead of delaying the host's view of that completion.
+        const last = step === steps - 1;
+        if (onGpu && (last || prof.currentAction === ProfilerAction.RECORD_AND_SAVE)) {
+          tracer.begin('wait for GPU completion', 'cuda_sync');
+          try { await current.scene.sync(); } finally { tracer.end(); }
+        }
+        if (last) completedAt = performance.now();
         const ready = prof.step();
+        if (step + 1 === recordedFrom) recordingFrom = stepStart();
         // With --sync the step waits for the GPU; a hand-over (file write) is awaited too, so a trace is
         // never left half-written behind the next steps.
         if (options.sync) await ready;
@@ -238,9 +257,11 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
         taken = done;
         const queue = onGpu ? hooks.devices[0]?.queue : undefined;
         if (queue) void queue.onSubmittedWorkDone().then(() => { completed = Math.max(completed, done); progress.tick(completed); }, () => undefined);
-        else span('progress', 'overhead', () => progress.tick(done));
+        else span('progress', 'gsprof', () => progress.tick(done));
       }
       await scenario.scene.sync();
+      // Stopped early by a signal: the steps taken completed at this sync.
+      if (Number.isNaN(completedAt)) completedAt = performance.now();
       // After the final sync every step issued is complete (an interrupted run issued fewer than asked).
       progress.tick(taken);
       stepped = performance.now();
@@ -273,8 +294,9 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
       // Completed steps over the time they took (the trace writing after them is not stepping), from the first
       // recorded step on as summary counts them, and over all steps.
       recordedFrom,
-      envStepsPerSecond: taken > recordedFrom ? ((taken - recordedFrom) * envs) / ((stepped - recordingFrom) / 1e3) : 0,
-      allStepsEnvStepsPerSecond: (taken * envs) / stepSeconds,
+      envStepsPerSecond: completedThroughput(Math.max(0, taken - recordedFrom), (completedAt - recordingFrom) * 1e6, envs).envStepsPerSecond ?? 0,
+      recordedSeconds: taken > recordedFrom ? (completedAt - recordingFrom) / 1e3 : 0,
+      allStepsEnvStepsPerSecond: completedThroughput(taken, (stepped - started) * 1e6, envs).envStepsPerSecond ?? 0,
       schedule: scheduleArgs,
       traces: [...prof.tracePaths],
       gpuDevices: hooks.devices.length,

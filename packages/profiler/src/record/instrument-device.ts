@@ -359,12 +359,15 @@ export class DeviceInstrumentation {
     // Loops, not push(...s.passes): a command buffer may hold more passes than the stack has room for arguments.
     if (states) for (const s of states) { for (const p of s.passes) passes.push(p); for (const b of s.blocks) blocks.push(b); }
     const resolve = blocks.length ? this.encodeResolve(blocks) : null;
+    const resolved = r.clock.nowNs();
     this.origSubmit(resolve ? [...list, resolve.commandBuffer] : list);
     const t1 = r.clock.nowNs();
     const recording = !!cycle?.recording;
     const slice = recording && r.cpuActivity
       ? cycle!.completeSlice('queue.submit', 'cuda_runtime', t0, t1, { step: r.stepNumber, commandBuffers: list.length, passes: passes.length })
       : null;
+    // gsprof's own part of the submit (encoding its timestamp resolve and copy), nested in the submit's span.
+    if (slice && resolve) cycle!.completeSlice('resolve GPU timestamps', 'gsprof', t0, resolved, { queries: blocks.reduce((n, b) => n + b.used, 0) });
     if (resolve) this.readBack(r, cycle, recording, t0, slice, passes, blocks, resolve.readback);
     return undefined;
   }
@@ -399,7 +402,8 @@ export class DeviceInstrumentation {
     };
     const p = readback.mapAsync(MAP_MODE_READ, 0, readback.size).then(
       () => {
-        const doneHostNs = Math.min(r.clock.nowNs(), flight.doneBoundNs);
+        const readStart = r.clock.nowNs();
+        const doneHostNs = Math.min(readStart, flight.doneBoundNs);
         const values = new BigUint64Array(readback.getMappedRange(0, total * 8).slice(0));
         readback.unmap();
         this.pool.releaseReadback(readback);
@@ -411,6 +415,8 @@ export class DeviceInstrumentation {
           return { name: passName(pass), args: passArgs(pass, this.info.index, runInfo), begin: values[at]!, end: values[at + 1]! };
         });
         cycle.addGpuBatch({ device: this.info, submitHostNs, doneHostNs, submitSlice, passes: results, ...(marker !== undefined ? { marker } : {}) });
+        // gsprof's own work on the host, in whichever cycle records now (the readback may land in a later one).
+        r.completeSpan('read GPU timestamps', 'gsprof', readStart, r.clock.nowNs(), { passes: passes.length });
       },
       (err: unknown) => {
         this.stats.readbackFailures++;

@@ -72,11 +72,11 @@ class OpenSpan implements SpanToken {
     /** Registered in prof.openSpans (scopes); tracer spans are found on the tracer stack instead. */
     private readonly registered: boolean,
   ) {}
-  end(): void {
+  end(atNs?: number): void {
     if (this.closed) return;
     this.closed = true;
     if (this.registered) this.prof.openSpans.delete(this);
-    if (this.cycle.recording) this.cycle.closeSlice(this.slice, this.prof.clock.nowNs());
+    if (this.cycle.recording) this.cycle.closeSlice(this.slice, atNs ?? this.prof.clock.nowNs());
   }
 }
 
@@ -105,7 +105,7 @@ export class Profiler implements Recorder, AsyncDisposable {
   private readonly recordSteps: boolean;
   private readonly options: ProfileOptions;
   private started = false;
-  private stepSpan: SpanToken | null = null;
+  private stepSpan: OpenSpan | null = null;
   private lastStepHostNs = 0;
   private stepsTimed = 0;
   private stepsTimeNs = 0;
@@ -161,6 +161,12 @@ export class Profiler implements Recorder, AsyncDisposable {
     return !!this.cycle?.recording;
   }
 
+  /** While recording, when the current step began on this profiler's clock (ns): its ProfilerStep span's start,
+   *  which a caller timing the recorded steps itself (record's run line) starts from; NaN otherwise. */
+  get stepStartNs(): number {
+    return this.cycle?.recording ? this.lastStepHostNs : Number.NaN;
+  }
+
   keyAverages(): KeyAverages {
     return keyAverages(this.trace);
   }
@@ -191,12 +197,16 @@ export class Profiler implements Recorder, AsyncDisposable {
   /** Call at the end of every iteration. */
   step(): Promise<void> {
     if (!this.started) return Promise.resolve();
-    this.closeStepSpan();
+    // One reading of the clock ends a step and begins the next in the same cycle, so the steps tile the
+    // recorded period with no gap of the profiler's own between them.
+    const now = this.clock.nowNs();
+    const cycle = this.cycle;
+    this.closeStepSpan(now);
     const prev = this.currentAction;
     this.stepNumber += 1;
     this.currentAction = this.scheduleFn(this.stepNumber);
     const ready = this.transit(prev, this.currentAction);
-    this.openStepSpan();
+    this.openStepSpan(this.cycle === cycle ? now : undefined);
     return this.afterTransition(ready);
   }
 
@@ -332,9 +342,9 @@ export class Profiler implements Recorder, AsyncDisposable {
     c.completeSlice(name, category, Math.max(startHostNs, c.baseHostNs), endHostNs, args, track);
   }
 
-  private openSpan(c: Cycle, name: string, category: string, args: Args | undefined, register: boolean): OpenSpan {
+  private openSpan(c: Cycle, name: string, category: string, args: Args | undefined, register: boolean, atNs?: number): OpenSpan {
     if (this.withStack) args = { ...args, stack: callerStack() };
-    const span = new OpenSpan(this, c, c.openSlice(name, category, this.clock.nowNs(), args), register);
+    const span = new OpenSpan(this, c, c.openSlice(name, category, atNs ?? this.clock.nowNs(), args), register);
     if (register) this.openSpans.add(span);
     return span;
   }
@@ -432,10 +442,13 @@ export class Profiler implements Recorder, AsyncDisposable {
       if (!handOver || !this.options.onTraceReady) return;
       this.delivering = trace;
       this.lastTracePaths = [];
+      const t0 = this.clock.nowNs();
       try {
         await this.options.onTraceReady(this);
       } finally {
         this.delivering = null;
+        // Writing one trace while the next cycle records (a repeating schedule) is gsprof's work in that one.
+        this.completeSpan('hand over trace (onTraceReady)', 'gsprof', t0, this.clock.nowNs());
       }
     });
     // A failing handler rejects the promise returned to the caller, but not the deliveries after it; stop()
@@ -450,13 +463,13 @@ export class Profiler implements Recorder, AsyncDisposable {
     return ready ?? syncing ?? Promise.resolve();
   }
 
-  private openStepSpan(): void {
+  private openStepSpan(atNs?: number): void {
     const c = this.cycle;
     if (!c?.recording) { this.stepSpan = null; return; }
-    this.lastStepHostNs = this.clock.nowNs();
+    this.lastStepHostNs = atNs ?? this.clock.nowNs();
     if (this.recordSteps) {
       // ProfilerStep spans are recorded whatever the activities, as torch's step record_function is.
-      this.stepSpan = this.openSpan(c, `ProfilerStep#${this.stepNumber}`, 'user_annotation', undefined, true);
+      this.stepSpan = this.openSpan(c, `ProfilerStep#${this.stepNumber}`, 'user_annotation', undefined, true, this.lastStepHostNs);
     }
   }
 
@@ -477,10 +490,10 @@ export class Profiler implements Recorder, AsyncDisposable {
     }
   }
 
-  private closeStepSpan(): void {
+  private closeStepSpan(atNs?: number): void {
     const c = this.cycle;
-    const now = this.clock.nowNs();
-    this.stepSpan?.end();
+    const now = atNs ?? this.clock.nowNs();
+    this.stepSpan?.end(now);
     this.stepSpan = null;
     if (!c?.recording) return;
     // FPS of the step that just ended, as a counter sample at its start (env-steps/s when nEnvs is known).
