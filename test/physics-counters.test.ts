@@ -1,134 +1,30 @@
 /**
- * Per-step physics counters and per-env events (issue 30), on the CPU backend: a small contact scene is recorded
- * with profile() and sim-core's tracer seam while known envs are driven unstable at known steps (a blow-up, a
- * NaN, a user reset); the trace is written in both formats and read back by gsprof's importer and, where the
- * shared tools are present, by trace_processor. The events must name exactly those envs and steps, their
- * counts must equal the scene's own tallies, and every counter sample must equal what the per-env solver
- * timers of that step give.
+ * Per-step physics counters and per-env events (issue 30), on the CPU backend (physics-counters-gpu.test.ts: the
+ * GPU's): a small contact scene (support/unstable-scene.ts) is recorded with profile() and sim-core's tracer seam
+ * while known envs are driven unstable at known steps (a blow-up, a NaN, a user reset). The events must name
+ * exactly those envs and steps, their counts must equal the scene's own tallies, and every counter sample must
+ * equal what the per-env solver timers of that step give; the trace is written in both formats and read back by
+ * gsprof's importer and, where the shared tools are present, by trace_processor.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as gs from '@gsprof/sim-core';
-import { openTrace, profile, writeChromeTrace, writePerfettoTrace, type TraceModel } from '@gsprof/profiler';
+import { openTrace, writeChromeTrace, writePerfettoTrace, type TraceModel } from '@gsprof/profiler';
 import { hasShared, sharedPath } from './support/shared.js';
+import { itNamesTheUnstableEnvs, recordUnstableScene, type UnstableRun } from './support/unstable-scene.js';
 
-const NENVS = 8;
-const STEPS = 24;
-/** env -> the step (0-based scene step) after which it is made unstable, and how. */
-const BLOWUP = { env: 2, step: 6 };
-const NAN = { env: 5, step: 11 };
-const USER = { env: 7, step: 15 };
-
-const XML = `<mujoco>
-  <option timestep="0.01" solver="CG" iterations="3" tolerance="1e-14"/>
-  <worldbody>
-    <geom type="plane" size="5 5 0.1"/>
-    <body pos="0 0 0.12"><freejoint/><geom type="box" size="0.1 0.1 0.1"/></body>
-    <body pos="0.5 0 0.3"><freejoint/><geom type="sphere" size="0.1"/></body>
-  </worldbody>
-</mujoco>`;
-
-interface Run {
-  trace: TraceModel;
-  counts: gs.EnvEventCounts;
-  /** Per recorded step: the per-env timers after it. */
-  timers: Float64Array[];
-  dir: string;
-}
-
-let run: Run;
+let run: UnstableRun;
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'gsprof-physics-'));
-  const { writeFileSync } = await import('node:fs');
-  writeFileSync(join(dir, 'm.xml'), XML);
-  await gs.init({ backend: 'cpu', precision: '64', loggingLevel: 'error' });
-  const scene = new gs.Scene({ rigidOptions: { resetOnError: true, errorCheckInterval: 1 }, profilingOptions: { showFPS: false } });
-  const bodies = scene.addEntity(gs.morphs.MJCF({ file: join(dir, 'm.xml') }));
-  await scene.build({ nEnvs: NENVS });
-  // Envs start at different heights, so their contacts and solver work differ.
-  const q = Array.from({ length: NENVS }, (_, e) => [0, 0, 0.1 + 0.02 * e, 1, 0, 0, 0, 0.5, 0, 0.1 + 0.05 * e, 1, 0, 0, 0]);
-  bodies.setQpos(q);
-  const prof = profile({ activities: ['cpu'] });
-  gs.setTracer(prof.tracer);
-  const timers: Float64Array[] = [];
-  await prof.start();
-  try {
-    for (let s = 0; s < STEPS; s++) {
-      if (s === BLOWUP.step) bodies.setDofsVelocity(new Array(12).fill(1e12), { envsIdx: [BLOWUP.env] });
-      if (s === NAN.step) bodies.setDofsVelocity(new Array(12).fill(Number.NaN), { envsIdx: [NAN.env] });
-      if (s === USER.step) scene.reset({ envsIdx: [USER.env] });
-      scene.step();
-      timers.push(scene.rigidSolver.constraintSolver.timers.data as Float64Array);
-      prof.step();
-    }
-  } finally {
-    await prof.stop();
-    gs.setTracer(null);
-  }
-  run = { trace: prof.trace, counts: structuredClone(scene.envEventCounts), timers, dir };
-  await scene.destroy();
-  await gs.destroy();
+  run = await recordUnstableScene('cpu');
 }, 120_000);
 
 afterAll(() => { if (run) rmSync(run.dir, { recursive: true, force: true }); });
 
-function instants(trace: TraceModel, name: string): Record<string, unknown>[] {
-  return trace.instants.filter((i) => i.name === name).map((i) => i.args ?? {});
-}
-
-function counterValues(trace: TraceModel, name: string): number[] {
-  const track = trace.tracks.find((t) => t.kind === 'counter' && t.name === name);
-  if (!track) return [];
-  return trace.counters.filter((c) => c.track === track.id).sort((a, b) => a.ts - b.ts).map((c) => c.value);
-}
-
-describe('physics counters and env events in the recorded trace', () => {
-  it('names exactly the envs made unstable, at the steps they were found, with their reasons', () => {
-    const resets = instants(run.trace, 'env reset');
-    expect(resets).toEqual([
-      { env: BLOWUP.env, reason: 'limit', step: BLOWUP.step },
-      { env: NAN.env, reason: 'nan', step: NAN.step },
-      { env: USER.env, reason: 'user', step: USER.step },
-    ]);
-    const nans = instants(run.trace, 'env nan');
-    expect(nans).toHaveLength(1);
-    // The NaN velocities are first read by rne (cvel = cdof qvel): the bodies have no damping or spring, so
-    // passive reads no qvel, and the stages before it read positions only.
-    expect(nans).toEqual([{ env: NAN.env, stage: 'rne', step: NAN.step }]);
-  });
-
-  it('has as many events as the scene counted', () => {
-    const c = run.counts;
-    expect(instants(run.trace, 'env reset')).toHaveLength(c.resets.nan + c.resets.limit + c.resets.user);
-    expect(instants(run.trace, 'env nan')).toHaveLength(c.nan);
-    expect(instants(run.trace, 'solver not converged')).toHaveLength(c.notConverged);
-    expect(c.resets).toEqual({ nan: 1, limit: 1, user: 1 });
-    // Three CG iterations to a tolerance of 1e-14 do not settle every contact: the test means something only if some are unconverged.
-    expect(c.notConverged).toBeGreaterThan(0);
-  });
-
-  it('samples every counter once per step, equal to the per-env solver timers of that step', () => {
-    const L = gs.TIMER_LABELS as readonly string[];
-    const slot = (t: Float64Array, label: string): number[] => Array.from(t.subarray(L.indexOf(label) * NENVS, (L.indexOf(label) + 1) * NENVS));
-    const expected = {
-      'solver iterations (max)': run.timers.map((t) => slot(t, 'iterations').reduce((a, b) => Math.max(a, b), 0)),
-      'solver iterations (mean)': run.timers.map((t) => slot(t, 'iterations').reduce((a, b) => a + b, 0) / NENVS),
-      contacts: run.timers.map((t) => slot(t, 'contacts').reduce((a, b) => a + b, 0)),
-      'contacts (max per env)': run.timers.map((t) => slot(t, 'contacts').reduce((a, b) => Math.max(a, b), 0)),
-      constraints: run.timers.map((t) => slot(t, 'nefc').reduce((a, b) => a + b, 0)),
-      'solver not converged': run.timers.map((t) => slot(t, 'not_converged').filter((x) => x !== 0).length),
-      'env resets': Array.from({ length: STEPS }, (_, s) => ([BLOWUP.step, NAN.step, USER.step].includes(s) ? 1 : 0)),
-    };
-    for (const [name, values] of Object.entries(expected)) expect(counterValues(run.trace, name), name).toEqual(values);
-    // Each unconverged env-step is one event naming that env and step.
-    const events = instants(run.trace, 'solver not converged').map((a) => `${a.step}:${a.env}`);
-    const fromTimers = run.timers.flatMap((t, s) => slot(t, 'not_converged').flatMap((x, e) => (x !== 0 ? [`${s}:${e}`] : [])));
-    expect(events).toEqual(fromTimers);
-  });
+describe('physics counters and env events in the recorded trace (CPU)', () => {
+  itNamesTheUnstableEnvs(() => run, 'cpu');
 });
 
 const EVENTS_SQL = `select s.name, s.ts,

@@ -255,20 +255,23 @@ export class Profiler implements Recorder, AsyncDisposable {
 
   /**
    * A sample of the counter track `name` (made on first use, with `unit`, default 'count'), at `hostNs` on this
-   * profiler's clock (clamped to the recording's start) or now. Dropped while nothing records.
+   * profiler's clock or now. Dropped while nothing records, and when `hostNs` is before the recording began:
+   * a sample that arrives late (a device's readback) belongs to a step this recording does not hold.
    */
   counter(name: string, value: number, options: { unit?: string; hostNs?: number } = {}): void {
     const c = this.cycle;
-    if (!c?.recording) return;
-    c.counter(name, options.unit ?? 'count', Math.max(c.baseHostNs, options.hostNs ?? this.clock.nowNs()), value);
+    const at = options.hostNs ?? this.clock.nowNs();
+    if (!c?.recording || at < c.baseHostNs) return;
+    c.counter(name, options.unit ?? 'count', at, value);
   }
 
-  /** An instant event on the host thread, at `hostNs` (clamped to the recording's start) or now. Dropped while
-   *  nothing records, or without CPU activity. */
+  /** An instant event on the host thread, at `hostNs` or now. Dropped while nothing records, without CPU
+   *  activity, or when `hostNs` is before the recording began (as counter()). */
   instant(name: string, options: { category?: string; args?: Args; hostNs?: number } = {}): void {
     const c = this.cycle;
-    if (!c?.recording || !this.cpuActivity) return;
-    c.instant(name, options.category ?? 'user_annotation', Math.max(c.baseHostNs, options.hostNs ?? this.clock.nowNs()), options.args);
+    const at = options.hostNs ?? this.clock.nowNs();
+    if (!c?.recording || !this.cpuActivity || at < c.baseHostNs) return;
+    c.instant(name, options.category ?? 'user_annotation', at, options.args);
   }
 
   /** Per-env solver timers of the current step: values[slot * nEnvs + env], one slot per label. */

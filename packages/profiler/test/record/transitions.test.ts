@@ -214,3 +214,26 @@ describe('counters', () => {
     expect(names).not.toContain('solve_ns_p50');
   });
 });
+
+describe('counter() and instant() at a given time', () => {
+  it('keep a sample inside the recording at its time, and drop one from before it began (a late readback), not moving it to ts 0', async () => {
+    const clock = new FakeClock();
+    clock.advance(10e6);
+    const before = clock.nowNs() - 1e6;
+    const prof = profile({ activities: ['cpu'], clock });
+    await prof.start();
+    const start = clock.nowNs();
+    clock.advance(2e6);
+    prof.counter('late', 1, { hostNs: before });
+    prof.instant('late', { hostNs: before });
+    prof.counter('in time', 2, { hostNs: start + 1e6 });
+    prof.instant('in time', { hostNs: start + 1e6 });
+    await prof.stop();
+    const t = prof.trace;
+    const track = (name: string) => t.tracks.find((k) => k.kind === 'counter' && k.name === name)?.id;
+    expect(t.counters.filter((c) => c.track === track('in time')).map((c) => [c.ts, c.value])).toEqual([[1e6, 2]]);
+    expect(t.counters.filter((c) => c.track === track('late'))).toEqual([]);
+    expect(t.instants.filter((i) => i.name === 'in time').map((i) => i.ts)).toEqual([1e6]);
+    expect(t.instants.filter((i) => i.name === 'late')).toEqual([]);
+  });
+});

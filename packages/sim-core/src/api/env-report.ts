@@ -5,6 +5,7 @@
  * The scene's own tallies (EnvEventCounts) are kept whether or not a tracer listens, so that a trace's events
  * can be checked against them.
  */
+import type { DeviceStepStats } from '../backend/backend.js';
 import type { SimTracer, SpanArgs } from '../instrument.js';
 import {
   TIMER_CONTACTS, TIMER_IMPROVEMENT, TIMER_ITERATIONS, TIMER_NEFC, TIMER_NOT_CONVERGED,
@@ -88,8 +89,35 @@ export class EnvReport {
   stepped(tracer: SimTracer | null, timers: ArrayLike<number>, step: number, startMs: number): void {
     const n = this.nEnvs;
     const totals = stepTotals(timers, n);
+    if (!this.sample(tracer, totals, startMs) || totals.notConverged === 0 || !tracer?.instant) return;
+    const u0 = TIMER_NOT_CONVERGED * n, it0 = TIMER_ITERATIONS * n, i0 = TIMER_IMPROVEMENT * n;
+    let shown = 0;
+    for (let e = 0; e < n && shown < MAX_NOT_CONVERGED_EVENTS_PER_STEP; e++) {
+      if (timers[u0 + e] === 0) continue;
+      shown++;
+      tracer.instant(ENV_EVENTS.notConverged, ENV_EVENT_CATEGORY, { env: e, step, iterations: timers[it0 + e]!, improvement: timers[i0 + e]! }, startMs);
+    }
+  }
+
+  /**
+   * A device step's figures, from the device's reduction (backend.ts, DeviceStepStats), when they arrive: as
+   * stepped(), and each env newly found with a non-finite state, with its stage (counted here, not by nan()). The
+   * events are placed at the step's start: the host clock does not see when the device ran the step.
+   */
+  deviceStepped(tracer: SimTracer | null, stats: DeviceStepStats, step: number, startMs: number): void {
+    this.counts.nan += stats.nanCount;
+    const traced = this.sample(tracer, stats.totals, startMs);
+    if (!traced || !tracer?.instant) return;
+    for (const u of stats.unconverged.slice(0, MAX_NOT_CONVERGED_EVENTS_PER_STEP)) {
+      tracer.instant(ENV_EVENTS.notConverged, ENV_EVENT_CATEGORY, { env: u.env, step, iterations: u.iterations, improvement: u.improvement }, startMs);
+    }
+    for (const { env, stage } of stats.nan) tracer.instant(ENV_EVENTS.nan, ENV_EVENT_CATEGORY, { env, stage, step }, startMs);
+  }
+
+  /** Tallies the step's unconverged envs and, with a tracer that takes counters, samples them at `startMs`. */
+  private sample(tracer: SimTracer | null, totals: StepTotals, startMs: number): boolean {
     this.counts.notConverged += totals.notConverged;
-    if (!tracer?.counter) { this.resetsSinceSample = 0; return; }
+    if (!tracer?.counter) { this.resetsSinceSample = 0; return false; }
     const C = PHYSICS_COUNTERS;
     tracer.counter(C.iterationsMax, 'count', totals.iterationsMax, startMs);
     tracer.counter(C.iterationsMean, 'count', totals.iterationsMean, startMs);
@@ -99,14 +127,7 @@ export class EnvReport {
     tracer.counter(C.notConverged, 'count', totals.notConverged, startMs);
     tracer.counter(C.resets, 'count', this.resetsSinceSample, startMs);
     this.resetsSinceSample = 0;
-    if (totals.notConverged === 0 || !tracer.instant) return;
-    const u0 = TIMER_NOT_CONVERGED * n, it0 = TIMER_ITERATIONS * n, i0 = TIMER_IMPROVEMENT * n;
-    let shown = 0;
-    for (let e = 0; e < n && shown < MAX_NOT_CONVERGED_EVENTS_PER_STEP; e++) {
-      if (timers[u0 + e] === 0) continue;
-      shown++;
-      tracer.instant(ENV_EVENTS.notConverged, ENV_EVENT_CATEGORY, { env: e, step, iterations: timers[it0 + e]!, improvement: timers[i0 + e]! }, startMs);
-    }
+    return true;
   }
 
   /** Envs reset, each for its reason; counted in the next step's 'env resets' sample. */

@@ -6,9 +6,9 @@
  * backend's Data and threads or buffers). scene.step() is one 'step' span; the backend adds kernel spans.
  */
 import { basename } from 'node:path';
-import type { SimInstance } from '../backend/backend.js';
+import type { DeviceStepStats, SimInstance } from '../backend/backend.js';
 import { ERR_BLOWUP, ERR_NAN, ERR_OVERFLOW } from '../backend/backend.js';
-import { externalRecorder, getTracer, type SpanArgs } from '../instrument.js';
+import { externalRecorder, getTracer, type SimTracer, type SpanArgs } from '../instrument.js';
 import {
   loadMJCF, loadURDF, mergeModels, planeModel, resolveAsset, type EntityRange, type LoadedModel,
 } from '../loaders/index.js';
@@ -118,6 +118,12 @@ export class Scene implements EntityHost {
   errorResetCount = 0;
   /** What envReport tallies: resets by reason and per env, NaN findings, unconverged solves. */
   private envReport: EnvReport | null = null;
+  /** A device backend's steps whose counters' reduction is on its way back, in step order (see step()). */
+  private readonly deviceStats: DeviceStatsEntry[] = [];
+  /** Whether any step ran the device's reduction: from then on it, not checkErrors, reports the envs' NaNs. */
+  private deviceStatsUsed = false;
+  /** Inside sync(): reductions that arrive wait for its error check, so that its resets count in their step. */
+  private syncing = 0;
   /** Steps taken since build. */
   stepCount = 0;
   /** The FPS counter (created at build; ticks while profilingOptions.showFPS is true). */
@@ -326,7 +332,9 @@ export class Scene implements EntityHost {
     const step = this.stepCount;
     tracer?.begin('step', 'step', { step });
     try {
-      sim.step();
+      // A device backend reduces the step's per-env figures on the device, for a tracer that takes counters.
+      if (tracer?.counter && sim.stepWithStats) this.stepWithDeviceStats(sim.stepWithStats(), tracer, step, startMs);
+      else sim.step();
     } finally {
       tracer?.end();
     }
@@ -335,12 +343,44 @@ export class Scene implements EntityHost {
       if (this.stepCount % this.options!.errorCheckInterval === 0) this.checkErrors();
     } finally {
       // After the check, so that its resets count in this step's sample. The CPU's timers are current after
-      // every step; a device backend's only at a sync, so it reports nothing per step here.
+      // every step; a device backend's arrive later (stepWithDeviceStats).
       const d = sim.hostData;
       if (d) this.envReport!.stepped(tracer, d.timers, step, startMs);
     }
     if (this.profilingOptions.showFPS) this.fpsTracker!.step(this.clock());
     externalRecorder()?.sceneStep({ nEnvs: this.nEnvsBuilt, backend: sim.hostData === null ? 'gpu' : 'cpu' });
+  }
+
+  /**
+   * Keeps the device's reduction of step `step` until it arrives, and reports the steps that have arrived in
+   * order. Their 'env resets' samples count the resets made before they are reported: on a device backend the
+   * resets that an error check of sync() makes after step s count in step s, as on the CPU; others count in
+   * the next step reported.
+   */
+  private stepWithDeviceStats(stats: Promise<DeviceStepStats>, tracer: SimTracer, step: number, startMs: number): void {
+    this.deviceStatsUsed = true;
+    const entry: DeviceStatsEntry = { step, startMs, tracer, stats: null, settled: false, done: Promise.resolve() };
+    entry.done = stats.then(
+      (s) => { entry.stats = s; },
+      (err: unknown) => { logger.warning(`Step ${step}: the device's physics counters were not read back (${(err as Error).message}); the step has no counter samples.`); },
+    ).finally(() => {
+      entry.settled = true;
+      if (this.syncing === 0) this.reportDeviceStats();
+    });
+    this.deviceStats.push(entry);
+  }
+
+  private reportDeviceStats(): void {
+    while (this.deviceStats.length > 0 && this.deviceStats[0]!.settled) {
+      const e = this.deviceStats.shift()!;
+      if (e.stats) this.envReport?.deviceStepped(e.tracer, e.stats, e.step, e.startMs);
+    }
+  }
+
+  /** Waits for every device reduction issued so far and reports them. */
+  private async flushDeviceStats(): Promise<void> {
+    await Promise.all(this.deviceStats.map((e) => e.done));
+    this.reportDeviceStats();
   }
 
   /** Checks the error flags now (scene.step() does it every errorCheckInterval steps). */
@@ -357,8 +397,9 @@ export class Scene implements EntityHost {
     const step = this.stepCount - 1;
     const d = sim.hostData;
     for (let i = 0; i < envList.length; i++) {
-      if ((flagList[i]! & ERR_NAN) === 0) continue;
-      // On a device backend the Data is not on the host: the stage is not known there.
+      // A device backend's reduction reports its NaNs, with the step and stage (stepWithDeviceStats).
+      if ((flagList[i]! & ERR_NAN) === 0 || (!d && this.deviceStatsUsed)) continue;
+      // Without it the device's Data is not on the host: the stage is not known there.
       const stage = d ? (firstNonFiniteStage(d, envList[i]!) ?? 'unknown') : 'unknown';
       this.envReport!.nan(tracer, envList[i]!, stage, step);
     }
@@ -394,8 +435,14 @@ export class Scene implements EntityHost {
       await sim.throttle(options.maxInFlight);
       return;
     }
-    await sim.sync();
-    this.checkErrors();
+    this.syncing++;
+    try {
+      await sim.sync();
+      this.checkErrors();
+    } finally {
+      this.syncing--;
+      await this.flushDeviceStats();
+    }
   }
 
   /**
@@ -440,8 +487,9 @@ export class Scene implements EntityHost {
 
   /**
    * Since build: env resets by reason and per env, envs found with a non-finite state, and env-steps whose solve
-   * stopped at the iteration limit unconverged (the CPU backend counts these every step; a device backend
-   * does not). A trace's 'env reset', 'env nan' and 'solver not converged' events are these.
+   * stopped at the iteration limit unconverged (the CPU backend counts these every step; a device backend only in
+   * the steps a tracer that takes counters saw, from its reduction, and its NaN findings from the first such step
+   * on). A trace's 'env reset', 'env nan' and 'solver not converged' events are these.
    */
   get envEventCounts(): Readonly<EnvEventCounts> {
     if (!this.envReport) throw new Error('Scene is not built yet. Call `await scene.build()` first.');
@@ -464,6 +512,7 @@ export class Scene implements EntityHost {
   async destroy(): Promise<void> {
     const sim = this.sim;
     this.sim = null;
+    await this.flushDeviceStats();
     await sim?.destroy();
   }
 }
@@ -484,4 +533,16 @@ function layoutOf(r: EntityRange): EntityLayout {
     qAdr: r.qposStart, nQ: r.nq, uAdr: r.actuatorStart, nU: r.nu,
     geomAdr: r.geomStart, nGeom: r.ngeom, worldGeoms: r.worldGeoms, sensorAdr: r.sensorStart, nSensor: r.nsensor,
   };
+}
+
+/** A device step whose counters' reduction is on its way back. */
+interface DeviceStatsEntry {
+  step: number;
+  startMs: number;
+  /** The tracer of the step (the profiler that recorded it). */
+  tracer: SimTracer;
+  stats: DeviceStepStats | null;
+  /** Arrived, or failed (stats null). */
+  settled: boolean;
+  done: Promise<void>;
 }

@@ -15,6 +15,7 @@
 import type { Data, DofCtrlMode, Precision } from '../data/data.js';
 import type { Model } from '../model/model.js';
 import type { SimTracer } from '../instrument.js';
+import type { StepTotals } from '../api/env-report.js';
 
 export type BackendKind = 'cpu' | 'gpu';
 
@@ -90,6 +91,18 @@ export interface EnvErrors {
   readonly flags: Uint32Array;
 }
 
+/** One step's physics figures over every env, as a device backend's reduction finds them (see stepWithStats). */
+export interface DeviceStepStats {
+  readonly totals: StepTotals;
+  /** Unconverged envs, ascending: at most 64 (totals.notConverged counts all). */
+  readonly unconverged: readonly { env: number; iterations: number; improvement: number }[];
+  /** Envs newly found with a non-finite state, ascending, at most 64, with the stage whose outputs first show it
+   *  ('unknown': none of the stages' outputs does). */
+  readonly nan: readonly { env: number; stage: string }[];
+  /** Every env newly found with a non-finite state this step. */
+  readonly nanCount: number;
+}
+
 /** One scene's state on a device. Created by Backend.build; every call after destroy() throws. */
 export interface SimInstance {
   readonly model: Model;
@@ -106,6 +119,11 @@ export interface SimInstance {
 
   /** Advances every env by one scene step (all substeps). A GPU backend only enqueues the work. */
   step(): void;
+  /**
+   * A device backend only: step(), then a reduction on the device of the step's per-env solver figures and error
+   * flags; resolves when the device has run it, with no per-env readback. (The CPU's scene reads hostData.)
+   */
+  stepWithStats?(): Promise<DeviceStepStats>;
   /** Resolves once every step issued so far has finished and host copies (timers, errors) are current. */
   sync(): Promise<void>;
   /** Steps issued that the device may not have finished yet (an upper bound; 0 on the CPU). */

@@ -3,8 +3,9 @@
  *
  * Writes go straight into the device buffers (queue.writeBuffer, or a GPU-to-GPU copy); reads are async
  * through a ring of staging buffers. `step()` only records and submits; nothing waits for the device except
- * `sync()` and reads. Timers slots 1-5 (iterations, active constraints, contacts, line-search iterations,
- * rows) are exact; slot 0 (solve_ns) is NaN because WGSL has no shader clock.
+ * `sync()` and reads. Timers slots 1-7 (iterations, active constraints, contacts, line-search iterations,
+ * rows, last improvement, not converged) are exact; slot 0 (solve_ns) is NaN because WGSL has no shader clock.
+ * stepWithStats() adds the step counters' reduction (gpu/step-stats.ts) to the step's submit.
  */
 import { type DofCtrlMode, TIMER_SLOTS, type Data, type Precision } from '../data/data.js';
 import { makeData, resetData } from '../data/make-data.js';
@@ -17,10 +18,11 @@ import { isSoftwareAdapter, openGpu, type OpenedGpu } from '../gpu/adapter.js';
 import { gpuKernelsFor } from '../gpu/kernels/index.js';
 import { bytesPerEnv } from '../gpu/layout.js';
 import { GpuSim } from '../gpu/runtime.js';
+import { StepStatsReducer } from '../gpu/step-stats.js';
 import { logger } from '@gsprof/log';
 import type {
-  Backend, BackendBuildOptions, BackendInitOptions, DeviceDescription, DofField, EnvContacts, EnvErrors, SimInstance, StateField,
-  ValueBlock,
+  Backend, BackendBuildOptions, BackendInitOptions, DeviceDescription, DeviceStepStats, DofField, EnvContacts, EnvErrors, SimInstance,
+  StateField, ValueBlock,
 } from './backend.js';
 import { gatherContacts, type ContactFields } from './contacts.js';
 
@@ -234,6 +236,23 @@ class GpuSimInstance implements SimInstance {
   step(): void {
     const sim = this.live();
     sim.step(this.model.opt.substeps);
+    this.stepped();
+  }
+
+  /** The step counters' reduction, made on the first step that asks for it. */
+  private reducer: StepStatsReducer | null = null;
+
+  stepWithStats(): Promise<DeviceStepStats> {
+    const sim = this.live();
+    this.reducer ??= new StepStatsReducer(sim);
+    const reducer = this.reducer;
+    let staging: GPUBuffer | null = null;
+    sim.step(this.model.opt.substeps, undefined, (enc) => { staging = reducer.encode(enc); });
+    this.stepped();
+    return reducer.read(staging!);
+  }
+
+  private stepped(): void {
     this.issued += 1;
     if (this.issued % COMPLETION_MARK_EVERY === 0) this.markCompletion();
     this.noteQueued();
@@ -296,11 +315,12 @@ class GpuSimInstance implements SimInstance {
     this.finished = Math.max(this.finished, issued);
     const n = this.nEnvs;
     const read = ++this.flagReads;
-    const [it, act, con, ls, nefc, err] = await Promise.all(
-      ['timerIterations', 'timerActive', 'timerContacts', 'timerLsIterations', 'nefc', 'errFlags'].map((f) => sim.readField(f)),
+    const [it, act, con, ls, nefc, improvement, notConverged, err] = await Promise.all(
+      ['timerIterations', 'timerActive', 'timerContacts', 'timerLsIterations', 'nefc', 'timerImprovement', 'timerNotConverged', 'errFlags']
+        .map((f) => sim.readField(f)),
     );
     this.hostTimers.fill(Number.NaN, 0, n);
-    [it, act, con, ls, nefc].forEach((src, i) => { this.hostTimers.set(src!, (i + 1) * n); });
+    [it, act, con, ls, nefc, improvement, notConverged].forEach((src, i) => { this.hostTimers.set(src!, (i + 1) * n); });
     for (let e = 0; e < n; e++) this.errFlags[e] = this.clearedAtRead[e]! < read ? err![e]! : 0;
   }
 
@@ -322,6 +342,7 @@ class GpuSimInstance implements SimInstance {
         sim.writeElements(f, k, envs, Array.from(envs, () => v));
       }
     }
+    sim.writeElements('errSeen', 0, envs, Array.from(envs, () => 0));
     this.cleared(envs);
   }
 
@@ -430,6 +451,7 @@ class GpuSimInstance implements SimInstance {
   clearErrors(envs: Int32Array): void {
     const sim = this.live();
     sim.writeElements('errFlags', 0, envs, Array.from(envs, () => 0));
+    sim.writeElements('errSeen', 0, envs, Array.from(envs, () => 0));
     this.cleared(envs);
   }
 
@@ -439,6 +461,7 @@ class GpuSimInstance implements SimInstance {
     await this.pendingErrors;
     // Buffers freed under in-flight work (a profiler's readbacks included) can abort Dawn.
     await this.sim.sync().catch(() => undefined);
+    this.reducer?.destroy();
     this.sim.destroy();
   }
 }

@@ -7,10 +7,12 @@
  */
 import type { Data, Real } from './data.js';
 
-type Rows = 'all' | 'contacts' | 'constraints';
+/** Which rows of a field count: all of them, or the env's live contacts (ncon) or constraint rows (nefc). */
+export type Rows = 'all' | 'contacts' | 'constraints';
 
-/** Each stage's outputs (Data fields), in pipeline order. */
-const STAGE_OUTPUTS: readonly { stage: string; fields: readonly (keyof Data)[]; rows: Rows }[] = [
+/** Each stage's outputs (Data fields), in pipeline order. The GPU's twin of this check (gpu/kernels/step-stats.ts)
+ *  reads the same table. */
+export const STAGE_OUTPUTS: readonly { stage: string; fields: readonly (keyof Data)[]; rows: Rows }[] = [
   { stage: 'kinematics', fields: ['xpos', 'xquat', 'xmat', 'geomXpos', 'geomXmat'], rows: 'all' },
   { stage: 'com', fields: ['subtreeCom', 'cdof', 'cinert'], rows: 'all' },
   { stage: 'crb', fields: ['crb'], rows: 'all' },

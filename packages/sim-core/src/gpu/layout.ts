@@ -44,6 +44,9 @@ export function dataFields(m: Model, cap: Capacities): FieldSpec[] {
     i('nefc', 1), i('efcType', E), i('efcId', E), r('efcJ', E * nv), r('efcPos', E), r('efcMargin', E), r('efcD', E),
     r('efcR', E), r('efcAref', E), r('efcFrictionloss', E), r('efcForce', E), i('efcState', E), r('qfrcConstraint', nv),
     i('timerIterations', 1), i('timerActive', 1), i('timerContacts', 1), i('timerLsIterations', 1), i('errFlags', 1),
+    // The solve's last improvement and whether it stopped unconverged (timer slots 6, 7), and whether the step
+    // counters' reduction (gpu/step-stats.ts) has reported this env's NaN already (cleared by reset and clearErrors).
+    r('timerImprovement', 1), i('timerNotConverged', 1), i('errSeen', 1),
     // Solver scratch per env (Newton): Hessian factor, gradient, search direction, Ma, Jaref, Jv.
     r('solH', nv * nv), r('solGrad', nv), r('solMgrad', nv), r('solSearch', nv), r('solMa', nv), r('solMv', nv),
     r('solJaref', E), r('solJv', E), r('solQfrc', nv),

@@ -53,13 +53,14 @@ export class GpuSim {
   private readonly modelReal: GPUBuffer;
   private readonly modelInt: GPUBuffer;
   private readonly layoutBuf: GPUBuffer;
-  private readonly bindGroup: GPUBindGroup;
-  private readonly bindLayout: GPUBindGroupLayout;
+  /** Group 0 of every kernel (Model, Data, layout): also bound by the step counters' reduction (step-stats.ts). */
+  readonly bindGroup: GPUBindGroup;
+  readonly bindLayout: GPUBindGroupLayout;
   private readonly pipelineLayout: GPUPipelineLayout;
   private readonly kernels: CompiledKernel[] = [];
   private readonly ring: ReadbackRing;
   private readonly scatter: DeviceScatter;
-  private readonly preludeSrc: string;
+  readonly preludeSrc: string;
   passHook: PassHook | null = null;
 
   constructor(readonly gpu: OpenedGpu, readonly model: Model, nEnvs: number, readonly opts: GpuSimOptions) {
@@ -154,8 +155,9 @@ export class GpuSim {
     return this.kernels.map((k) => k.name);
   }
 
-  /** Records one compute pass per kernel (optionally only `only`) into one submit. Does not wait. */
-  step(substeps = 1, only?: ReadonlySet<string>): void {
+  /** Records one compute pass per kernel (optionally only `only`), then whatever `after` adds, into one submit.
+   *  Does not wait. */
+  step(substeps = 1, only?: ReadonlySet<string>, after?: (enc: GPUCommandEncoder) => void): void {
     const tracer = this.opts.tracer?.() ?? null;
     const groups = Math.ceil(this.nEnvs / WORKGROUP_SIZE);
     tracer?.begin('encode', 'encode', { kernels: this.kernels.length * substeps });
@@ -170,6 +172,7 @@ export class GpuSim {
         pass.end();
       }
     }
+    after?.(enc);
     const cmd = enc.finish();
     tracer?.end();
     tracer?.begin('queue.submit', 'submit');

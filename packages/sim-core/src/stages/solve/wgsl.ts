@@ -10,7 +10,8 @@
  * island's rows touch only its dofs, so the masked problem is the island's problem).
  *
  * Writes qacc, qfrcConstraint, efcForce, efcState and the timers: timerIterations, timerActive (rows not
- * satisfied), timerContacts (ncon), timerLsIterations. The CPU's slot 0 (ns per env) has no GPU twin: WGSL
+ * satisfied), timerContacts (ncon), timerLsIterations, timerImprovement (the last iteration's) and
+ * timerNotConverged (1: stopped at the iteration limit unconverged, as solver/primal.ts). The CPU's slot 0 (ns per env) has no GPU twin: WGSL
  * has no shader clock. Rows are dense (the CPU skips zero columns; the sums are the same).
  * Row types: 0 equality, 1 dof friction, 2 tendon friction, 7 elliptic contact; states: 0 satisfied,
  * 1 quadratic, 2/3 linear, 4 cone surface. An elliptic contact's rows are one cone (solver/cone.ts): its zone
@@ -31,6 +32,8 @@ var<private> ls_evals: i32;
 var<private> sv_isl: i32;           // the island being solved; -1: the whole problem
 var<private> sv_ncone: i32;         // elliptic contacts on the cone surface after the last update
 var<private> sv_cone_cost: f32;     // the cost of the last cone_update's contact
+var<private> sv_improvement: f32;   // the last iteration's scaled cost improvement (0 without one)
+var<private> sv_unconverged: bool;  // stopped at OPT_ITERATIONS with improvement and gradient at or above the tolerance
 var<private> cn_u: array<f32, 6>;   // the cone's scaled jar (U), then its direction's (V), of the last cone_load
 var<private> cn_v: array<f32, 6>;
 
@@ -574,6 +577,8 @@ fn solve_primal(newton: bool, e: u32) -> vec2<i32> {
   var first = true;
   var old_cost = 0.0;
   var cone_blocks = false;  // the factor holds cone-surface blocks
+  sv_improvement = 0.0;
+  sv_unconverged = false;
   loop {
     update_constraint(e);
     compute_gradient(e);
@@ -584,7 +589,9 @@ fn solve_primal(newton: bool, e: u32) -> vec2<i32> {
       let improvement = sv_scale * (old_cost - sv_cost);
       let gradient = sv_scale * sqrt(gnorm);
       iter++;
-      if (improvement < OPT_TOLERANCE || gradient < OPT_TOLERANCE || iter >= OPT_ITERATIONS) { break; }
+      sv_improvement = improvement;
+      if (improvement < OPT_TOLERANCE || gradient < OPT_TOLERANCE) { break; }
+      if (iter >= OPT_ITERATIONS) { sv_unconverged = true; break; }
       // the Hessian changes only when rows enter or leave the quadratic state
       if (newton) {
         for (var r = 0; r < sv_nefc; r++) {
@@ -636,6 +643,9 @@ export const solveKernel: KernelDef = {
   sv_nefc = iget(D_NEFC, 0, e);
   var stats = vec2<i32>(0, 0);
   var nactive = 0;
+  // As the CPU (solver/islands.ts): unconverged if any island is; over several islands the largest improvement (or 0).
+  var improvement = 0.0;
+  var unconverged = false;
   if (sv_nefc == 0 || NV == 0) {
     for (var j = 0; j < NV; j++) { dset(D_QACC, j, e, dget(D_QACC_SMOOTH, j, e)); dset(D_QFRC_CONSTRAINT, j, e, 0.0); }
   } else {
@@ -655,10 +665,14 @@ export const solveKernel: KernelDef = {
       }
       stats += solve_primal(OPT_SOLVER != 1, e);
       nactive += sv_nactive;
+      improvement = select(sv_improvement, max(improvement, sv_improvement), nisl > 1);
+      unconverged = unconverged || sv_unconverged;
     }
   }
   iset(D_TIMER_ITERATIONS, 0, e, stats.x);
   iset(D_TIMER_ACTIVE, 0, e, nactive);
   iset(D_TIMER_CONTACTS, 0, e, iget(D_NCON, 0, e));
-  iset(D_TIMER_LS_ITERATIONS, 0, e, stats.y);`,
+  iset(D_TIMER_LS_ITERATIONS, 0, e, stats.y);
+  dset(D_TIMER_IMPROVEMENT, 0, e, improvement);
+  iset(D_TIMER_NOT_CONVERGED, 0, e, select(0, 1, unconverged));`,
 };
