@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cliEnv, ensureBuilt, tempDir } from './support/cli.js';
+import { cliEnv, ensureBuilt, gsprof, tempDir } from './support/cli.js';
 import { REPO_ROOT } from './support/shared.js';
 
 function runExample(file: string, args: string[] = []): { code: number | null; out: string } {
@@ -31,6 +31,22 @@ describe('library examples', () => {
     expect(r.out).toMatch(/^\s+policy\s.*\s4\s\s$/m);
     expect(r.out).toMatch(/^\s+control\s.*\s4\s\s$/m);
     expect(r.out).not.toMatch(/ProfilerStep#/);
+  });
+
+  it('unstable-envs.mjs (docs/profiling.md): the envs broken on purpose reset once each, at their steps, as envs reads them', async () => {
+    const out = tempDir();
+    const r = runExample('examples/profiling/unstable-envs.mjs', [out]);
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toContain('resets: {"nan":3,"limit":1,"user":1}, NaN findings: 3, unconverged solves: 0');
+    const files = readdirSync(out);
+    expect(files.filter((f) => f.endsWith('.pftrace'))).toHaveLength(1);
+    expect(files.filter((f) => f.endsWith('.pt.trace.json'))).toHaveLength(1);
+    const envs = await gsprof(['envs', out, '--format', 'json']);
+    expect(envs.code, envs.stderr).toBe(0);
+    const report = JSON.parse(envs.stdout) as { totalResets: number; eventful: { env: number; resets: { step: number; reason: string }[] }[] };
+    expect(report.totalResets).toBe(5);
+    const resets = report.eventful.flatMap((e) => e.resets.map((x) => `${e.env}@${x.step}:${x.reason}`)).sort();
+    expect(resets).toEqual(['17@40:nan', '23@60:limit', '42@40:nan', '5@40:nan', '7@80:user']);
   });
 
   it('control_dofs.mjs: dofsIdx from joint names, env 2 alone goes to its own target', () => {
