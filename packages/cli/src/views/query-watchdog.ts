@@ -4,14 +4,16 @@
  * 1.5e9)) runs on past the interrupt, and its copy into JavaScript, outside the limit, holds this thread for
  * a minute, and an orderly exit waits for it. So the watchdog has two parts. On this thread, every 100 ms: past
  * the timeout plus a grace period, or with the process's memory past the limit plus what it held before the
- * query, it prints one line and ends the process with SIGKILL (exit 137). When this thread is itself held (that
- * copy), a watchdog thread does the same 1 s later. The query's threads end with the process; the next gsprof
+ * query, it prints one line and ends the process with SIGKILL, after telling the supervising process
+ * (query-supervisor.ts), which then exits 2. When this thread is itself held (that copy), a watchdog thread does
+ * the same 1 s later. The query's threads end with the process; the next gsprof
  * start removes the temporary database it leaves. A statement DuckDB stops by itself within the grace period
  * ends as before, with exit 2.
  */
 import { writeSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { CliError } from '../errors.js';
+import { STOPPED_FD, SUPERVISED_ENV } from './query-supervisor.js';
 
 /** Time DuckDB gets to honour its own interrupt before the process is ended. */
 const GRACE_MS = 2000;
@@ -45,6 +47,7 @@ setInterval(() => {
   const why = verdict(w.startedMs, w.timeoutS, w.graceMs + 1000, w.ceiling + w.slackBytes, w.memoryBytes, process.memoryUsage.rss());
   if (why === null) return;
   writeSync(2, 'gsprof: query: ' + why + '\\n');
+  if (w.supervised) writeSync(w.stoppedFd, 'stopped\\n');
   process.kill(process.pid, 'SIGKILL');
 }, 100);
 `;
@@ -59,7 +62,9 @@ export function startWatchdog(timeoutS: number, memoryBytes: number, fail: (why:
   }, 100);
   timer.unref();
   // The thread allows a little more memory too: this thread's own check, where it can run, ends more cleanly.
-  const thread = new Worker(THREAD_SOURCE, { eval: true, workerData: { startedMs, timeoutS, graceMs: GRACE_MS, ceiling, memoryBytes, slackBytes: 256e6 } });
+  const thread = new Worker(THREAD_SOURCE, { eval: true, workerData: {
+    startedMs, timeoutS, graceMs: GRACE_MS, ceiling, memoryBytes, slackBytes: 256e6, supervised: SUPERVISED_ENV in process.env, stoppedFd: STOPPED_FD,
+  } });
   thread.unref();
   return { stop: () => { clearInterval(timer); void thread.terminate(); } };
 }
@@ -70,5 +75,6 @@ export function startWatchdog(timeoutS: number, memoryBytes: number, fail: (why:
  */
 function endProcess(why: string): void {
   writeSync(2, `gsprof: query: ${why}\n`);
+  if (SUPERVISED_ENV in process.env) writeSync(STOPPED_FD, 'stopped\n');
   process.kill(process.pid, 'SIGKILL');
 }
