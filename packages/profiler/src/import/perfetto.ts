@@ -9,6 +9,7 @@ import { BOOTTIME, ClockTracker, MONOTONIC, type SnapshotClock } from './clocks.
 import { TraceFormatError } from './errors.js';
 import { recordFlowNames, recordGsprofMetadata } from './metadata.js';
 import { ProtoError, ProtoReader } from './proto-reader.js';
+import type { StatName } from './import-stats.js';
 import { mergeArgs, type ArgKey, type ArgScalar, type CapturedArg, type TraceSink } from './sink.js';
 import { BIND_DIRECT, BIND_ENCLOSING, BIND_NEXT, FLOW_END, FLOW_IN, FLOW_START, FLOW_STEP } from '../sql/schema.js';
 import { realArg } from '../model/trace.js';
@@ -48,6 +49,9 @@ const SIBLING_MERGE_NONE = 2;
  * lower priority only. */
 const THREAD_BY_TYPE = 3, THREAD_BY_DESCRIPTOR = 4;
 const PROCESS_BY_TYPE = 1, PROCESS_BY_DESCRIPTOR = 2, PROCESS_BY_RENDERER_TYPE = 3;
+
+/** trace_processor's limit on the extra counter values of one event (TrackEventData::kMaxNumExtraCounters). */
+const MAX_EXTRA_COUNTERS = 8;
 
 /** A legacy complete event (phase X) as the importer's own event type: TrackEvent's types end at 5 (TYPE_STATE). */
 const COMPLETE = -1;
@@ -584,7 +588,7 @@ class PerfettoImporter {
         default: r.skip();
       }
     }
-    if (uuid === null) { this.sink.stat('track_descriptor_without_uuid'); return; }
+    if (uuid === null) { this.sink.stat('track_descriptor_missing_uuid'); return; }
     // Where a Kineto JSON trace keeps them too (process_labels metadata events), for convert to write back.
     if (proc && proc.labels.length > 0) this.sink.metadata(`process_labels.${proc.pid}`, proc.labels.join(', '));
     const existing = this.tracks.get(uuid);
@@ -842,6 +846,11 @@ class PerfettoImporter {
       ts = this.sink.rel(this.clocks.toTrace(MONOTONIC, 0, monotonicNs) ?? monotonicNs);
     }
 
+    // As trace_processor, an event whose extra counter values cannot all be placed is dropped whole.
+    const extraProblem = this.extraCounterProblem(
+      [extraUuids ?? seq.extraCounters, extraDoubleUuids ?? seq.extraDoubleCounters], [extraValues, extraDoubleValues]);
+    if (extraProblem !== null) { this.sink.stat(extraProblem); return; }
+
     let trackId: number;
     let reg: TrackReg | undefined;
     const uuid = hasTrackField ? trackUuid : seq.defaultTrack;
@@ -927,7 +936,10 @@ class PerfettoImporter {
     }
 
     if (type === 4) {
-      if (!reg?.isCounter) { this.sink.stat('counter_event_on_non_counter_track'); return; }
+      if (!reg?.isCounter) {
+        this.sink.stat(uuid === null || uuid === 0 ? 'track_event_counter_missing_track_uuid' : 'track_event_counter_invalid_track_uuid');
+        return;
+      }
       const raw = doubleValue ?? intValue ?? 0;
       this.counterValue(seq, uuid!, reg, raw, ts);
       return;
@@ -1125,13 +1137,36 @@ class PerfettoImporter {
     for (const f of terminating) this.sink.flowEvent(`p${f}`, FLOW_END, ts, trackId, BIND_DIRECT, sliceId);
   }
 
+  /**
+   * Why trace_processor drops an event for its extra counter values (int ones, then double ones, counted on
+   * together), or null: values without track uuids (here or in the defaults), a uuid 0, more than 8 values, a
+   * uuid that is not a counter track's or none for a value.
+   */
+  private extraCounterProblem(uuidLists: Key[][], valueLists: number[][]): StatName | null {
+    let index = 0;
+    for (let l = 0; l < valueLists.length; l++) {
+      const values = valueLists[l]!, uuids = uuidLists[l]!;
+      if (values.length === 0) continue;
+      if (uuids.length === 0) return 'track_event_extra_counter_missing_track_uuids';
+      for (let i = 0; i < values.length; i++, index++) {
+        const u = uuids[i];
+        if (u === 0) return 'track_event_extra_counter_track_uuid_mismatch';
+        if (index >= MAX_EXTRA_COUNTERS) return 'track_event_extra_counter_exceeds_max';
+        // A value past the last uuid is counted as trace_processor v58.2 counts it: an invalid track.
+        if (u === undefined || !this.tracks.get(u)?.isCounter) return 'track_event_extra_counter_invalid_track';
+      }
+    }
+    return null;
+  }
+
   /** Writes the extra counter values; returns the last one on a track named thread_time (truncated), or null. */
   private extraCounters(seq: SeqState, uuids: Key[], values: number[], ts: number): number | null {
     let threadTime: number | null = null;
     for (let i = 0; i < values.length; i++) {
       const u = uuids[i];
       const reg = u === undefined ? undefined : this.tracks.get(u);
-      if (!reg?.isCounter) { this.sink.stat('extra_counter_without_track'); continue; }
+      // extraCounterProblem dropped the event otherwise.
+      if (!reg?.isCounter) continue;
       const v = this.counterValue(seq, u!, reg, values[i]!, ts);
       if (this.sink.track(reg.trackId)?.name === 'thread_time') threadTime = Math.trunc(v);
     }

@@ -206,6 +206,35 @@ describe('atrace slices of ftrace print events, as trace_processor reads them', 
   });
 });
 
+describe('counter problems under trace_processor\'s stat names', () => {
+  it('a counter event off a counter track, extra counter values that cannot all be placed: the event dropped whole and counted', async () => {
+    // TrackEvent counter_value 30, extra_counter_values 12, extra_counter_track_uuids 31; CounterDescriptor 8.
+    const instant = (name: string, more: Field[]): Field[] => [[SEQ, 1], [TS, 100], [EVENT, [[TRACK, 1], [NAME, name], [TYPE, 3], ...more]]];
+    const path = files.write('counter-problems.pftrace', trace([
+      [[SEQ, 1], [FLAGS, CLEARED], [DESC, [[1, 1], [4, [[1, 5], [2, 1], [5, 't1']]]]]],
+      [[SEQ, 1], [DESC, [[1, 2], [2, 'c'], [8, []]]]],
+      [[SEQ, 1], [DESC, [[2, 'no uuid']]]],
+      [[SEQ, 1], [TS, 100], [EVENT, [[TRACK, 1], [TYPE, 4], [30, 3]]]],
+      [[SEQ, 1], [TS, 100], [EVENT, [[TYPE, 4], [30, 3]]]],
+      instant('no uuids', [[12, 4]]),
+      instant('not a counter', [[31, 2], [31, 1], [12, 4], [12, 5]]),
+      instant('more values than uuids', [[31, 2], [12, 5], [12, 6]]),
+      instant('uuid 0', [[31, 0], [12, 5]]),
+      instant('nine values', [...[2, 2, 2, 2, 2, 2, 2, 2, 2].map((u): Field => [31, u]), ...[1, 2, 3, 4, 5, 6, 7, 8, 9].map((v): Field => [12, v])]),
+      instant('kept', [[31, 2], [12, 7]]),
+    ]));
+    await expectRows(path, 'SELECT name FROM slice', [['kept']]);
+    await expectRows(path, 'SELECT value FROM counter', [[7]]);
+    await expectRows(path, `SELECT name, value FROM stats WHERE value > 0 AND (name LIKE 'track_event_%counter%'
+      OR name = 'track_descriptor_missing_uuid') ORDER BY name`, [
+      ['track_descriptor_missing_uuid', 1], ['track_event_counter_invalid_track_uuid', 1],
+      ['track_event_counter_missing_track_uuid', 1], ['track_event_extra_counter_exceeds_max', 1],
+      ['track_event_extra_counter_invalid_track', 2], ['track_event_extra_counter_missing_track_uuids', 1],
+      ['track_event_extra_counter_track_uuid_mismatch', 1],
+    ]);
+  });
+});
+
 describe('an END before its BEGIN, as trace_processor reads it', () => {
   it('the slice stays open (dur -1) and what follows nests inside it; the END and the open slice are counted', async () => {
     // trace_processor sorts events by time, so the END (at 500) comes before the BEGIN (at 1000) and finds
