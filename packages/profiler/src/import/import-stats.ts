@@ -23,6 +23,7 @@ const STATS = {
     description: 'JSON events dropped: not an object, unparsable, or missing a field their phase needs (an X\'s dur, an async id, a numeric counter value), or a pid or tid past int64' },
   json_tokenizer_failure: { severity: 'error', source: 'trace', description: 'JSON events dropped for a missing or unreadable ts (not a number, or past what int64 ns hold), or a JSON that ended inside an event (the events before it are kept)' },
   flow_invalid_id: { severity: 'error', source: 'trace', description: 'JSON flow events (s/t/f) without an id, dropped' },
+  flow_duplicate_id: { severity: 'error', source: 'trace', description: 'JSON flow starts (s) of an id already started, ignored: the flow goes on from the first' },
   flow_no_enclosing_slice: { severity: 'error', source: 'trace', description: 'flow events with no slice to bind to: the arrow is not drawn' },
   misplaced_end_event: { severity: 'data_loss', source: 'analysis', description: 'end events that did not match the innermost open slice' },
   slice_negative_duration: { severity: 'error', source: 'analysis', description: 'complete slices with a negative dur, dropped' },

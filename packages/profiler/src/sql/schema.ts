@@ -116,6 +116,9 @@ CREATE MACRO extract_arg(set_id, arg_key) AS (
 /**
  * Flow edges from the bound flow events, per flow key in time (then file) order: every event that is not a
  * start receives an arrow from the latest start/step before it, unless an end closed the chain in between.
+ * A JSON v1 flow (key 'j...') is read as trace_processor reads one: its `f` events do not close it (a CUDA graph
+ * launch's one `s` reaches each of its kernels' `f`), and a second `s` of an id is ignored (flow_duplicate_id),
+ * so its chain has one start, the first, and its steps after it.
  * Ids follow (slice_out, slice_in), then the flow's key and place: two flows between one pair of slices (a v1
  * and a v2 flow, say) keep their ids from one import to the next.
  * category and name (gsprof's own columns): a JSON flow's cat and name (in its key), else those _flow_name gives
@@ -124,11 +127,14 @@ CREATE MACRO extract_arg(set_id, arg_key) AS (
 export const FLOW_DDL = `
 CREATE TABLE flow AS
   WITH o AS (
-    SELECT flow_key, kind, slice_id, row_number() OVER (PARTITION BY flow_key ORDER BY ts, seq) AS pos FROM _flow_bound),
+    SELECT flow_key, kind, slice_id, row_number() OVER (PARTITION BY flow_key ORDER BY ts, seq) AS pos,
+           starts_with(flow_key, 'j' || chr(0)) AS v1 FROM _flow_bound),
   seg AS (
-    SELECT *, coalesce(sum(CASE WHEN kind = ${FLOW_END} THEN 1 ELSE 0 END) OVER (PARTITION BY flow_key ORDER BY pos
-             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS segment FROM o),
-  src AS (SELECT flow_key, segment, pos, slice_id FROM seg WHERE kind IN (${FLOW_START}, ${FLOW_STEP})),
+    SELECT *, CASE WHEN v1 THEN 0 ELSE coalesce(sum(CASE WHEN kind = ${FLOW_END} THEN 1 ELSE 0 END) OVER (PARTITION BY flow_key ORDER BY pos
+             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) END AS segment,
+           min(CASE WHEN kind = ${FLOW_START} THEN pos END) OVER (PARTITION BY flow_key) AS first_start FROM o),
+  src AS (SELECT flow_key, segment, pos, slice_id FROM seg WHERE kind IN (${FLOW_START}, ${FLOW_STEP})
+          AND (NOT v1 OR pos = first_start OR (kind = ${FLOW_STEP} AND pos > first_start))),
   dst AS (SELECT flow_key, segment, pos, slice_id FROM seg WHERE kind <> ${FLOW_START})
   SELECT CAST(row_number() OVER (ORDER BY s.slice_id, d.slice_id, s.flow_key, d.pos) - 1 AS BIGINT) AS id,
          CAST(s.slice_id AS BIGINT) AS slice_out, CAST(d.slice_id AS BIGINT) AS slice_in, CAST(NULL AS BIGINT) AS arg_set_id,
