@@ -134,14 +134,21 @@ export async function readTraceHeader(db: TraceDb, source: string): Promise<Trac
   const kinetoDistributed = await kinetoJson('distributedInfo');
   const distributedInfo = meta.distributedInfo
     ?? (kinetoDistributed && typeof kinetoDistributed === 'object' && !Array.isArray(kinetoDistributed) ? kinetoDistributed as Record<string, unknown> : undefined);
+  // A JSON source's top-level members, kept as written (the file's own, else those a pftrace's gsprof metadata carries).
+  const topRow = await kinetoJson('json_top_level');
+  const jsonTopLevel = isMembers(topRow) ? topRow : isMembers(meta.jsonTopLevel) ? meta.jsonTopLevel : undefined;
+  const topName = jsonTopLevel?.find(([k]) => k === 'traceName')?.[1];
+  let sourceName: unknown;
+  try { sourceName = topName === undefined ? undefined : JSON.parse(topName); } catch { sourceName = undefined; }
   const metadata: TraceMetadata = {
     baseTimeNs: base,
-    traceName: meta.traceName ?? basename(source),
+    traceName: meta.traceName ?? (typeof sourceName === 'string' ? sourceName : basename(source)),
     producer: meta.producer ?? 'gsprof convert',
     hostname: meta.hostname ?? '',
     pid: meta.pid ?? procs[0]?.pid ?? 0,
     deviceProperties: meta.deviceProperties ?? (Array.isArray(kinetoDevices) ? kinetoDevices as TraceMetadata['deviceProperties'] : []),
     ...(distributedInfo ? { distributedInfo } : {}),
+    ...(jsonTopLevel ? { jsonTopLevel } : {}),
     syncEachStep: meta.syncEachStep ?? false,
     run: { ...(meta.run ?? {}), convertedFrom: basename(source) },
     ...(meta.clockAlignment ? { clockAlignment: meta.clockAlignment } : {}),
@@ -149,4 +156,9 @@ export async function readTraceHeader(db: TraceDb, source: string): Promise<Trac
     ...(timerLabels ? { timerLabels } : {}),
   };
   return { metadata, processes: procs, tracks, baseSql: base.toString() };
+}
+
+/** A list of [key, JSON text] pairs (TraceMetadata.jsonTopLevel). */
+function isMembers(v: unknown): v is [string, string][] {
+  return Array.isArray(v) && v.every((m) => Array.isArray(m) && m.length === 2 && typeof m[0] === 'string' && typeof m[1] === 'string');
 }

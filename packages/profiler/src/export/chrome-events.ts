@@ -82,10 +82,43 @@ function idJson(id: number, text: string | undefined): string {
   return text === undefined ? String(id) : quote(text);
 }
 
+/**
+ * The top-level members before the time base: a JSON source's own, as it wrote them (see
+ * TraceMetadata.jsonTopLevel); else Kineto's, from the metadata. distributedInfo only where there is one: a
+ * process no launcher started has no rank to state (HTA reads a trace without it as a single process's).
+ */
+function headerMembers(md: TraceMetadata): string {
+  if (md.jsonTopLevel) return md.jsonTopLevel.map(([key, raw]) => `${quote(key)}:${raw}`).join(',');
+  return `"schemaVersion":1,"deviceProperties":${JSON.stringify(md.deviceProperties)},` +
+    `${md.distributedInfo ? `"distributedInfo":${JSON.stringify(md.distributedInfo)},` : ''}"displayTimeUnit":"ms",` +
+    `"traceName":${JSON.stringify(md.traceName)}`;
+}
+
+/** Whether a track's overflow lanes are written on its own tid (see ThreadIds.assign). */
+function sharesTid(track: TraceTrack): boolean {
+  return track.tid !== undefined && !track.scope;
+}
+
+/** Where a counter track's name splits into a C event's name and arg key (its last inner space), or -1. */
+function counterSplit(name: string): number {
+  const cut = name.lastIndexOf(' ');
+  return cut > 0 && cut < name.length - 1 ? cut : -1;
+}
+
 /** Chrome (pid, tid) of each lane, unique per process, so no two tracks share a row. Lanes are given in lane order. */
 export class ThreadIds {
   private readonly used = new Set<string>();
   private next = SYNTHETIC_TID_BASE;
+
+  /**
+   * `sameThread` (convert): a thread's overflow lanes (slices that partly overlap one another) keep its tid, as
+   * the JSON a converted trace came from had them: a JSON reader keeps such slices on the thread
+   * (trace_processor on a track of its own, counted slice_spill_overlapping_complete_event), and a Kineto
+   * Stream Sync that overlaps a kernel stays on its stream's tid. Else (a recording, for the DevTools trace
+   * engine, which draws no partial overlap on one tid) each lane gets a tid of its own, named "(overlap 1)".
+   */
+  constructor(readonly sameThread = false) {}
+
 
   private fresh(pid: number): number {
     while (this.used.has(`${pid}:${this.next}`)) this.next++;
@@ -97,6 +130,7 @@ export class ThreadIds {
     // Counter tracks have no thread row (ph 'C' events name the counter), so they reserve no tid.
     const pid = idJson(track.pid, track.pidText);
     if (track.kind === 'counter') return `"pid":${pid},"tid":0`;
+    if (index > 0 && this.sameThread && sharesTid(track)) return `"pid":${pid},"tid":${idJson(track.tid!, track.tidText)}`;
     let tid = index === 0 ? (track.tid ?? track.id) : this.fresh(track.pid);
     if (this.used.has(`${track.pid}:${tid}`)) tid = this.fresh(track.pid);
     this.used.add(`${track.pid}:${tid}`);
@@ -111,17 +145,16 @@ export class ChromeEventWriter {
   private started = false;
   private readonly counterHeads = new Map<number, string>();
 
-  private constructor(private readonly sink: FileSink, private readonly md: TraceMetadata) {
-    this.out.text(
-      `{"schemaVersion":1,"deviceProperties":${JSON.stringify(md.deviceProperties)},` +
-        `"distributedInfo":${JSON.stringify(md.distributedInfo ?? { backend: 'none', rank: 0, world_size: 1 })},"displayTimeUnit":"ms",` +
-        `"baseTimeNanoseconds":${md.baseTimeNs.toString()},"traceName":${JSON.stringify(md.traceName)},` +
-        `"gsprofMetadata":${metadataJson(md)},"traceEvents":[`,
-    );
+  private constructor(private readonly sink: FileSink, private readonly md: TraceMetadata, tracks: readonly TraceTrack[]) {
+    const whole = tracks.filter((t) => t.kind === 'counter' && counterSplit(t.name) < 0).map((t) => t.name);
+    const { jsonCounterNames: _, ...rest } = md;
+    const own: TraceMetadata = whole.length > 0 ? { ...rest, jsonCounterNames: [...new Set(whole)] } : rest;
+    this.out.text(`{${headerMembers(md)},"baseTimeNanoseconds":${md.baseTimeNs.toString()},"gsprofMetadata":${metadataJson(own)},"traceEvents":[`);
   }
 
-  static async open(path: string, md: TraceMetadata): Promise<ChromeEventWriter> {
-    return new ChromeEventWriter(await FileSink.open(path, { gzip: path.endsWith('.gz') }), md);
+  /** `tracks`: every track the file will have (the counter tracks' names decide jsonCounterNames). */
+  static async open(path: string, md: TraceMetadata, tracks: readonly TraceTrack[]): Promise<ChromeEventWriter> {
+    return new ChromeEventWriter(await FileSink.open(path, { gzip: path.endsWith('.gz') }), md, tracks);
   }
 
   /** True when the batch is full: await flush() (only then, so the hot loops await rarely). */
@@ -169,9 +202,10 @@ export class ChromeEventWriter {
     }
   }
 
-  /** The name and order of lane `index` of `track` (nothing for counters and the scoped tracks' own lane). */
-  thread(where: string, track: TraceTrack, index: number, sortIndex: number): void {
+  /** The name and order of lane `index` of `track`; `sameThread` as ThreadIds' (such a lane is not named). */
+  thread(where: string, track: TraceTrack, index: number, sortIndex: number, sameThread = false): void {
     if (track.kind === 'counter' || (track.scope && index === 0)) return;
+    if (index > 0 && sameThread && sharesTid(track)) return;
     const name = laneName(track, index);
     if (name !== '') this.add(`{"ph":"M","name":"thread_name",${where},"args":{"name":${quote(name)}}}`);
     this.add(`{"ph":"M","name":"thread_sort_index",${where},"args":{"sort_index":${sortIndex}}}`);
@@ -211,12 +245,13 @@ export class ChromeEventWriter {
 
   // A JSON reader (Perfetto's, ours) names a counter track "<name> <arg key>": a track named "mem bytes" is
   // written as name "mem", key "bytes", so that reading the file back gives the same name, pass after pass
-  // (before, each pass appended " value"). A name without a space keeps the key "value".
+  // (before, each pass appended " value"). A name without a space keeps the key "value", and is listed in the
+  // gsprof metadata (jsonCounterNames) so that gsprof reads it back as it was.
   counter(track: TraceTrack, ts: number, value: number): void {
     let head = this.counterHeads.get(track.id);
     if (head === undefined) {
-      const cut = track.name.lastIndexOf(' ');
-      head = cut > 0 && cut < track.name.length - 1
+      const cut = counterSplit(track.name);
+      head = cut >= 0
         ? `"name":${quote(track.name.slice(0, cut))},"pid":${idJson(track.pid, track.pidText)},"args":{${quote(track.name.slice(cut + 1))}:`
         : `"name":${quote(track.name)},"pid":${idJson(track.pid, track.pidText)},"args":{"value":`;
       this.counterHeads.set(track.id, head);

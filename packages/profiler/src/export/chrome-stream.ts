@@ -12,12 +12,13 @@ export async function writeChromeStream(trace: EventStream, path: string): Promi
   const trackIndex = new Map(trace.tracks.map((t, i) => [t.id, i]));
   const host = hostThreadTrack(shell);
   const lanes = new LaneAssigner(trace.tracks);
-  const ids = new ThreadIds();
+  // A converted trace's overlapping slices stay on their thread's tid, as in the JSON they came from.
+  const ids = new ThreadIds(true);
   const where = lanes.lanes.map(({ track, index }) => ids.assign(track, index));
   const whereBytes = where.map((w) => Buffer.from(`,${w}`));
   const hostWhere = host.synthetic ? ids.assign(host.track, 0) : where[lanes.laneOfTrack.get(host.track.id)!]!;
 
-  const w = await ChromeEventWriter.open(path, trace.metadata);
+  const w = await ChromeEventWriter.open(path, trace.metadata, trace.tracks);
   try {
     w.processes(trace.processes, trace.tracks.concat(host.track));
     for (let l = 0; l < where.length; l++) w.thread(where[l]!, lanes.lanes[l]!.track, 0, l);
@@ -39,7 +40,7 @@ export async function writeChromeStream(trace: EventStream, path: string): Promi
             const { track, index } = lanes.lanes[lane]!;
             where.push(ids.assign(track, index));
             whereBytes.push(Buffer.from(`,${where[lane]}`));
-            w.thread(where[lane]!, track, index, lane + (host.synthetic ? 1 : 0));
+            w.thread(where[lane]!, track, index, lane + (host.synthetic ? 1 : 0), true);
           }
           w.slice(e.category, e.name, whereBytes[lane]!, ts, e.dur, e.args, e.thread);
           flows('s', e.flowsOut, where[lane]!, ts);

@@ -18,7 +18,7 @@ export async function writeChromeTraceFile(trace: TraceModel, path: string): Pro
   const where = lanes.map(({ track, index }) => ids.assign(track, index));
   const slices = trace.slices;
 
-  const w = await ChromeEventWriter.open(path, trace.metadata);
+  const w = await ChromeEventWriter.open(path, trace.metadata, trace.tracks);
   try {
     w.processes(trace.processes, trace.tracks.concat(host.track));
     for (let l = 0; l < lanes.length; l++) w.thread(where[l]!, lanes[l]!.track, lanes[l]!.index, l);

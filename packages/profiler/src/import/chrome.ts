@@ -8,6 +8,7 @@ import { TraceFormatError } from './errors.js';
 import { scanJson } from './json-scan.js';
 import { INTEGRAL_REAL, LONG_DIGITS } from './json-scanner.js';
 import { recordGsprofMetadata } from './metadata.js';
+import { METADATA_EVENT } from '../export/common.js';
 import type { StatName } from './import-stats.js';
 import type { TraceSink } from './sink.js';
 import { RealArg } from '../model/trace.js';
@@ -109,6 +110,10 @@ class ChromeImporter {
   /** The last ts of the instants per track, which end slices left open in an ended X as B/E/X events do. */
   private readonly lastInstant = new Map<number, number>();
   private globalTrack: number | null = null;
+  /** Counters gsprof wrote under their whole name with the key "value" (TraceMetadata.jsonCounterNames). */
+  private readonly wholeCounterNames = new Set<string>();
+  /** The top-level members to keep for convert (see TraceMetadata.jsonTopLevel). */
+  private readonly topLevelMembers: [string, string][] = [];
   /** Integer µs of relative time 0; ts are kept as ns relative to it. */
   private originUs: number | null = null;
   /**
@@ -273,6 +278,12 @@ class ChromeImporter {
         const track = ph === 'n' || ph === 'T' || ph === 'p' ? this.asyncTrack(e, pid, name, category)
           : scope === 'g' ? this.global() : scope === 'p' ? this.processTrack(pid) : this.threadTrack(pid, tid);
         if (track === null) return;
+        // gsprof's run metadata as an instant (what a pftrace carries it on) is read, not made a slice.
+        if (name === METADATA_EVENT) {
+          const json = (e.args as Json | undefined)?.json;
+          if (typeof json === 'string') recordGsprofMetadata(this.sink, json);
+          return;
+        }
         const id = this.sink.newSliceId();
         this.streamed.add(track);
         if (!(ts <= (this.lastInstant.get(track) ?? -Infinity))) this.lastInstant.set(track, ts);
@@ -281,10 +292,6 @@ class ChromeImporter {
         // trace_processor keeps the tts of a thread's instant (with no thread_dur), not of another scope's.
         if (e.tts !== undefined && scope !== 'g' && scope !== 'p' && ph !== 'n' && ph !== 'T' && ph !== 'p') {
           this.sink.threadTime(id, threadNs(e.tts), null);
-        }
-        if (name === 'gsprof.metadata') {
-          const json = (e.args as Json | undefined)?.json;
-          if (typeof json === 'string') recordGsprofMetadata(this.sink, json);
         }
         return;
       }
@@ -296,7 +303,8 @@ class ChromeImporter {
           const v = (args as Json)[key];
           const num = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
           if (!Number.isFinite(num)) { this.sink.stat('json_parser_failure'); continue; }
-          const trackName = `${name ?? ''}${e.id !== undefined ? ` id: ${String(e.id)}` : ''} ${key}`;
+          const whole = key === 'value' && e.id === undefined && name !== null && this.wholeCounterNames.has(name);
+          const trackName = whole ? name : `${name ?? ''}${e.id !== undefined ? ` id: ${String(e.id)}` : ''} ${key}`;
           const k = `${upid}\u0000${trackName}`;
           let track = this.counterTracks.get(k);
           if (track === undefined) {
@@ -515,6 +523,7 @@ class ChromeImporter {
   topLevel(key: string, raw: string | null, line: number): void {
     this.flush();
     if (raw === null) { this.sink.stat('json_toplevel_value_too_large'); return; }
+    if (key !== 'baseTimeNanoseconds' && key !== 'gsprofMetadata' && key !== '__proto__') this.topLevelMembers.push([key, raw.trim()]);
     if (key === '__proto__') throw new TraceFormatError(this.path, `line ${line}`, 'forbidden top-level key "__proto__"');
     let value: unknown;
     try {
@@ -528,7 +537,12 @@ class ChromeImporter {
       else if (typeof value === 'number') { this.sink.baseOffsetNs = BigInt(Math.round(value)); this.sink.metadata(key, t); }
       return;
     }
-    if (key === 'gsprofMetadata') { recordGsprofMetadata(this.sink, raw); return; }
+    if (key === 'gsprofMetadata') {
+      recordGsprofMetadata(this.sink, raw);
+      const names = (value as { jsonCounterNames?: unknown } | null)?.jsonCounterNames;
+      if (Array.isArray(names)) for (const n of names) if (typeof n === 'string') this.wholeCounterNames.add(n);
+      return;
+    }
     if (typeof value === 'string') this.sink.metadata(key, value);
     else if (typeof value === 'number' && Number.isSafeInteger(value)) this.sink.metadata(key, null, value);
     else if (typeof value === 'boolean') this.sink.metadata(key, null, value ? 1 : 0);
@@ -666,6 +680,7 @@ class ChromeImporter {
     for (const [upid, n] of this.processNaming) this.sink.setProcessName(upid, n.name ?? n.label);
     for (const [utid, n] of this.threadNaming) this.sink.setThreadName(utid, n.name ?? n.label);
     this.sink.metadata('trace_format', 'chrome_json');
+    if (this.topLevelMembers.length > 0) this.sink.metadata('json_top_level', JSON.stringify(this.topLevelMembers));
     this.sink.metadata('event_count', null, this.events);
   }
 }

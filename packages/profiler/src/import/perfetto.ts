@@ -8,6 +8,7 @@ import { chromeProcessName, chromeThreadName, isRendererType } from './chrome-na
 import { BOOTTIME, ClockTracker, MONOTONIC, type SnapshotClock } from './clocks.js';
 import { TraceFormatError } from './errors.js';
 import { recordFlowNames, recordGsprofMetadata } from './metadata.js';
+import { FLOW_NAMES_ARG, METADATA_ARG, METADATA_EVENT } from '../export/common.js';
 import { ProtoError, ProtoReader } from './proto-reader.js';
 import type { StatName } from './import-stats.js';
 import { mergeArgs, type ArgKey, type ArgScalar, type CapturedArg, type TraceSink } from './sink.js';
@@ -229,9 +230,6 @@ class PerfettoImporter {
   private readonly atraceThreadPids = new Map<number, number>();
   private readonly processNamePriority = new Map<number, number>();
   private readonly clocks = new ClockTracker();
-  /** Set while writing the args of a 'gsprof.metadata' instant, whose 'json' annotation is our run metadata and
-   *  'flows' the categories and names of the flows. */
-  private capturingMetadata = false;
 
   constructor(readonly path: string, readonly sink: TraceSink) {}
 
@@ -949,6 +947,11 @@ class PerfettoImporter {
     if ((reg?.utid ?? null) === null) tts = null;
     if (type === 1 || type === 2 || type === 3 || type === COMPLETE) this.endMisplaced(trackId, ts);
 
+    // gsprof's own run metadata (see PerfettoWriter.metadata) is no slice of the trace: read, not counted.
+    if (type === 3 && name === METADATA_EVENT) {
+      this.ownMetadata(seq, annotations);
+      return;
+    }
     if (type === 1 || type === 3 || type === COMPLETE) {
       const legacyDur = (legacy?.durUs ?? 0) * 1000;
       if (type === COMPLETE) {
@@ -962,9 +965,7 @@ class PerfettoImporter {
       let captured: CapturedArg[] | null = null;
       if (argSet !== null) {
         if (type === 1) this.sink.beginArgCapture();
-        this.capturingMetadata = name === 'gsprof.metadata';
         for (const a of annotations) this.annotation(seq, a, this.sink.argKeyRoot('debug'), argSet, 0);
-        this.capturingMetadata = false;
         if (correlation !== null) this.sink.arg(argSet, 'correlation_id', correlation);
         if (type === 1) captured = this.sink.endArgCapture();
       }
@@ -1181,6 +1182,23 @@ class PerfettoImporter {
     return v;
   }
 
+  /** The 'json' (run metadata) and 'flows' (flow names) string annotations of a gsprof.metadata instant. */
+  private ownMetadata(seq: SeqState, annotations: ProtoReader[]): void {
+    for (const r of annotations) {
+      let name: string | null = null;
+      let value: string | null = null;
+      while (r.next()) {
+        if (r.field === 10) name = r.string();
+        else if (r.field === 1) name = seq.annNames.get(r.varint()) ?? null;
+        else if (r.field === 6) value = r.string();
+        else r.skip();
+      }
+      if (value === null) continue;
+      if (name === METADATA_ARG) recordGsprofMetadata(this.sink, value);
+      else if (name === FLOW_NAMES_ARG) recordFlowNames(this.sink, value);
+    }
+  }
+
   /**
    * One DebugAnnotation (or a dict entry / array element) as args under the arg key `parent` (its own key when not
    * `named`: an array element's). Keys are the sink's made keys: building and hashing a key string anew for every
@@ -1223,10 +1241,6 @@ class PerfettoImporter {
     // a legacy_json_value of "null"). trace_processor reads it as no arg; it is kept apart for convert, as a null
     // in JSON args is.
     if (!valued && elements.length === 0) this.sink.argTreeAt(argSet, node, null, depth);
-    if (this.capturingMetadata && depth === 0 && typeof value === 'string') {
-      if (name === 'json') recordGsprofMetadata(this.sink, value);
-      else if (name === 'flows') recordFlowNames(this.sink, value);
-    }
     if (json !== null) {
       let parsed: unknown;
       try { parsed = JSON.parse(json); } catch { parsed = json; }

@@ -144,6 +144,18 @@ export interface TraceMetadata {
   /** Kineto's distributedInfo (rank, world_size, backend; gsprof adds local_rank, launcher and job_id), kept
    *  through convert; absent for a process that no multi-process launcher started. */
   distributedInfo?: Record<string, unknown>;
+  /**
+   * A JSON source's top-level members besides traceEvents, baseTimeNanoseconds and gsprofMetadata, in file order,
+   * each [key, its JSON text as written]: a JSON output writes them back as they were (convert invents none and
+   * drops none of a Kineto trace's).
+   */
+  jsonTopLevel?: [string, string][];
+  /**
+   * The counter tracks a gsprof JSON file writes under their whole name with the arg key "value" (a name with no
+   * space to split into Chrome's name and arg key, as `contacts`): gsprof reads each back under that name, where
+   * a JSON reader that does not know this list (trace_processor) names it "<name> value". Set by the writer.
+   */
+  jsonCounterNames?: string[];
   /** The machine's monotonic clock at ts = 0: traces of processes on one machine line up on it (gsprof merge). */
   hostClock?: MonotonicAnchor;
   /** A trace `gsprof merge` made: the rank traces it holds, one process each. */

@@ -90,7 +90,15 @@ describe('streaming exporters', () => {
       // The fixture must exercise what it claims: an overflow lane, args, flows, counters.
       expect((expected.slices as Array<{ track: string }>).some((s) => /overlap 1/.test(s.track))).toBe(true);
       for (const name of Object.keys(QUERIES)) expect((expected[name] as unknown[]).length, name).toBeGreaterThan(0);
-      expect(got).toEqual(expected);
+      if (format === 'json') {
+        // convert's JSON keeps an overflow lane on its thread's tid (the reader nests or spills it there); the
+        // recording's writes it on a tid of its own: the same slices, on the thread of their track.
+        type Row = { track: string; depth?: number };
+        expect((got.slices as Row[]).some((s) => /overlap/.test(s.track))).toBe(false);
+        const onThread = (rows: Row[]): string[] => rows.map(({ depth: _, ...r }) => JSON.stringify({ ...r, track: r.track.replace(/ \(overlap \d+\)$/, '') })).sort();
+        expect(onThread(got.slices as Row[])).toEqual(onThread(expected.slices as Row[]));
+        expect({ ...got, slices: [] }).toEqual({ ...expected, slices: [] });
+      } else expect(got).toEqual(expected);
     }, 60_000);
 
     it(`${format}: refuses events out of time order and leaves no file`, async () => {
