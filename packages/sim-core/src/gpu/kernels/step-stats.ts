@@ -3,9 +3,12 @@
  * per-step physics counters (gpu/step-stats.ts runs it and reads its record back). One invocation per env adds
  * the env's solver timers into a small record with atomics: iterations (max and sum), contacts (sum and max),
  * constraint rows (sum), unconverged envs (count, and the first STEP_STATS_LISTED of them with their iterations
- * and improvement), and envs newly found with a non-finite state (count, and the first STEP_STATS_LISTED with the
- * stage that first shows it, as data/nan-stage.ts finds it on the CPU). An env's NaN is reported once: the kernel
- * marks errSeen, which reset and clearErrors clear.
+ * and improvement), and envs newly found with a non-finite state (count, and the first STEP_STATS_LISTED). An
+ * env's NaN is reported once: the kernel marks errSeen, which reset and clearErrors clear. A second entry point,
+ * `nan_stages`, dispatched indirectly with one workgroup per NaN env found (none in a healthy step), names the
+ * stage that first shows each listed env's NaN, as data/nan-stage.ts does on the CPU. It is apart because a
+ * SIMD software rasterizer (lavapipe) runs an `if` body for every lane, masked: the stage search inside the
+ * per-env pass cost 20% of a Franka step there.
  */
 import { STAGE_OUTPUTS } from '../../data/nan-stage.js';
 import type { Capacities, PackedLayout } from '../layout.js';
@@ -14,10 +17,11 @@ import type { Capacities, PackedLayout } from '../layout.js';
 export const STEP_STATS_LISTED = 64;
 
 /** The record's u32 words: a header, then the unconverged list (env, iterations, improvement bits) and the NaN
- *  list (env, stage index into STAGE_OUTPUTS; past its end: no stage shows it). */
+ *  list (env, stage index into STAGE_OUTPUTS; past its end: no stage shows it). Words nan, nan + 1 and nan + 2
+ *  are also nan_stages' indirect dispatch arguments (x = the NaN count, y = z = 1). */
 export const STAT = {
   iterationsMax: 0, iterationsSum: 1, contactsSum: 2, contactsMax: 3, constraintsSum: 4, notConverged: 5, nan: 6,
-  header: 8,
+  header: 10,
 } as const;
 export const STAT_UNCONVERGED = STAT.header;
 export const STAT_NAN = STAT_UNCONVERGED + 3 * STEP_STATS_LISTED;
@@ -74,14 +78,22 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
       atomicStore(&stats[${STAT_UNCONVERGED}u + 3u * i + 2u], bitcast<u32>(dget(D_TIMER_IMPROVEMENT, 0, e)));
     }
   }
+  if (e == 0u) { atomicStore(&stats[${STAT.nan + 1}], 1u); atomicStore(&stats[${STAT.nan + 2}], 1u); }
   if ((iget(D_ERR_FLAGS, 0, e) & 1) != 0 && iget(D_ERR_SEEN, 0, e) == 0) {
     iset(D_ERR_SEEN, 0, e, 1);
     let i = atomicAdd(&stats[${STAT.nan}], 1u);
-    if (i < ${STEP_STATS_LISTED}u) {
-      atomicStore(&stats[${STAT_NAN}u + 2u * i], e);
-      atomicStore(&stats[${STAT_NAN}u + 2u * i + 1u], nan_stage(e));
-    }
+    if (i < ${STEP_STATS_LISTED}u) { atomicStore(&stats[${STAT_NAN}u + 2u * i], e); }
   }
+}
+
+// One workgroup per NaN env the pass above found (an indirect dispatch of the NaN count): its stage.
+@compute @workgroup_size(1)
+fn nan_stages(@builtin(workgroup_id) wid: vec3<u32>) {
+  load_layout();
+  let i = wid.x;
+  if (i >= ${STEP_STATS_LISTED}u) { return; }
+  let e = atomicLoad(&stats[${STAT_NAN}u + 2u * i]);
+  atomicStore(&stats[${STAT_NAN}u + 2u * i + 1u], nan_stage(e));
 }
 `;
 }
