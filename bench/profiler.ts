@@ -188,7 +188,7 @@ if (!opts['exporters-only']) {
   for (const backend of opts['physics-backends'].split(',').filter(Boolean)) {
     try {
       const r = await physics.main(['--backend', backend]);
-      console.log(`| ${backend} | ${r.onMs.toFixed(2)} ms | ${r.offMs.toFixed(2)} ms | ${r.ratio.toFixed(3)} | ${r.counterPathUs.toFixed(1)} us |`);
+      console.log(`| ${backend} | ${r.onMs.toFixed(2)} ms | ${r.offMs.toFixed(2)} ms | ${r.ratio.toFixed(3)} | ${r.counterPathUs === null ? 'on the device' : `${r.counterPathUs.toFixed(1)} us`} |`);
     } catch (err) {
       console.log(`| ${backend} | not run: ${(err as Error).message.split('\n')[0]} | | | |`);
     }
