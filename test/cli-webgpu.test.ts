@@ -109,6 +109,13 @@ describe.skipIf(!adapter)('gsprof record --backend gpu', () => {
     const s = await gsprof(['summary', pf, '--json']);
     const names = (JSON.parse(s.stdout) as { tracks: Array<{ kernels: Array<{ name: string }> }> }).tracks.flatMap((t) => t.kernels.map((k) => k.name));
     for (const stage of ['kinematics', 'crb', 'solve', 'integrate']) expect(names).toContain(stage);
+    // The physics counters come from a reduction on the device (its passes are a kernel of the trace), one sample
+    // per recorded step: none from the steps before the recording (read back after it began) and none lost.
+    expect(names).toContain('physics_counters');
+    const c = await gsprof(['query', pf, "select (select count(*) from slice where name = 'step') as steps, (select count(*) from counter c join track t on c.track_id = t.id where t.name = 'solver iterations (max)') as samples", '--format', 'csv']);
+    const [steps, samples] = c.stdout.trim().split('\n')[1]!.split(',').map(Number);
+    expect(steps).toBeGreaterThan(0);
+    expect(samples).toBe(steps);
   }, 600_000);
 
   it('a sim-core program under record --: scene steps are the steps (its uploads and submits are not), kernels on the GPU', async () => {

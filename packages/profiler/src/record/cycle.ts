@@ -63,6 +63,8 @@ export class Cycle {
   readonly trace: TraceModel;
   /** Host ns at trace ts 0 (set when recording starts). */
   baseHostNs = 0;
+  /** When recording began (host ns): unlike baseHostNs, not moved earlier for pre-recorded spans. */
+  recordingFromNs = 0;
   readonly hostTrack: number;
   private readonly clock: HostClock;
   private nextTrackId = 1;
@@ -95,6 +97,7 @@ export class Cycle {
 
   start(hostNs: number): void {
     this.mode = 'record';
+    this.recordingFromNs = hostNs;
     this.setBase(hostNs);
   }
 

@@ -261,7 +261,7 @@ export class Profiler implements Recorder, AsyncDisposable {
   counter(name: string, value: number, options: { unit?: string; hostNs?: number } = {}): void {
     const c = this.cycle;
     const at = options.hostNs ?? this.clock.nowNs();
-    if (!c?.recording || at < c.baseHostNs) return;
+    if (!c?.recording || at < c.recordingFromNs) return;
     c.counter(name, options.unit ?? 'count', at, value);
   }
 
@@ -270,7 +270,7 @@ export class Profiler implements Recorder, AsyncDisposable {
   instant(name: string, options: { category?: string; args?: Args; hostNs?: number } = {}): void {
     const c = this.cycle;
     const at = options.hostNs ?? this.clock.nowNs();
-    if (!c?.recording || !this.cpuActivity || at < c.baseHostNs) return;
+    if (!c?.recording || !this.cpuActivity || at < c.recordingFromNs) return;
     c.instant(name, options.category ?? 'user_annotation', at, options.args);
   }
 

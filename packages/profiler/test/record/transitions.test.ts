@@ -217,10 +217,12 @@ describe('counters', () => {
 
 describe('counter() and instant() at a given time', () => {
   it('keep a sample inside the recording at its time, and drop one from before it began (a late readback), not moving it to ts 0', async () => {
+    // A span from before the recording (a compile) moves ts 0 back before the late sample: it is dropped still.
     const clock = new FakeClock();
     clock.advance(10e6);
     const before = clock.nowNs() - 1e6;
     const prof = profile({ activities: ['cpu'], clock });
+    prof.addPreRecordedSpans([{ name: 'compile', category: 'compile', startHostNs: before - 2e6, endHostNs: before - 1e6 }]);
     await prof.start();
     const start = clock.nowNs();
     clock.advance(2e6);
@@ -231,9 +233,10 @@ describe('counter() and instant() at a given time', () => {
     await prof.stop();
     const t = prof.trace;
     const track = (name: string) => t.tracks.find((k) => k.kind === 'counter' && k.name === name)?.id;
-    expect(t.counters.filter((c) => c.track === track('in time')).map((c) => [c.ts, c.value])).toEqual([[1e6, 2]]);
+    // ts 0 is the compile span's start, 3 ms before the recording began.
+    expect(t.counters.filter((c) => c.track === track('in time')).map((c) => [c.ts, c.value])).toEqual([[4e6, 2]]);
     expect(t.counters.filter((c) => c.track === track('late'))).toEqual([]);
-    expect(t.instants.filter((i) => i.name === 'in time').map((i) => i.ts)).toEqual([1e6]);
+    expect(t.instants.filter((i) => i.name === 'in time').map((i) => i.ts)).toEqual([4e6]);
     expect(t.instants.filter((i) => i.name === 'late')).toEqual([]);
   });
 });
