@@ -3,12 +3,18 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cliEnv, ensureBuilt, gsprof, tempDir } from './support/cli.js';
+import { cliEnv, ensureBuilt, gsprof, hasWebgpuAdapter, tempDir } from './support/cli.js';
 import { REPO_ROOT } from './support/shared.js';
 
-function runExample(file: string, args: string[] = []): { code: number | null; out: string } {
-  const r = spawnSync(process.execPath, [join(REPO_ROOT, file), ...args], { cwd: REPO_ROOT, encoding: 'utf8', env: cliEnv(), timeout: 120_000 });
+function runExample(file: string, args: string[] = [], timeout = 120_000): { code: number | null; out: string } {
+  const r = spawnSync(process.execPath, [join(REPO_ROOT, file), ...args], { cwd: REPO_ROOT, encoding: 'utf8', env: cliEnv(), timeout });
   return { code: r.status, out: `${r.stdout}${r.stderr}` };
+}
+
+const gpu = hasWebgpuAdapter();
+if (!gpu) {
+  if (process.env.CI === 'true') throw new Error('CI=true but Dawn finds no WebGPU adapter');
+  console.warn('skipping the GPU run of unstable-envs.mjs: Dawn finds no WebGPU adapter');
 }
 
 describe('library examples', () => {
@@ -48,6 +54,13 @@ describe('library examples', () => {
     const resets = report.eventful.flatMap((e) => e.resets.map((x) => `${e.env}@${x.step}:${x.reason}`)).sort();
     expect(resets).toEqual(['17@40:nan', '23@60:limit', '42@40:nan', '5@40:nan', '7@80:user']);
   });
+
+  it.skipIf(!gpu)('unstable-envs.mjs on the GPU backend: the same resets, each env once (a reset env did not go NaN again)', () => {
+    const out = tempDir();
+    const r = runExample('examples/profiling/unstable-envs.mjs', [out, 'gpu'], 590_000);
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toContain('resets: {"nan":3,"limit":1,"user":1}, NaN findings: 3,');
+  }, 600_000);
 
   it('control_dofs.mjs: dofsIdx from joint names, env 2 alone goes to its own target', () => {
     const r = runExample('examples/tutorials/control_dofs.mjs');

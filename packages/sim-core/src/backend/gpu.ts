@@ -343,6 +343,10 @@ class GpuSimInstance implements SimInstance {
       }
     }
     sim.writeElements('errSeen', 0, envs, Array.from(envs, () => 0));
+    // The solver's first search direction is -Mgrad + 0 * the last one: a NaN left there by the state just reset
+    // would make the env NaN again at its next solve with rows (on the CPU the solve's scratch is its own).
+    const zeros = Array.from(envs, () => 0);
+    for (let k = 0; k < this.model.nv; k++) sim.writeElements('solSearch', k, envs, zeros);
     this.cleared(envs);
   }
 
