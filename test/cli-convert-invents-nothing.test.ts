@@ -6,6 +6,7 @@
  * a counter track keeps its name through pftrace -> JSON -> JSON, gsprof's physics counters' (`contacts`, no
  * space to split into Chrome's name and arg key) included, where each JSON pass named it "contacts value".
  */
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { emptyTrace, writePerfettoTrace } from '@gsprof/profiler';
 import { describe, expect, it } from 'vitest';
@@ -76,5 +77,21 @@ describe('convert invents and drops nothing', () => {
     for (const file of ['c.pftrace', 'c.json', 'd.json', 'e.pftrace']) {
       expect(await queryCsv(join(dir, file), sql), file).toEqual(['contacts,0.5', 'solver iterations (max),1.5', 'FPS,2.5']);
     }
+  });
+
+  it('keeps flows that start or end at a thread\'s instant (JSON -> JSON, JSON -> pftrace -> JSON)', async () => {
+    const dir = tempDir();
+    const flow = (ph: string, tid: number, ts: number, id: number) => ({ ph, id, cat: 'c', name: 'fl', pid: 1, tid, ts, ...(ph === 'f' ? { bp: 'e' } : {}) });
+    writeFileSync(join(dir, 'fl.json'), JSON.stringify({ traceEvents: [
+      { ph: 'i', s: 't', name: 'mark', pid: 1, tid: 1, ts: 10 }, flow('s', 1, 10, 1),
+      { ph: 'X', name: 'work', pid: 1, tid: 2, ts: 20, dur: 5 }, flow('f', 2, 20, 1),
+      { ph: 'X', name: 'src', pid: 1, tid: 2, ts: 30, dur: 5 }, flow('s', 2, 30, 2),
+      { ph: 'i', s: 't', name: 'sink', pid: 1, tid: 1, ts: 40 }, flow('f', 1, 40, 2),
+    ] }));
+    await convertFile(dir, 'fl.json', 'fl2.json');
+    await convertFile(dir, 'fl.json', 'fl.pftrace');
+    await convertFile(dir, 'fl.pftrace', 'fl3.json');
+    const sql = 'select so.name, si.name from flow f join slice so on so.id = f.slice_out join slice si on si.id = f.slice_in order by so.ts';
+    for (const file of ['fl.json', 'fl2.json', 'fl.pftrace', 'fl3.json']) expect(await queryCsv(join(dir, file), sql), file).toEqual(['mark,work', 'src,sink']);
   });
 });

@@ -26,16 +26,16 @@ const SLICE_KIND_SQL = `CASE WHEN name IS NOT DISTINCT FROM '${METADATA_EVENT}' 
 const SLICE_KEYS_SQL = `SELECT id, ts, ${SLICE_KIND_SQL} AS kind, greatest(dur, 0) AS d, arg_set_id FROM slice`;
 
 /**
- * The flows between two slices, numbered from 1 in the flow table's order, with the category and name they are
+ * The flows between two slices or instants (a flow may start or end at an instant), numbered from 1 in the flow table's order, with the category and name they are
  * written with and the sort keys of both ends. No filter on one side alone: DuckDB would push it into the slice
  * scan, underestimate the slices and build its hash table on them instead of on the flows.
  */
 const FLOWS_SQL = `
   SELECT row_number() OVER (ORDER BY f.id) AS fid, f.slice_out, f.slice_in,
     coalesce(f.category, CASE WHEN f.name IS NOT NULL THEN '' ELSE '${DEFAULT_FLOW}' END) AS cat, f.name,
-    so.ts AS out_ts, so.d AS out_d, si.ts AS in_ts, si.d AS in_d
+    so.ts AS out_ts, so.d AS out_d, so.kind AS out_k, si.ts AS in_ts, si.d AS in_d, si.kind AS in_k
   FROM flow f JOIN (${SLICE_KEYS_SQL}) so ON so.id = f.slice_out JOIN (${SLICE_KEYS_SQL}) si ON si.id = f.slice_in
-  WHERE least(so.kind, si.kind) = ${SLICE} AND greatest(so.kind, si.kind) = ${SLICE}`;
+  WHERE least(so.kind, si.kind) >= ${SLICE} AND greatest(so.kind, si.kind) <= ${INSTANT}`;
 
 /**
  * Columns of the event queries, in order. A slice's own row carries its thread_ts and thread_dur in intValue and
@@ -61,9 +61,9 @@ function eventsSql(baseSql: string, args: boolean): string {
     UNION ALL
     SELECT ts, ${COUNTER}, 0, id, ${EVENT_ROW}, 0, track_id, NULL, NULL, value, ${noArg} FROM counter
     UNION ALL
-    SELECT out_ts, ${SLICE}, out_d, slice_out, ${FLOW_OUT_ROW}, fid, fid, cat, name, NULL, ${noArg} FROM fl
+    SELECT out_ts, out_k, out_d, slice_out, ${FLOW_OUT_ROW}, fid, fid, cat, name, NULL, ${noArg} FROM fl
     UNION ALL
-    SELECT in_ts, ${SLICE}, in_d, slice_in, ${FLOW_IN_ROW}, fid, fid, cat, name, NULL, ${noArg} FROM fl`;
+    SELECT in_ts, in_k, in_d, slice_in, ${FLOW_IN_ROW}, fid, fid, cat, name, NULL, ${noArg} FROM fl`;
   return `
   WITH ${args ? '' : `fl AS (${FLOWS_SQL}), `}r AS (${rows})
   SELECT kind, CAST(ts - ${baseSql} AS DOUBLE), d, id, sub, track_id, category, name, value, key, int_value, string_value, real_value, value_type, path, pos
@@ -144,7 +144,8 @@ function eventOf({ row, args, flowsOut, flowsIn }: Pending): StreamEvent {
     return { kind: 'slice', track, name, category, ts, dur, ...(args ? { args } : {}), ...(flowsOut ? { flowsOut } : {}), ...(flowsIn ? { flowsIn } : {}),
       ...(thread ? { thread } : {}) };
   }
-  return { kind: 'instant', track, name, category, ts, ...(args ? { args } : {}), ...(thread ? { thread } : {}) };
+  return { kind: 'instant', track, name, category, ts, ...(args ? { args } : {}), ...(flowsOut ? { flowsOut } : {}), ...(flowsIn ? { flowsIn } : {}),
+    ...(thread ? { thread } : {}) };
 }
 
 /** Adds an arg or flow row to the event it belongs to. */

@@ -49,7 +49,14 @@ export async function writeChromeStream(trace: EventStream, path: string): Promi
           const lane = lanes.laneOfTrack.get(e.track);
           if (lane === undefined) throw new Error(`trace: instant '${e.name}' is on unknown track ${e.track}`);
           if (lanes.lanes[lane]!.track.kind === 'counter') throw new Error(`trace: instant '${e.name}' is on counter track ${e.track}`);
-          w.instant(lanes.lanes[lane]!.track, where[lane]!, e.name, e.category, ts, e.args, e.thread);
+          const track = lanes.lanes[lane]!.track;
+          w.instant(track, where[lane]!, e.name, e.category, ts, e.args, e.thread);
+          // A flow event after a thread's instant at its ts binds to it (both readers); a process- or
+          // global-scoped instant has no thread to put one on, so its flow ends are not written.
+          if (!track.scope) {
+            flows('s', e.flowsOut, where[lane]!, ts);
+            flows('f', e.flowsIn, where[lane]!, ts);
+          }
         } else if (e.kind === 'counter') {
           const track = byId.get(e.track);
           if (track?.kind !== 'counter') throw new Error(`trace: counter sample is on ${track ? 'non-counter' : 'unknown'} track ${e.track}`);

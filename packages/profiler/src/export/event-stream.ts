@@ -16,7 +16,7 @@ export interface ThreadTime { ts: number | null; dur: number | null }
 
 export type StreamEvent =
   | { kind: 'slice'; track: number; name: string; category: string; ts: number; dur: number; args?: Args; flowsOut?: StreamFlow[]; flowsIn?: StreamFlow[]; thread?: ThreadTime }
-  | { kind: 'instant'; track: number; name: string; category: string; ts: number; args?: Args; thread?: ThreadTime }
+  | { kind: 'instant'; track: number; name: string; category: string; ts: number; args?: Args; flowsOut?: StreamFlow[]; flowsIn?: StreamFlow[]; thread?: ThreadTime }
   | { kind: 'counter'; track: number; ts: number; value: number }
   | { kind: 'timers'; sample: EnvTimerSample };
 

@@ -78,7 +78,7 @@ export async function writePerfettoStream(trace: EventStream, path: string): Pro
           open.push(j);
         } else if (e.kind === 'instant') {
           if (!byId.has(e.track)) throw new Error(`trace: instant '${e.name}' is on unknown track ${e.track}`);
-          w.instant(e.track, e.name, e.category, ts, e.args);
+          w.instant(e.track, e.name, e.category, ts, e.args, flowIds(e.flowsOut), flowIds(e.flowsIn));
         } else if (e.kind === 'counter') {
           if (!byId.has(e.track)) throw new Error(`trace: counter sample is on unknown track ${e.track}`);
           w.counter(e.track, ts, e.value);

@@ -372,12 +372,13 @@ export class PerfettoStreamWriter {
     this.end(track, ts + dur);
   }
 
-  instant(track: number, name: string, category: string, ts: number, args?: Args): void {
+  /** An instant; `flowIds`/`terminatingFlowIds` as `begin`'s (a flow may start or end at an instant). */
+  instant(track: number, name: string, category: string, ts: number, args?: Args, flowIds?: number[], terminatingFlowIds?: number[]): void {
     if (this.internTablesFull()) this.clearIncrementalState();
     const t = this.track(track, 'instant', name);
     this.time[0] = ts;
     this.absolute(this.time, 0);
-    this.event(TYPE_INSTANT, t, intern(this.names, name), categoryIid(this.categories, category), args);
+    this.event(TYPE_INSTANT, t, intern(this.names, name), categoryIid(this.categories, category), args, flowIds, terminatingFlowIds);
   }
 
   counter(track: number, ts: number, value: number): void {
