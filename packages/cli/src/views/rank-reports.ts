@@ -93,6 +93,36 @@ function kernelsByRank(ranks: Array<{ rank: number; result: KernelSummary }>, li
   return { names, totals: names.map((n) => per.get(n)!) };
 }
 
+/** Side by side up to this many ranks; past it, each name's spread across ranks (a column per rank is unreadable). */
+const RANK_COLUMNS_MAX = 8;
+
+export function kernelsByRankTable(rankIds: number[], names: string[], totals: Array<Record<number, number>>, cpu: boolean, color: boolean): string {
+  const what = cpu ? 'CPU stages' : 'Kernels';
+  const over = `total time over the rank's ${cpu ? 'threads' : 'queues'}; top ${names.length} by the sum over ranks; max/min: the slowest rank's total over the fastest's`;
+  const spread = (v: number[]): string => {
+    const lo = v.reduce((a, x) => Math.min(a, x), Number.POSITIVE_INFINITY);
+    const hi = v.reduce((a, x) => Math.max(a, x), 0);
+    return lo > 0 ? (hi / lo).toFixed(2) : '-';
+  };
+  if (rankIds.length <= RANK_COLUMNS_MAX) {
+    return [`${what} by rank (${over}):`, renderTable(['Name', ...rankIds.map((r) => `rank ${r}`), 'max/min'],
+      names.map((n, i) => {
+        const values = rankIds.map((r) => totals[i]![r] ?? 0);
+        return [n, ...values.map((v) => duration(v)), spread(values)];
+      }),
+      { color, align: ['left', ...rankIds.map(() => 'right' as const), 'right'] })].join('\n');
+  }
+  return [`${what} across the ${thousands(rankIds.length)} ranks (${over}; a rank without the name counts 0; --json has every rank's):`,
+    renderTable(['Name', 'All ranks', 'Fastest rank', 'Median rank', 'Slowest rank', 'max/min'],
+      names.map((n, i) => {
+        const byTime = rankIds.map((r) => ({ r, v: totals[i]![r] ?? 0 })).sort((a, b) => a.v - b.v || a.r - b.r);
+        const at = (x: { r: number; v: number }): string => `${duration(x.v)} (rank ${x.r})`;
+        return [n, duration(byTime.reduce((a, x) => a + x.v, 0)), at(byTime[0]!), at(byTime[Math.floor((byTime.length - 1) / 2)]!), at(byTime.at(-1)!),
+          spread(byTime.map((x) => x.v))];
+      }),
+      { color, align: ['left', 'right', 'right', 'right', 'right', 'right'] })].join('\n');
+}
+
 export async function rankSummary(run: RankRun, options: { color: boolean; limit?: number }): Promise<View> {
   const { kernelSummary, stragglers } = await import('@gsprof/profiler');
   const ranks = await rankFacts(run, { name: 'kernelSummary', params: null }, (db, times) => kernelSummary(db, times));
@@ -111,16 +141,7 @@ export async function rankSummary(run: RankRun, options: { color: boolean; limit
   const { names, totals } = kernelsByRank(ranks, options.limit ?? 10);
   if (names.length > 0) {
     out.push('');
-    out.push(`${cpu ? 'CPU stages' : 'Kernels'} by rank (total time over the rank's ${cpu ? 'threads' : 'queues'}; top ${names.length} by the sum over ranks; max/min: the slowest rank's total over the fastest's):`);
-    out.push(renderTable(['Name', ...ranks.map((r) => `rank ${r.rank}`), 'max/min'],
-      names.map((n, i) => {
-        const row = totals[i]!;
-        const values = ranks.map((r) => row[r.rank] ?? 0);
-        const lo = values.reduce((a, v) => Math.min(a, v), Number.POSITIVE_INFINITY);
-        const hi = values.reduce((a, v) => Math.max(a, v), 0);
-        return [n, ...values.map((v) => duration(v)), lo > 0 ? (hi / lo).toFixed(2) : '-'];
-      }),
-      { color: options.color, align: ['left', ...ranks.map(() => 'right' as const), 'right'] }));
+    out.push(kernelsByRankTable(ranks.map((r) => r.rank), names, totals, cpu, options.color));
   }
   return rankView(run, out, ranks, 'summary', straggler, options.color);
 }
