@@ -89,15 +89,28 @@ export class ProtoReader {
     return n;
   }
 
-  /** A sub-reader over the next length-delimited field; advances past it. */
+  /**
+   * A sub-reader over the next length-delimited field; advances past it. A field of another wire type where a
+   * message belongs (TracePacket field 1 written as a varint) is skipped and reads as an empty message, as
+   * protobuf's own decoders (and trace_processor) take it.
+   */
   sub(): ProtoReader {
+    if (this.wire !== 2) {
+      this.skip();
+      return new ProtoReader(this.buf, this.pos, this.pos);
+    }
     const n = this.length();
     const r = new ProtoReader(this.buf, this.pos, this.pos + n);
     this.pos += n;
     return r;
   }
 
+  /** A length-delimited field as UTF-8; a field of another wire type is skipped and reads as '' (see sub). */
   string(): string {
+    if (this.wire !== 2) {
+      this.skip();
+      return '';
+    }
     const n = this.length();
     const s = utf8.decode(this.buf.subarray(this.pos, this.pos + n));
     this.pos += n;
