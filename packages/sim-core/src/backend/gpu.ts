@@ -13,7 +13,7 @@ import { collisionPlan, geomLabel } from '../collision/plan.js';
 import { gpuHasNarrow } from '../stages/collision/wgsl.js';
 import { GPU_CCD_MAX_ITERATIONS, gpuConvexPair } from '../gpu/kernels/convex.js';
 import { CCD_ITERATIONS } from '../collision/convex.js';
-import { EqType, GainType, GeomType, type Model } from '../model/model.js';
+import { EqType, GainType, GeomType, TrnType, type Model } from '../model/model.js';
 import { isSoftwareAdapter, openGpu, type OpenedGpu } from '../gpu/adapter.js';
 import { gpuKernelsFor } from '../gpu/kernels/index.js';
 import { bytesPerEnv } from '../gpu/layout.js';
@@ -112,6 +112,25 @@ export function refuseAffineGain(model: Model): void {
   }
 }
 
+/**
+ * Refuses what the CPU backend computes as MuJoCo does and the WGSL kernels do not: actuators on a site (the
+ * actuation kernel has joint and tendon transmissions only) and fluid forces (<option density> or <option
+ * viscosity>: the passive kernel has springs and dampers only). Each would otherwise be dropped without a word.
+ */
+export function refuseCpuOnlyPhysics(model: Model): void {
+  for (let u = 0; u < model.nu; u++) {
+    if (model.actuatorTrntype[u] === TrnType.Site) {
+      const refsite = model.actuatorTrnid[2 * u + 1]!;
+      const target = `site '${model.siteName[model.actuatorTrnid[2 * u]!] || model.actuatorTrnid[2 * u]}'${refsite >= 0 ? ` with refsite '${model.siteName[refsite] || refsite}'` : ''}`;
+      throw new Error(`the GPU backend has no site transmission: actuator '${model.actuatorName[u] || u}' drives ${target}; it runs on the CPU backend (backend cpu)`);
+    }
+  }
+  const density = model.opt.density ?? 0, viscosity = model.opt.viscosity ?? 0;
+  if (density > 0 || viscosity > 0) {
+    throw new Error(`the GPU backend has no fluid forces: this model sets <option${density > 0 ? ` density="${density}"` : ''}${viscosity > 0 ? ` viscosity="${viscosity}"` : ''}>; it runs on the CPU backend (backend cpu)`);
+  }
+}
+
 /** Device copies of gs.tensor(..., { device: gs.device }) values, per tensor object. */
 const deviceTensors = new WeakMap<object, GPUBuffer>();
 
@@ -154,6 +173,7 @@ export class GpuBackend implements Backend {
     refuseHFieldCollision(model);
     refuseCpuOnlyPairs(model);
     refuseAffineGain(model);
+    refuseCpuOnlyPhysics(model);
     if (Array.from(model.eqType).some((t) => t !== EqType.Joint && t !== EqType.Connect && t !== EqType.Weld)) {
       throw new Error('the GPU backend has kernels for joint, connect and weld equalities only; use the CPU backend for this model');
     }

@@ -112,8 +112,8 @@ function buildPlan(m: Model): Plan {
   const actuatorQposadr = new Int32Array(m.nu).fill(-1);
   const dofActuator = new Int32Array(nv).fill(-1);
   for (let u = 0; u < m.nu; u++) {
-    // a tendon actuator drives its tendon's joints, no one dof (-1 here; the actuation stage walks the tendon)
-    if (m.actuatorTrntype[u] === TrnType.Tendon) continue;
+    // a tendon or site actuator drives no one dof (-1 here; the actuation stage walks its tendon or site Jacobian)
+    if (m.actuatorTrntype[u] === TrnType.Tendon || m.actuatorTrntype[u] === TrnType.Site) continue;
     const jnt = m.actuatorTrnid[2 * u]!;
     const type = m.jntType[jnt]!;
     if (type !== JointType.Hinge && type !== JointType.Slide) {

@@ -74,9 +74,17 @@ export function mergeModels(parts: LoadedModel[]): MergedModel {
     jnt += r.njnt; dof += r.nv; qpos += r.nq; geom += r.ngeom; site += r.nsite;
     for (const q of parts[e]!.model.qpos0) qpos0.push(q);
 
-    // an actuator's target is a joint, or a tendon (numbered after the earlier entities' tendons)
+    // an actuator's target is a joint, a tendon (numbered after the earlier entities' tendons) or a site (and refsite)
     const tendonStart = merged.tendons!.length;
-    for (const a of s.actuators) merged.actuators.push({ ...a, joint: a.joint + (a.trntype === TrnType.Tendon ? tendonStart : r.jntStart) });
+    const nworldSites = s.bodies[0]!.sites.length;
+    const siteAt = (x: number): number => (x < nworldSites ? worldSites[e]![x]! : r.siteStart + x - nworldSites);
+    for (const a of s.actuators) {
+      if (a.trntype === TrnType.Site) {
+        merged.actuators.push({ ...a, joint: siteAt(a.joint), refsite: a.refsite === undefined || a.refsite < 0 ? -1 : siteAt(a.refsite) });
+      } else {
+        merged.actuators.push({ ...a, joint: a.joint + (a.trntype === TrnType.Tendon ? tendonStart : r.jntStart) });
+      }
+    }
     for (const q of s.equalities) {
       // joint equalities refer to joints (-1: none); connect and weld to bodies, where the world (0) stays
       const joint = q.type === EqType.Joint;
@@ -86,8 +94,6 @@ export function mergeModels(parts: LoadedModel[]): MergedModel {
     for (const t of s.tendons ?? []) {
       const joints = t.joints.map((j) => ({ joint: j.joint + r.jntStart, coef: j.coef }));
       // a spatial tendon's sites and geoms: the entity's world ones moved to the front of the merged world, the rest shifted
-      const nworldSites = s.bodies[0]!.sites.length;
-      const siteAt = (x: number): number => (x < nworldSites ? worldSites[e]![x]! : r.siteStart + x - nworldSites);
       const nworldGeoms = s.bodies[0]!.geoms.length;
       const wrapAt = (g: number): number => (g < nworldGeoms ? r.worldGeoms[g]! : r.geomStart + g - nworldGeoms);
       const path = t.path?.map((p) => {
@@ -103,14 +109,13 @@ export function mergeModels(parts: LoadedModel[]): MergedModel {
     const geomAt = (g: number): number => (g < nworld ? r.worldGeoms[g]! : r.geomStart + g - nworld);
     for (const p of s.pairs ?? []) merged.pairs!.push({ ...p, geom1: geomAt(p.geom1), geom2: geomAt(p.geom2) });
     // a sensor's object and reference frame, renumbered as the objects they name
-    const nworldSites = s.bodies[0]!.sites.length;
     const objAt = (type: SensorObj, id: number): number => {
       switch (type) {
         case SensorObj.Body: case SensorObj.XBody: return id === 0 ? 0 : id + offset;
         case SensorObj.Joint: return id + r.jntStart;
         case SensorObj.Actuator: return id + r.actuatorStart;
         case SensorObj.Geom: return geomAt(id);
-        case SensorObj.Site: return id < nworldSites ? worldSites[e]![id]! : r.siteStart + id - nworldSites;
+        case SensorObj.Site: return siteAt(id);
         default: return id;
       }
     };

@@ -45,6 +45,8 @@ export interface SiteRaw { name: string; pos: number[]; quat: number[]; alt: Alt
 
 export interface ActuatorRaw {
   name: string; joint: string | null; tendon: string | null;
+  /** A site transmission's site, and the reference site its length and moment are measured from (or null). */
+  site: string | null; refsite: string | null;
   ctrllimited: Limited; forcelimited: Limited; ctrlrange: number[]; forcerange: number[];
   gear: number[];
   dyntype: DynType; gaintype: GainType; biastype: BiasType;
@@ -96,7 +98,7 @@ export function rootDefaults(): DefaultClass {
     },
     site: { name: '', pos: [0, 0, 0], quat: [1, 0, 0, 0], alt: null },
     actuator: {
-      name: '', joint: null, tendon: null, ctrllimited: 'auto', forcelimited: 'auto', ctrlrange: [0, 0], forcerange: [0, 0],
+      name: '', joint: null, tendon: null, site: null, refsite: null, ctrllimited: 'auto', forcelimited: 'auto', ctrlrange: [0, 0], forcerange: [0, 0],
       gear: [1, 0, 0, 0, 0, 0], dyntype: DynType.None, gaintype: GainType.Fixed, biastype: BiasType.None,
       dynprm: [1, 0, 0, 0, 0, 0, 0, 0, 0, 0], gainprm: [1, 0, 0, 0, 0, 0, 0, 0, 0, 0],
       biasprm: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0], inheritrange: 0,
@@ -253,8 +255,8 @@ export function readActuator(a: Attrs, u: ActuatorRaw, kind: string): void {
   a.into('ctrlrange', u.ctrlrange);
   a.into('forcerange', u.forcerange);
   a.into('gear', u.gear, false);
-  for (const t of ['site', 'body', 'jointinparent', 'cranksite', 'slidersite', 'refsite']) {
-    if (a.has(t)) fail(a.el, `unsupported attribute '${t}' (only joint and tendon transmissions are supported)`);
+  for (const t of ['body', 'jointinparent', 'cranksite', 'slidersite']) {
+    if (a.has(t)) fail(a.el, `unsupported attribute '${t}' (only joint, tendon and site transmissions are supported)`);
   }
   const actlimited = a.tfauto('actlimited');
   if (actlimited === true) fail(a.el, "unsupported attribute 'actlimited'");
@@ -262,6 +264,8 @@ export function readActuator(a: Attrs, u: ActuatorRaw, kind: string): void {
   a.nums('lengthrange', 2);
   u.joint = a.str('joint') ?? u.joint;
   u.tendon = a.str('tendon') ?? u.tendon;
+  u.site = a.str('site') ?? u.site;
+  u.refsite = a.str('refsite') ?? u.refsite;
   a.ignore('group', 'user', 'class');
 
   if (kind === 'general') {

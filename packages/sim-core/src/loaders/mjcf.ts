@@ -454,11 +454,32 @@ class MjcfCompiler {
     if (t === undefined) fail(el, `unknown tendon "${u.tendon}"`);
     if (u.inheritrange > 0) fail(el, 'inheritrange can only be used with hinge and slide joints');
     // implicitfast's velocity derivative is per dof; a tendon's couples its joints (see the tendon damping refusal)
-    const velocityDependent = (u.biastype === BiasType.Affine && u.biasprm[2] !== 0) || (u.gaintype === GainType.Affine && u.gainprm[2] !== 0);
-    if (implicitFast && velocityDependent) {
+    if (implicitFast && velocityDependent(u)) {
       fail(el, 'a velocity-dependent actuator on a tendon under the implicitfast integrator is not supported (use Euler)');
     }
     return this.actuatorSpec(el, u, TrnType.Tendon, t, [...u.ctrlrange] as [number, number]);
+  }
+
+  /**
+   * An actuator on a site (mjTRN_SITE): a wrench at the site, gear[0:3] a force and gear[3:6] a torque in the site's
+   * frame; with a refsite, its length is the site's position and rotation relative to the refsite's (projected on
+   * the gear) and its moment the difference of the two sites' Jacobians.
+   */
+  private siteActuator(el: XmlElement, u: ActuatorRaw, siteId: Map<string, number>, implicitFast: boolean): ActuatorSpec {
+    const s = siteId.get(u.site!);
+    if (s === undefined) fail(el, `unknown site "${u.site}"`);
+    let refsite = -1;
+    if (u.refsite !== null) {
+      const r = siteId.get(u.refsite);
+      if (r === undefined) fail(el, `unknown refsite "${u.refsite}"`);
+      refsite = r;
+    }
+    if (u.inheritrange > 0) fail(el, 'inheritrange can only be used with hinge and slide joints');
+    // implicitfast's velocity derivative is per dof; a site's moment couples the dofs of its body's chain
+    if (implicitFast && velocityDependent(u)) {
+      fail(el, 'a velocity-dependent actuator on a site under the implicitfast integrator is not supported (use Euler)');
+    }
+    return { ...this.actuatorSpec(el, u, TrnType.Site, s, [...u.ctrlrange] as [number, number]), refsite };
   }
 
   /** The compiled actuator on its target (a joint or a tendon index), its ranges checked as MuJoCo does. */
@@ -944,9 +965,11 @@ class MjcfCompiler {
     const tendonId = new Map(this.tendons.map((t, k) => [t.spec.name, k]));
     const implicitFast = (this.options.integrator ?? defaultOptions().integrator) === Integrator.ImplicitFast;
     const actuators: ActuatorSpec[] = this.actuators.map(({ el, spec: u }) => {
-      if (u.joint !== null && u.tendon !== null) fail(el, 'give one transmission target: joint or tendon');
+      if ([u.joint, u.tendon, u.site].filter((x) => x !== null).length > 1) fail(el, 'give one transmission target: joint, tendon or site');
+      if (u.refsite !== null && u.site === null) fail(el, 'refsite needs a site transmission (site=)');
       if (u.tendon !== null) return this.tendonActuator(el, u, tendonId, implicitFast);
-      if (u.joint === null) fail(el, 'missing transmission target (joint or tendon)');
+      if (u.site !== null) return this.siteActuator(el, u, siteId, implicitFast);
+      if (u.joint === null) fail(el, 'missing transmission target (joint, tendon or site)');
       const j = jointId.get(u.joint);
       if (j === undefined) fail(el, `unknown joint "${u.joint}"`);
       const jt = jointSpecs[j]!.type;
@@ -1064,6 +1087,11 @@ class MjcfCompiler {
     });
     return buildModel({ bodies, actuators, equalities, tendons, excludes, pairs, sensors, keys, opt });
   }
+}
+
+/** An actuator whose force depends on its velocity (an affine bias or gain with a velocity term). */
+function velocityDependent(u: ActuatorRaw): boolean {
+  return (u.biastype === BiasType.Affine && u.biasprm[2] !== 0) || (u.gaintype === GainType.Affine && u.gainprm[2] !== 0);
 }
 
 /** MuJoCo normalizes the quaternions of free and ball joints in a keyframe's qpos (mju_normalize4). */

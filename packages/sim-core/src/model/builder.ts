@@ -64,8 +64,10 @@ export interface ActuatorSpec {
   name: string;
   trntype: TrnType;
   /** The transmission's target: a joint index in the global joint numbering (see jointIndex), or a tendon index
-   *  when trntype is Tendon (actuator_trnid[0]). */
+   *  when trntype is Tendon, a site index when it is Site (actuator_trnid[0]). */
   joint: number;
+  /** A site transmission's reference site (actuator_trnid[1]); absent or -1: none. */
+  refsite?: number;
   dyntype: DynType; gaintype: GainType; biastype: BiasType;
   ctrllimited: boolean; forcelimited: boolean;
   ctrlrange: [number, number]; forcerange: [number, number];
@@ -358,7 +360,7 @@ export function buildModel(spec: ModelSpec): Model {
     m.actuatorGaintype[u] = a.gaintype;
     m.actuatorBiastype[u] = a.biastype;
     m.actuatorTrnid[2 * u] = a.joint;
-    m.actuatorTrnid[2 * u + 1] = -1;
+    m.actuatorTrnid[2 * u + 1] = a.refsite ?? -1;
     m.actuatorCtrllimited[u] = a.ctrllimited ? 1 : 0;
     m.actuatorForcelimited[u] = a.forcelimited ? 1 : 0;
     put(m.actuatorCtrlrange, 2 * u, a.ctrlrange, 2);

@@ -102,6 +102,7 @@ export function specFromModel(m: Model): ModelSpec {
   for (let u = 0; u < m.nu; u++) {
     actuators.push({
       name: m.actuatorName[u] ?? '', trntype: m.actuatorTrntype[u]!, joint: m.actuatorTrnid[2 * u]!,
+      refsite: m.actuatorTrnid[2 * u + 1]!,
       dyntype: m.actuatorDyntype[u]!, gaintype: m.actuatorGaintype[u]!, biastype: m.actuatorBiastype[u]!,
       ctrllimited: m.actuatorCtrllimited[u] === 1, forcelimited: m.actuatorForcelimited[u] === 1,
       ctrlrange: [m.actuatorCtrlrange[2 * u]!, m.actuatorCtrlrange[2 * u + 1]!],

@@ -11,7 +11,8 @@
 
 export const enum JointType { Free = 0, Ball = 1, Slide = 2, Hinge = 3 }
 export const enum GeomType { Plane = 0, HField = 1, Sphere = 2, Capsule = 3, Ellipsoid = 4, Cylinder = 5, Box = 6, Mesh = 7 }
-export const enum TrnType { Joint = 0, Tendon = 3 }
+/** mjtTrn: a joint, a tendon, or a site (a wrench at the site; with a refsite, its pose relative to the refsite's). */
+export const enum TrnType { Joint = 0, Tendon = 3, Site = 4 }
 /** MuJoCo's mjtWrap values: a fixed tendon's joints; a spatial tendon's sites, pulleys between branches, and the
  *  spheres and cylinders it wraps around. */
 export const enum WrapType { Joint = 1, Pulley = 2, Site = 3, Sphere = 4, Cylinder = 5 }
@@ -44,6 +45,11 @@ export interface ModelOptions {
   /** mjOption ccd_tolerance and ccd_iterations of the general convex narrow phase (MuJoCo's 1e-6 and 35 when absent). */
   ccdTolerance?: number;
   ccdIterations?: number;
+  /** mjOption density, viscosity and wind of the medium fluid forces act in (MuJoCo's 0, 0 and 0 0 0 when absent):
+   *  mj_fluid runs when density or viscosity is positive. */
+  density?: number;
+  viscosity?: number;
+  wind?: [number, number, number];
 }
 
 export interface Model {
@@ -90,7 +96,7 @@ export interface Model {
   siteName: string[];
 
   actuatorTrntype: Int32Array; actuatorDyntype: Int32Array; actuatorGaintype: Int32Array;
-  actuatorBiastype: Int32Array; actuatorTrnid: Int32Array /* 2 */;
+  actuatorBiastype: Int32Array; actuatorTrnid: Int32Array /* 2: the target; a site transmission's refsite or -1 */;
   actuatorCtrllimited: Uint8Array; actuatorForcelimited: Uint8Array;
   actuatorCtrlrange: Float64Array /* 2 */; actuatorForcerange: Float64Array /* 2 */;
   actuatorGear: Float64Array /* 6 */; actuatorGainprm: Float64Array /* 10 */; actuatorBiasprm: Float64Array /* 10 */;

@@ -7,7 +7,7 @@
  */
 import type { Data, Real } from '../data/data.js';
 import { type Model, WrapType } from '../model/model.js';
-import { addPointJacobian } from '../solver/jacobian.js';
+import { addPointJacobian, gatherCdof } from '../solver/jacobian.js';
 import { type WrapGeom, wrapGeom } from './tendon-wrap.js';
 
 const MINVAL = 1e-15;
@@ -71,7 +71,7 @@ export class SpatialTendons {
   /** Computes spatial tendon t in env e: sets length, fills J. */
   compute(d: Data, t: number, e: number): void {
     const m = this.m, n = d.nEnvs, pts = this.pts, wbody = this.wbody, geom = this.geom;
-    this.gather(d, e);
+    gatherCdof(d, m.nv, e, this.cdof);
     this.J.fill(0);
     geom.xpos = d.geomXpos; geom.xmat = d.geomXmat; geom.n = n; geom.e = e;
     const adr = m.tendonAdr[t]!, num = m.tendonNum[t]!;
@@ -143,11 +143,6 @@ export class SpatialTendons {
     let v = 0;
     for (let i = 0; i < nv; i++) v += J[i]! * q[i * n + e]!;
     return v;
-  }
-
-  private gather(d: Data, e: number): void {
-    const n = d.nEnvs, len = 6 * this.m.nv, src = d.cdof, dst = this.cdof;
-    for (let k = 0; k < len; k++) dst[k] = src[k * n + e]!;
   }
 }
 

@@ -2,7 +2,7 @@
  * Point Jacobians of one env (MuJoCo's mj_jac), from the com-based motion dofs `cdof` (angular, then linear,
  * about the subtree com of the body's root) gathered contiguously for that env by the caller.
  */
-import type { Real } from '../data/data.js';
+import type { Data, Real } from '../data/data.js';
 import type { Model } from '../model/model.js';
 
 /**
@@ -56,4 +56,10 @@ export function bodyMoves(m: Model, body: number): boolean {
   let b = body;
   while (b !== 0 && m.bodyDofnum[b] === 0) b = m.bodyParentid[b]!;
   return b !== 0;
+}
+
+/** Copies env e's cdof (6 x nv) out of SoA Data into dst, contiguous, as addPointJacobian takes it. */
+export function gatherCdof(d: Data, nv: number, e: number, dst: Float64Array): void {
+  const n = d.nEnvs, len = 6 * nv, src = d.cdof;
+  for (let k = 0; k < len; k++) dst[k] = src[k * n + e]!;
 }

@@ -1,5 +1,5 @@
 /**
- * Stage `actuation` (MuJoCo mj_transmission for joint transmissions + mj_fwdActuation, plus Genesis' dof
+ * Stage `actuation` (MuJoCo mj_transmission for joint, tendon and site transmissions + mj_fwdActuation, plus Genesis' dof
  * controller):
  * - MuJoCo actuators: length = gear*q, velocity = gear*qdot; force = gain*ctrl + bias with gain fixed
  *   (or affine) and bias none or affine (b0 + b1*length + b2*velocity); ctrl clipped to ctrlrange when
@@ -17,6 +17,7 @@ import { BiasType, TrnType, type Model } from '../../model/model.js';
 import { planOf } from '../../data/plan.js';
 import { scratchOf } from '../../data/scratch.js';
 import { clip } from '../../math/clip.js';
+import { siteTransmissionOf } from '../../physics/site-transmission.js';
 import { isSpatial, spatialTendonsOf, tendonState } from '../../physics/tendon.js';
 
 /** A tendon's [length, velocity] (scratch). */
@@ -28,6 +29,7 @@ const MODE_FORCE: number = DofCtrlMode.Force;
 const MODE_POSITION: number = DofCtrlMode.Position;
 const BIAS_AFFINE: number = BiasType.Affine;
 const TENDON: number = TrnType.Tendon;
+const SITE: number = TrnType.Site;
 /** mjJNT_SLIDE (2) and mjJNT_HINGE (3): the joints with one scalar actuator force to clamp. */
 const JNT_SLIDE = 2;
 
@@ -119,6 +121,29 @@ function spatialTendonActuator(
   }
 }
 
+/**
+ * An actuator on a site (mjTRN_SITE, site-transmission.ts): its moment row spreads the force over every dof of the
+ * site's body chain (and, with a refsite, the refsite's); velocity = moment . qvel, as MuJoCo's mj_fwdVelocity. It
+ * adds nothing to qDeriv: the loader refuses the velocity-dependent ones under implicitfast.
+ */
+function siteActuator(m: Model, d: Data, u: number, e0: number, e1: number, bad: Uint8Array): void {
+  const n = d.nEnvs, U = u * n, nv = m.nv;
+  const { ctrl, actuatorLength, actuatorVelocity, actuatorForce, qfrcActuator, qvel } = d;
+  const st = siteTransmissionOf(m), moment = st.moment;
+  const law = new ForceLaw(m, u);
+  for (let e = e0; e < e1; e++) {
+    st.compute(d, u, e);
+    let vel = 0;
+    for (let i = 0; i < nv; i++) if (moment[i] !== 0) vel += moment[i]! * qvel[i * n + e]!;
+    const len = st.length;
+    actuatorLength[U + e] = len;
+    actuatorVelocity[U + e] = vel;
+    const force = law.force(ctrl[U + e]!, bad[e] !== 0, len, vel);
+    actuatorForce[U + e] = force;
+    for (let i = 0; i < nv; i++) if (moment[i] !== 0) qfrcActuator[i * n + e] = qfrcActuator[i * n + e]! + moment[i]! * force;
+  }
+}
+
 export function actuation(m: Model, d: Data, e0: number, e1: number): void {
   const n = d.nEnvs;
   const nv = m.nv;
@@ -147,6 +172,10 @@ export function actuation(m: Model, d: Data, e0: number, e1: number): void {
   for (let u = 0; u < m.nu; u++) {
     if (m.actuatorTrntype[u] === TENDON) {
       tendonActuator(m, d, u, e0, e1, bad);
+      continue;
+    }
+    if (m.actuatorTrntype[u] === SITE) {
+      siteActuator(m, d, u, e0, e1, bad);
       continue;
     }
     const dof = plan.actuatorDof[u]!;

@@ -6,10 +6,12 @@
  */
 import type { Data } from '../../data/data.js';
 import { JointType, type Model } from '../../model/model.js';
+import { subQuat } from '../../math/quat.js';
 import { isSpatial, spatialTendonsOf, tendonState } from '../../physics/tendon.js';
 
-/** A tendon's [length, velocity] (scratch). */
+/** A tendon's [length, velocity], a ball or free joint's rotation from its spring pose (scratch). */
 const tendonScratch = new Float64Array(2);
+const dif = new Float64Array(3);
 
 // imported enum members read once: a module binding read in a hot loop is a getter call under tsx
 const FREE: number = JointType.Free;
@@ -45,25 +47,16 @@ export function passive(m: Model, d: Data, e0: number, e1: number): void {
       pa += 3; da += 3;
     }
     // rotation: dif = subQuat(normalize(qpos), qpos_spring), force = -k * dif
-    const sw = m.qposSpring[pa]!, sx = -m.qposSpring[pa + 1]!, sy = -m.qposSpring[pa + 2]!, sz = -m.qposSpring[pa + 3]!;
+    const sw = m.qposSpring[pa]!, sx = m.qposSpring[pa + 1]!, sy = m.qposSpring[pa + 2]!, sz = m.qposSpring[pa + 3]!;
     for (let e = e0; e < e1; e++) {
       let qw = qpos[pa * n + e]!, qx = qpos[(pa + 1) * n + e]!, qy = qpos[(pa + 2) * n + e]!, qz = qpos[(pa + 3) * n + e]!;
       const nrm = Math.sqrt(qw * qw + qx * qx + qy * qy + qz * qz);
       if (nrm < MINVAL) { qw = 1; qx = 0; qy = 0; qz = 0; }
       else if (Math.abs(nrm - 1) > MINVAL) { const s = 1 / nrm; qw *= s; qx *= s; qy *= s; qz *= s; }
-      // qdif = conj(spring) * q
-      const dw = sw * qw - sx * qx - sy * qy - sz * qz;
-      let dx = sw * qx + sx * qw + sy * qz - sz * qy;
-      let dy = sw * qy - sx * qz + sy * qw + sz * qx;
-      let dz = sw * qz + sx * qy - sy * qx + sz * qw;
-      const sinHalf = Math.sqrt(dx * dx + dy * dy + dz * dz);
-      if (sinHalf < MINVAL) { dx = 1; dy = 0; dz = 0; }
-      else { const s = 1 / sinHalf; dx *= s; dy *= s; dz *= s; }
-      let angle = 2 * Math.atan2(sinHalf, dw);
-      if (angle > Math.PI) angle -= 2 * Math.PI;
-      f[da * n + e] = f[da * n + e]! - k * dx * angle;
-      f[(da + 1) * n + e] = f[(da + 1) * n + e]! - k * dy * angle;
-      f[(da + 2) * n + e] = f[(da + 2) * n + e]! - k * dz * angle;
+      subQuat(dif, qw, qx, qy, qz, sw, sx, sy, sz);
+      f[da * n + e] = f[da * n + e]! - k * dif[0]!;
+      f[(da + 1) * n + e] = f[(da + 1) * n + e]! - k * dif[1]!;
+      f[(da + 2) * n + e] = f[(da + 2) * n + e]! - k * dif[2]!;
     }
   }
 
