@@ -1,7 +1,7 @@
 /** `gsprof convert`: import (any format gsprof reads), then export in the format the output name says. */
-import { constants } from 'node:os';
 import type { StreamEvent } from '@gsprof/profiler';
 import { CliError } from '../errors.js';
+import { removingPartialsOnSignal } from './interrupt-write.js';
 import { resolveTrace, withTrace } from './open-trace.js';
 import { refuseOwnInput } from './own-input.js';
 
@@ -22,15 +22,9 @@ export async function convertTrace(input: string, output: string): Promise<Conve
   input = resolveTrace(input);
   refuseOwnInput('convert', output, [input]);
   const { tableEvents } = await import('../convert/event-rows.js');
-  const { removeOpenPartials, writeChromeStream, writePerfettoStream } = await import('@gsprof/profiler');
-  // Ctrl-C (or SIGTERM, SIGHUP) mid-write: the output is written under a temporary name and renamed only when
-  // complete, so the target is untouched; the temporary file goes too, and the temporary database on exit.
-  const onSignal = (signal: NodeJS.Signals): void => {
-    removeOpenPartials();
-    process.exit(128 + (constants.signals[signal] ?? 2));
-  };
-  for (const s of SIGNALS) process.on(s, onSignal);
-  try {
+  const { writeChromeStream, writePerfettoStream } = await import('@gsprof/profiler');
+  // Ctrl-C mid-write leaves the target as it was and no temporary file; the temporary database goes on exit.
+  return removingPartialsOnSignal(async () => {
     // The tables are read in time order as they are written: memory stays bounded whatever the trace size.
     const counts = await withTrace(input, async (db) => {
       const trace = await tableEvents(db, input);
@@ -48,12 +42,8 @@ export async function convertTrace(input: string, output: string): Promise<Conve
       process.stderr.write(`gsprof: warning: ${output}: the thread time (tts, tdur) of ${threadTimesDropped} slices is not written: a .pftrace carries it only as thread_time counters; convert to .json to keep it\n`);
     }
     return { input, output, format, ...rest, threadTimesDropped };
-  } finally {
-    for (const s of SIGNALS) process.off(s, onSignal);
-  }
+  });
 }
-
-const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 /**
  * DuckDB's memory limit for convert: its sort spills to disk past it, and the writer's own memory comes on top.

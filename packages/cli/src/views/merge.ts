@@ -7,6 +7,7 @@ import { duration, thousands } from '../render/format.js';
 import { outputFormat } from './convert.js';
 import { isSameFile, refuseOwnInput } from './own-input.js';
 import { withTrace } from './open-trace.js';
+import { removingPartialsOnSignal } from './interrupt-write.js';
 import { newestRankRun, rankOf, rankRunLine } from './rank-traces.js';
 
 export interface MergeResult {
@@ -17,39 +18,55 @@ export interface MergeResult {
   text: string;
 }
 
-/** The traces to merge with their ranks: a folder's newest multi-rank run, or the files given (a file without
- * a rank, from a process started on its own, takes its position among the files as its rank). */
-async function inputsOf(inputs: string[]): Promise<{ header: string | null; traces: Array<{ path: string; rank: number }> }> {
+interface RankInput { path: string; rank: number }
+
+/**
+ * The traces to merge: a folder's newest multi-rank run (its ranks known from the kept results), or the files
+ * given, checked for being files and distinct; their ranks are read once they are open (checkRanks).
+ */
+function inputsOf(inputs: string[]): Promise<{ header: string | null; traces: RankInput[] } | { files: string[] }> {
   if (inputs.length === 1 && statSync(inputs[0]!, { throwIfNoEntry: false })?.isDirectory()) {
-    const run = await newestRankRun(inputs[0]!);
-    if (!run) throw new CliError(inputs[0]!, 'has no traces of a multi-process run (rank traces, with distributedInfo); name the trace files to merge instead');
-    return { header: rankRunLine(run), traces: run.ranks.map((r) => ({ path: r.path, rank: r.rank })) };
+    return newestRankRun(inputs[0]!).then((run) => {
+      if (!run) throw new CliError(inputs[0]!, 'has no traces of a multi-process run (rank traces, with distributedInfo); name the trace files to merge instead');
+      return { header: rankRunLine(run), traces: run.ranks.map((r) => ({ path: r.path, rank: r.rank })) };
+    });
   }
-  const traces: Array<{ path: string; rank: number }> = [];
-  const jobs = new Map<string, string>();
-  let worldSize = 0;
   for (const [i, path] of inputs.entries()) {
     const st = statSync(path, { throwIfNoEntry: false });
     if (!st) throw new CliError(path, 'no such file');
     if (!st.isFile()) throw new CliError(path, 'not a trace file (give one folder, or trace files)');
     const twice = inputs.slice(0, i).find((earlier) => isSameFile(earlier, path));
     if (twice !== undefined) throw new CliError(path, `is the same file as ${twice}: merge takes each trace once`);
-    const r = await withTrace(path, rankOf);
+  }
+  return Promise.resolve({ files: inputs });
+}
+
+/**
+ * The ranks of the files given, from their open databases (a trace without a rank, from a process started on
+ * its own, takes its position among the files): refused when they come from different jobs or two share a
+ * rank; the header marks a set that does not cover the job's world size. Returns the indices in rank order.
+ */
+async function checkRanks(files: readonly string[], dbs: readonly TraceDb[]): Promise<{ header: string | null; order: number[]; ranks: number[] }> {
+  const jobs = new Map<string, string>();
+  let worldSize = 0;
+  const ranks: number[] = [];
+  for (const [i, path] of files.entries()) {
+    const r = await rankOf(dbs[i]!);
     if (r?.jobId) jobs.set(r.jobId, path);
     worldSize = Math.max(worldSize, r?.worldSize ?? 0);
-    traces.push({ path, rank: r?.rank ?? i });
+    ranks.push(r?.rank ?? i);
   }
   // Ranks of different launches share nothing but their numbers: merged, they would read as one job.
   if (jobs.size > 1) throw new CliError('merge', `the traces come from ${jobs.size} different jobs (${[...jobs.entries()].map(([id, p]) => `${id}: ${p}`).join('; ')}): merge takes the ranks of one job`);
   const seen = new Map<number, string>();
-  for (const t of traces) {
-    const other = seen.get(t.rank);
-    if (other !== undefined) throw new CliError(t.path, `is rank ${t.rank}, as ${other} is: merge takes one trace per rank`);
-    seen.set(t.rank, t.path);
+  for (const [i, rank] of ranks.entries()) {
+    const other = seen.get(rank);
+    if (other !== undefined) throw new CliError(files[i]!, `is rank ${rank}, as ${other} is: merge takes one trace per rank`);
+    seen.set(rank, files[i]!);
   }
   const missing = Array.from({ length: worldSize }, (_, k) => k).filter((k) => !seen.has(k));
-  const header = missing.length > 0 ? `Incomplete: ${traces.length} of ${worldSize} ranks (missing rank ${missing.slice(0, 8).join(', ')}${missing.length > 8 ? ', ...' : ''})` : null;
-  return { header, traces: traces.sort((a, b) => a.rank - b.rank) };
+  const header = missing.length > 0 ? `Incomplete: ${files.length} of ${worldSize} ranks (missing rank ${missing.slice(0, 8).join(', ')}${missing.length > 8 ? ', ...' : ''})` : null;
+  return { header, order: ranks.map((_, i) => i).sort((a, b) => ranks[a]! - ranks[b]!), ranks };
 }
 
 /** DuckDB's memory for each rank's database, so that all of them together stay near convert's 512MB-1GB. */
@@ -71,23 +88,40 @@ async function withTraces<T>(paths: readonly string[], memoryLimit: string, fn: 
  */
 export async function mergeRanks(inputs: string[], output: string): Promise<MergeResult> {
   const format = outputFormat(output);
-  const { header, traces } = await inputsOf(inputs);
-  refuseOwnInput('merge', output, traces.map((t) => t.path));
+  const given = await inputsOf(inputs);
+  const paths = 'files' in given ? given.files : given.traces.map((t) => t.path);
+  refuseOwnInput('merge', output, paths);
   const { commonFlowIds, tableEvents } = await import('../convert/event-rows.js');
   const { mergeEventStreams, planAlignment, writeChromeStream, writePerfettoStream } = await import('@gsprof/profiler');
-  const { parts, plan, counts } = await withTraces(traces.map((t) => t.path), perRankMemory(traces.length), async (dbs) => {
-    // The sources go into the merged trace as absolute paths: a folder holding it stands for the run it merged,
-    // whatever folder summary is run from.
-    const streams: StreamPart[] = [];
-    for (const [i, t] of traces.entries()) {
-      const db = dbs[i]!;
-      streams.push({ rank: t.rank, source: resolve(t.path), stream: await tableEvents(db, t.path), commonFlowIds: () => commonFlowIds(db) });
+  // Each trace is opened once: the files' ranks are read from the databases the merge then streams.
+  const { header, traces, parts, plan, counts } = await withTraces(paths, perRankMemory(paths.length), async (opened) => {
+    let header: string | null;
+    let traces: RankInput[];
+    let dbs: TraceDb[];
+    if ('files' in given) {
+      const checked = await checkRanks(given.files, opened);
+      header = checked.header;
+      traces = checked.order.map((i) => ({ path: given.files[i]!, rank: checked.ranks[i]! }));
+      dbs = checked.order.map((i) => opened[i]!);
+    } else {
+      ({ header, traces } = given);
+      dbs = opened;
     }
-    const alignment = planAlignment(streams.map((p) => ({ rank: p.rank, metadata: p.stream.metadata })));
-    const merged = await mergeEventStreams(streams, alignment);
-    if (format === 'perfetto') await writePerfettoStream(merged.stream, output);
-    else await writeChromeStream(merged.stream, output);
-    return { parts: streams.map((p) => ({ rank: p.rank, metadata: p.stream.metadata })), plan: alignment, counts: merged.counts };
+    // Ctrl-C while it writes leaves no output and no temporary file.
+    return removingPartialsOnSignal(async () => {
+      // The sources go into the merged trace as absolute paths: a folder holding it stands for the run it
+      // merged, whatever folder summary is run from.
+      const streams: StreamPart[] = [];
+      for (const [i, t] of traces.entries()) {
+        const db = dbs[i]!;
+        streams.push({ rank: t.rank, source: resolve(t.path), stream: await tableEvents(db, t.path), commonFlowIds: () => commonFlowIds(db) });
+      }
+      const alignment = planAlignment(streams.map((p) => ({ rank: p.rank, metadata: p.stream.metadata })));
+      const merged = await mergeEventStreams(streams, alignment);
+      if (format === 'perfetto') await writePerfettoStream(merged.stream, output);
+      else await writeChromeStream(merged.stream, output);
+      return { header, traces, parts: streams.map((p) => ({ rank: p.rank, metadata: p.stream.metadata })), plan: alignment, counts: merged.counts };
+    });
   });
 
   const ranks = parts.map((p, i) => ({ rank: p.rank, trace: traces[i]!.path, slices: counts.slices[i]!, shiftNs: plan.ranks.find((r) => r.rank === p.rank)!.shiftNs }));
