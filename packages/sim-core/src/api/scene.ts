@@ -16,6 +16,7 @@ import { EqType, type Model } from '../model/model.js';
 import { collisionPlan } from '../collision/plan.js';
 import { placeModel } from '../loaders/place.js';
 import { buildDofGains, checkStateFits } from '../data/make-data.js';
+import { describeFluid, hasFluid, refuseFluidUnderImplicitFast } from '../physics/fluid.js';
 import { setConst } from '../physics/setconst.js';
 import { Entity, type EntityHost, type EntityLayout } from './entity.js';
 import { FPSTracker, hostClock, type Clock } from './fps.js';
@@ -254,9 +255,12 @@ export class Scene implements EntityHost {
         const fromFile = this.userOptions.rigidOptions === undefined && this.entities.some((e) => e.morph.kind === 'mjcf');
         const resolution = resolveOptions(this.userOptions, files, fromFile);
         const resolved = resolution.options;
-        logger.info(describeOptions(resolution));
-        // the scene options have no ccd settings: the files' <option> (or MuJoCo's defaults) stay
-        merged.opt = { ...toModelOptions(resolved), ccdTolerance: merged.opt.ccdTolerance, ccdIterations: merged.opt.ccdIterations };
+        // the scene options have no ccd or fluid settings: the files' <option> (or MuJoCo's defaults) stay
+        const { ccdTolerance, ccdIterations, density, viscosity, wind } = merged.opt;
+        merged.opt = { ...toModelOptions(resolved), ccdTolerance, ccdIterations, density, viscosity, wind };
+        const line = describeOptions(resolution);
+        logger.info(hasFluid(merged) ? `${line.slice(0, -1)}; fluid forces from the model files: ${describeFluid(merged.opt)}.` : line);
+        refuseFluidUnderImplicitFast(merged.opt);
         this.options = Object.freeze(resolved);
         return merged;
       });

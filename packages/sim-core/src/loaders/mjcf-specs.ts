@@ -234,7 +234,9 @@ export function readGeom(a: Attrs, g: GeomRaw): void {
   readOrientation(a, g);
   if (a.keyword('shellinertia', { true: true, false: false })) fail(a.el, "unsupported attribute 'shellinertia'");
   const fluid = a.str('fluidshape');
-  if (fluid !== undefined && fluid !== 'none') fail(a.el, "unsupported attribute 'fluidshape'");
+  if (fluid !== undefined && fluid !== 'none') {
+    fail(a.el, `unsupported fluidshape "${fluid}" (MuJoCo's ellipsoid fluid model; the inertia-box model, fluidshape="none", is supported)`);
+  }
   g.fitscale = a.num('fitscale') ?? g.fitscale;
   a.ignore('material', 'rgba', 'user', 'fluidcoef');
 }

@@ -299,9 +299,17 @@ class MjcfCompiler {
     set('impratio', a.num('impratio'));
     set('ccdTolerance', a.num('ccd_tolerance'));
     set('ccdIterations', a.int('ccd_iterations'));
-    for (const zero of ['wind', 'density', 'viscosity']) {
-      const v = a.nums(zero, zero === 'wind' ? 3 : 1);
-      if (v?.some((x) => x !== 0)) fail(s, `unsupported attribute '${zero}' (fluid forces)`);
+    // the medium of fluid forces (MuJoCo's inertia-box model; a geom's fluidshape="ellipsoid" is refused)
+    for (const k of ['density', 'viscosity'] as const) {
+      const v = a.num(k);
+      if (v === undefined) continue;
+      if (!(v >= 0)) fail(s, `attribute '${k}' must be a number >= 0, got "${s.attrs[k]}"`);
+      o[k] = v;
+    }
+    const wind = a.nums('wind', 3);
+    if (wind) o.wind = [wind[0]!, wind[1]!, wind[2]!];
+    if (((o.density ?? 0) > 0 || (o.viscosity ?? 0) > 0) && o.integrator === Integrator.ImplicitFast) {
+      fail(s, 'fluid forces (density, viscosity) under the implicitfast integrator are not supported (their velocity derivative couples dofs; use Euler)');
     }
     const noslip = a.int('noslip_iterations');
     if (noslip) fail(s, "unsupported attribute 'noslip_iterations'");

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { refuseCpuOnlyPhysics } from '../../src/backend/gpu.js';
 import * as gs from '../../src/index.js';
 import { loadMJCF } from '../../src/loaders/index.js';
-import { disposeMujoco, loadMujocoXml, startAtKeyframe } from '../helpers/mujoco.js';
+import { sceneVsMujoco } from '../helpers/scene-vs-mujoco.js';
 import { writeXml } from '../helpers/xml-file.js';
 
 afterEach(async () => { await gs.destroy(); });
@@ -48,38 +48,11 @@ export const SITE_MODEL = `<mujoco><option gravity="0 0 -2"/>
   <keyframe><key qpos="0 0 1 0.9 0.1 -0.2 0.3 0.3 0.8 0.1 -0.3 0.2" qvel="0.1 -0.2 0.3 1 -0.5 0.7 0.8 0.3 -0.6 0.4" ctrl="2 1.5 1.8 0.7 -0.5 0.3"/></keyframe>
 </mujoco>`;
 
-async function worstAgainstMujoco(xml: string, steps: number): Promise<{ worst: number; nq: number }> {
-  await gs.init({ backend: 'cpu', precision: '64', loggingLevel: 'warning' });
-  const ref = await loadMujocoXml(xml);
-  try {
-    const scene = new gs.Scene({ profilingOptions: { showFPS: false } });
-    scene.addEntity(gs.morphs.MJCF({ file: writeXml(xml, 'gsprof-site-') }));
-    await scene.build();
-    const d = scene.requireSim().hostData!;
-    startAtKeyframe(ref, d);
-    const nq = ref.m.nq as number, nv = ref.m.nv as number, nu = ref.m.nu as number;
-    let worst = 0;
-    for (let s = 0; s < steps; s++) {
-      scene.step();
-      ref.mj.mj_step(ref.m, ref.d);
-      for (let k = 0; k < nq; k++) worst = Math.max(worst, Math.abs(d.qpos[k]! - (ref.d.qpos[k] as number)));
-      for (let k = 0; k < nv; k++) worst = Math.max(worst, Math.abs(d.qvel[k]! - (ref.d.qvel[k] as number)));
-      for (let k = 0; k < nu; k++) {
-        worst = Math.max(worst, Math.abs(d.actuatorForce[k]! - (ref.d.actuator_force[k] as number)));
-        worst = Math.max(worst, Math.abs(d.actuatorLength[k]! - (ref.d.actuator_length[k] as number)));
-        worst = Math.max(worst, Math.abs(d.actuatorVelocity[k]! - (ref.d.actuator_velocity[k] as number)));
-      }
-    }
-    await scene.destroy();
-    return { worst: Number.isNaN(worst) ? Number.POSITIVE_INFINITY : worst, nq };
-  } finally {
-    disposeMujoco(ref);
-  }
-}
-
 describe('site transmissions follow MuJoCo (CPU f64, 300 steps)', () => {
   test('site wrenches on a free body, sites relative to refsites on an arm', async () => {
-    const { worst } = await worstAgainstMujoco(SITE_MODEL, 300);
+    const worst = await sceneVsMujoco(SITE_MODEL, 300, [
+      ['actuatorForce', 'actuator_force'], ['actuatorLength', 'actuator_length'], ['actuatorVelocity', 'actuator_velocity'],
+    ]);
     console.log(`site transmissions: worst |difference| ${worst.toExponential(2)}`);
     // measured 5.7e-13 (qpos, qvel, actuator length, velocity and force); 1e-10 leaves a margin of ~200, and NaN fails
     expect(worst).toBeLessThanOrEqual(1e-10);

@@ -91,6 +91,7 @@ export function modelFromMujoco(_mj: Mj, m: Mj): Model {
       enableJointLimit: (opt.disableflags & DSBL_LIMIT) === 0,
       enableSelfCollision: true,
       substeps: 1,
+      density: opt.density, viscosity: opt.viscosity, wind: [opt.wind[0], opt.wind[1], opt.wind[2]],
     },
     statMeaninertia: m.stat.meaninertia,
     qpos0: f64(m.qpos0), qposSpring: f64(m.qpos_spring),

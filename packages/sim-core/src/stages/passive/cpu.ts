@@ -2,11 +2,15 @@
  * Stage `passive` (MuJoCo mj_passive, springs and dampers): joint springs pull toward qpos_spring
  * (-stiffness * (qpos - qpos_spring); for ball and free rotations the quaternion difference as a rotation
  * vector), dof dampers give -damping * qvel, and tendons (fixed and spatial) add J' * (spring outside the dead
- * band of their spring length - damping * tendon velocity). qfrcPassive is their sum.
+ * band of their spring length - damping * tendon velocity). With <option density> or <option viscosity>, fluid
+ * forces (MuJoCo's inertia-box model, physics/fluid.ts) are added last, as mj_passive adds qfrc_fluid. qfrcPassive
+ * is their sum.
  */
 import type { Data } from '../../data/data.js';
 import { JointType, type Model } from '../../model/model.js';
 import { subQuat } from '../../math/quat.js';
+import { comVel } from '../rne/cpu.js';
+import { hasFluid, inertiaBoxFluidOf } from '../../physics/fluid.js';
 import { isSpatial, spatialTendonsOf, tendonState } from '../../physics/tendon.js';
 
 /** A tendon's [length, velocity], a ball or free joint's rotation from its spring pose (scratch). */
@@ -87,6 +91,17 @@ export function passive(m: Model, d: Data, e0: number, e1: number): void {
         const o = m.jntDofadr[m.wrapObjid[w]!]! * n + e;
         f[o] = f[o]! + m.wrapPrm[w]! * force;
       }
+    }
+  }
+
+  if (hasFluid(m)) {
+    // fluid forces need the body velocities, which MuJoCo's mj_fwdVelocity computes (mj_comVel) before mj_passive;
+    // here rne computes them after this stage, so a model with fluid forces computes them once more first
+    comVel(m, d, e0, e1);
+    const fluid = inertiaBoxFluidOf(m), q = fluid.qfrc;
+    for (let e = e0; e < e1; e++) {
+      fluid.compute(d, e);
+      for (let i = 0; i < m.nv; i++) f[i * n + e] = f[i * n + e]! + q[i]!;
     }
   }
 }

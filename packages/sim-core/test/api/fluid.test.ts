@@ -1,0 +1,78 @@
+/**
+ * Fluid forces, MuJoCo's inertia-box model (issue 28): <option viscosity> (Stokes drag of each body's box), <option
+ * density> (quadratic drag on its faces) and <option wind>, on a free slab and a hinge + ball arm with a massless
+ * body, follow MuJoCo (mujoco-js) for 300 steps through the public API, qfrc_passive included. Fluid forces under
+ * implicitfast (MuJoCo adds their coupled velocity derivative), fluidshape="ellipsoid" and the GPU backend are
+ * refused, each with a clear message.
+ */
+import { afterEach, describe, expect, test } from 'vitest';
+import { refuseCpuOnlyPhysics } from '../../src/backend/gpu.js';
+import * as gs from '../../src/index.js';
+import { loadMJCF } from '../../src/loaders/index.js';
+import { sceneVsMujoco } from '../helpers/scene-vs-mujoco.js';
+import { writeXml } from '../helpers/xml-file.js';
+
+afterEach(async () => { await gs.destroy(); });
+
+const fluidModel = (option: string): string => `<mujoco><option ${option}/>
+  <worldbody>
+    <body name="slab" pos="0 0 1">
+      <freejoint/>
+      <geom type="box" size="0.3 0.1 0.02" contype="0" conaffinity="0"/>
+      <geom type="sphere" size="0.05" pos="0.25 0.05 0" contype="0" conaffinity="0"/>
+    </body>
+    <body name="arm" pos="1 0 1">
+      <joint type="hinge" axis="0 1 0" damping="0.01"/>
+      <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.03" contype="0" conaffinity="0"/>
+      <body name="paddle" pos="0.4 0 0">
+        <joint type="ball"/>
+        <geom type="box" size="0.1 0.2 0.01" pos="0 0 -0.2" euler="10 20 0" contype="0" conaffinity="0"/>
+        <body name="tag" pos="0 0 -0.3"><site name="tag"/></body>
+      </body>
+    </body>
+  </worldbody>
+  <keyframe><key qpos="0 0 1 0.9 0.2 -0.1 0.3 0.4 0.8 0.3 -0.2 0.1" qvel="1 -0.5 2 3 -1 2 -2 4 1 -3"/></keyframe>
+</mujoco>`;
+
+const PASSIVE = [['qfrcPassive', 'qfrc_passive']] as const;
+
+describe('fluid forces follow MuJoCo (CPU f64, 300 steps, Euler)', () => {
+  test('viscosity with wind', async () => {
+    const worst = await sceneVsMujoco(fluidModel('viscosity="0.3" wind="1 -0.5 0.3"'), 300, PASSIVE);
+    console.log(`fluid viscosity: worst |difference| ${worst.toExponential(2)}`);
+    // measured 7.8e-14 (qpos, qvel, qfrc_passive); 1e-10 leaves a margin of ~1000, and NaN fails
+    expect(worst).toBeLessThanOrEqual(1e-10);
+  }, 60_000);
+
+  test('density with wind', async () => {
+    const worst = await sceneVsMujoco(fluidModel('density="900" wind="0 2 -0.5"'), 300, PASSIVE);
+    console.log(`fluid density: worst |difference| ${worst.toExponential(2)}`);
+    // measured 2.6e-13; 1e-10 leaves a margin of ~400
+    expect(worst).toBeLessThanOrEqual(1e-10);
+  }, 60_000);
+});
+
+describe('fluid forces: refusals', () => {
+  test('under implicitfast: at load with file and line, and at build when the scene options choose it', async () => {
+    expect(() => loadMJCF(writeXml(fluidModel('integrator="implicitfast" viscosity="0.1"'))))
+      .toThrow(/m\.xml:1: <option>: fluid forces \(density, viscosity\) under the implicitfast integrator are not supported/);
+    await gs.init({ backend: 'cpu', precision: '64', loggingLevel: 'warning' });
+    const scene = new gs.Scene({ rigidOptions: { integrator: 'implicitfast' }, profilingOptions: { showFPS: false } });
+    scene.addEntity(gs.morphs.MJCF({ file: writeXml(fluidModel('density="1.2"')) }));
+    await expect(scene.build()).rejects.toThrow(
+      'fluid forces (<option density> or <option viscosity>) under the implicitfast integrator are not supported');
+  });
+
+  test('fluidshape="ellipsoid" is refused with file, line and element', () => {
+    const xml = `<mujoco><option density="1"/><worldbody>
+  <body><freejoint/><geom size="0.1" fluidshape="ellipsoid"/></body></worldbody></mujoco>`;
+    expect(() => loadMJCF(writeXml(xml))).toThrow(/m\.xml:2: <geom>: unsupported fluidshape "ellipsoid"/);
+  });
+
+  test('the GPU backend refuses fluid forces at build, naming the options', () => {
+    expect(() => refuseCpuOnlyPhysics(loadMJCF(writeXml(fluidModel('density="1.225" viscosity="1.8e-5"'))).model)).toThrow(
+      'the GPU backend has no fluid forces: this model sets <option density="1.225" viscosity="0.000018">; it runs on the CPU backend (backend cpu)');
+    // wind alone moves nothing (MuJoCo runs no fluid model without density or viscosity)
+    expect(() => refuseCpuOnlyPhysics(loadMJCF(writeXml(fluidModel('wind="1 0 0"'))).model)).not.toThrow();
+  });
+});
