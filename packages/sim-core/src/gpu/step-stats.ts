@@ -2,7 +2,10 @@
  * Per-step physics counters on the GPU without a per-env readback: after a step's kernels, the `physics_counters`
  * passes (kernels/step-stats.ts: the reduction, then the stages of the envs found NaN, none in a healthy step)
  * reduce the per-env solver timers and error flags into a record of STEP_STATS_WORDS words (1.3 KB), which is
- * copied into a small MAP_READ buffer in the same submit and read back when the device has run it. Staging buffers are pooled: one per step in flight.
+ * copied into a small MAP_READ buffer in the same submit and read back when the device has run it: the read is
+ * a mapAsync that scene.step() does not wait for (scene.ts reports the records in step order as they arrive);
+ * scene.sync() waits for it, but it completes with the step's own work, which sync() waits for anyway. Staging
+ * buffers are pooled: one per step in flight.
  */
 import { STAGE_OUTPUTS } from '../data/nan-stage.js';
 import type { DeviceStepStats } from '../backend/backend.js';
@@ -19,9 +22,6 @@ export class StepStatsReducer {
   private readonly pipeline: GPUComputePipeline;
   private readonly stagePipeline: GPUComputePipeline;
   private readonly record: GPUBuffer;
-  /** nan_stages' indirect dispatch arguments, copied from the record (a buffer a pass writes cannot be its own
-   *  indirect buffer). */
-  private readonly args: GPUBuffer;
   private readonly group: GPUBindGroup;
   private readonly free: GPUBuffer[] = [];
   private readonly all = new Set<GPUBuffer>();
@@ -47,7 +47,6 @@ export class StepStatsReducer {
         size: this.bytes,
         usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST,
       });
-      this.args = dev.createBuffer({ label: 'sim.step-stats.args', size: 12, usage: GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_DST });
       this.group = dev.createBindGroup({ label: STEP_STATS_KERNEL, layout: statsLayout, entries: [{ binding: 0, resource: { buffer: this.record } }] });
     } finally {
       tracer?.end();
@@ -65,12 +64,11 @@ export class StepStatsReducer {
     pass.setBindGroup(1, this.group);
     pass.dispatchWorkgroups(Math.ceil(this.sim.nEnvs / WORKGROUP_SIZE));
     pass.end();
-    enc.copyBufferToBuffer(this.record, 4 * STAT.nan, this.args, 0, 12);
     const stages = enc.beginComputePass({ label: STEP_STATS_KERNEL, ...(this.sim.passHook?.(STEP_STATS_KERNEL) ?? {}) });
     stages.setPipeline(this.stagePipeline);
     stages.setBindGroup(0, this.sim.bindGroup);
     stages.setBindGroup(1, this.group);
-    stages.dispatchWorkgroupsIndirect(this.args, 0);
+    stages.dispatchWorkgroups(1);
     stages.end();
     enc.copyBufferToBuffer(this.record, 0, staging, 0, this.bytes);
     return staging;
@@ -99,7 +97,6 @@ export class StepStatsReducer {
 
   destroy(): void {
     this.record.destroy();
-    this.args.destroy();
     for (const b of this.all) b.destroy();
     this.all.clear();
     this.free.length = 0;
