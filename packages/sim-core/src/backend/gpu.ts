@@ -13,7 +13,8 @@ import { collisionPlan, geomLabel } from '../collision/plan.js';
 import { gpuHasNarrow } from '../stages/collision/wgsl.js';
 import { GPU_CCD_MAX_ITERATIONS, gpuConvexPair } from '../gpu/kernels/convex.js';
 import { CCD_ITERATIONS } from '../collision/convex.js';
-import { EqType, GainType, GeomType, TrnType, type Model } from '../model/model.js';
+import { EqType, GainType, GeomType, Integrator, TrnType, type Model } from '../model/model.js';
+import { tendonVelocityActuatorsOf } from '../data/plan.js';
 import { isSoftwareAdapter, openGpu, type OpenedGpu } from '../gpu/adapter.js';
 import { gpuKernelsFor } from '../gpu/kernels/index.js';
 import { bytesPerEnv } from '../gpu/layout.js';
@@ -131,6 +132,18 @@ export function refuseCpuOnlyPhysics(model: Model): void {
   }
 }
 
+/**
+ * Refuses a velocity-dependent actuator on a tendon under implicitfast: the CPU backend adds its moment' * B *
+ * moment to qDeriv as MuJoCo does; the WGSL kernels keep only qDeriv's diagonal and give a tendon actuator none.
+ */
+export function refuseTendonVelocityDerivative(model: Model): void {
+  if (model.opt.integrator === Integrator.Euler) return;
+  for (const u of tendonVelocityActuatorsOf(model)) {
+    const t = model.actuatorTrnid[2 * u]!;
+    throw new Error(`the GPU backend has no velocity derivative of a tendon actuator: actuator '${model.actuatorName[u] || u}' on tendon '${model.tendonName[t] || t}' is velocity-dependent (biasprm[2] or an affine gainprm[2]) under the implicitfast integrator; it runs on the CPU backend (backend cpu)`);
+  }
+}
+
 /** Device copies of gs.tensor(..., { device: gs.device }) values, per tensor object. */
 const deviceTensors = new WeakMap<object, GPUBuffer>();
 
@@ -174,6 +187,7 @@ export class GpuBackend implements Backend {
     refuseCpuOnlyPairs(model);
     refuseAffineGain(model);
     refuseCpuOnlyPhysics(model);
+    refuseTendonVelocityDerivative(model);
     if (Array.from(model.eqType).some((t) => t !== EqType.Joint && t !== EqType.Connect && t !== EqType.Weld)) {
       throw new Error('the GPU backend has kernels for joint, connect and weld equalities only; use the CPU backend for this model');
     }

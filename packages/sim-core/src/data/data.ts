@@ -64,8 +64,13 @@ export interface Data {
   cvel: Real; cdofDot: Real;                  // nbody * 6, nv * 6
   actuatorLength: Real; actuatorVelocity: Real; actuatorForce: Real;  // nu
   qfrcBias: Real; qfrcPassive: Real; qfrcActuator: Real; qfrcSmooth: Real; qaccSmooth: Real;  // nv
-  /** d(qfrcActuator + qfrcPassive)/d(qvel), diagonal only, for implicit(fast) and eulerdamp. */
+  /** d(qfrcActuator + qfrcPassive)/d(qvel), its diagonal, for implicit(fast) and eulerdamp. */
   qDeriv: Real;                               // nv
+  /**
+   * qDeriv off the diagonal, dense like qM: (i, j) for j an ancestor or a descendant of i (MuJoCo's D sparsity;
+   * other entries stay 0). Only a model with a velocity-dependent actuator on a tendon has it (nv * nv); else empty.
+   */
+  qDerivOffdiag: Real;                        // nv * nv or 0
 
   // constraints (collision, make_constraint, solve). Capacities are fixed at build.
   readonly maxContacts: number;               // per env

@@ -4,7 +4,7 @@
  */
 import { BiasType, GainType, type Model } from '../model/model.js';
 import { TIMER_SLOTS, type Data, type Precision, type Real } from './data.js';
-import { planOf } from './plan.js';
+import { planOf, tendonVelocityActuatorsOf } from './plan.js';
 
 export interface DataOptions {
   /** Contacts per env (default: see defaultMaxContacts). */
@@ -66,6 +66,7 @@ function fieldSpecs(m: Model, C: number, E: number): FieldSpec[] {
     r('cvel', 6 * nbody), r('cdofDot', 6 * nv),
     r('actuatorLength', nu), r('actuatorVelocity', nu), r('actuatorForce', nu),
     r('qfrcBias', nv), r('qfrcPassive', nv), r('qfrcActuator', nv), r('qfrcSmooth', nv), r('qaccSmooth', nv), r('qDeriv', nv),
+    r('qDerivOffdiag', tendonVelocityActuatorsOf(m).length > 0 ? nv * nv : 0),
     { name: 'ncon', kind: 'i32', size: 1 },
     r('contactPos', 3 * C), r('contactFrame', 9 * C), r('contactDist', C), r('contactIncludemargin', C),
     r('contactFriction', 5 * C), r('contactSolref', 2 * C), r('contactSolimp', 5 * C),
@@ -271,7 +272,7 @@ export function fastData(d: Data): Data {
     crb: d.crb, qM: d.qM, qLD: d.qLD, qLDiagInv: d.qLDiagInv, cvel: d.cvel, cdofDot: d.cdofDot,
     actuatorLength: d.actuatorLength, actuatorVelocity: d.actuatorVelocity, actuatorForce: d.actuatorForce,
     qfrcBias: d.qfrcBias, qfrcPassive: d.qfrcPassive, qfrcActuator: d.qfrcActuator, qfrcSmooth: d.qfrcSmooth,
-    qaccSmooth: d.qaccSmooth, qDeriv: d.qDeriv, maxContacts: d.maxContacts, maxEfc: d.maxEfc, ncon: d.ncon,
+    qaccSmooth: d.qaccSmooth, qDeriv: d.qDeriv, qDerivOffdiag: d.qDerivOffdiag, maxContacts: d.maxContacts, maxEfc: d.maxEfc, ncon: d.ncon,
     contactPos: d.contactPos, contactFrame: d.contactFrame, contactDist: d.contactDist,
     contactIncludemargin: d.contactIncludemargin, contactFriction: d.contactFriction,
     contactSolref: d.contactSolref, contactSolimp: d.contactSolimp, contactGeom: d.contactGeom,

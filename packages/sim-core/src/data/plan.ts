@@ -6,7 +6,7 @@
  * ancestors in ascending order followed by i itself.
  * A worker thread receives a structured clone of the Model, so it builds its own plan.
  */
-import { JointType, TrnType, type Model } from '../model/model.js';
+import { BiasType, GainType, JointType, TrnType, type Model } from '../model/model.js';
 
 /** MuJoCo's mjSameFrame: how a child frame (inertia, geom, site) relates to its body frame. */
 export const enum SameFrame { None = 0, Body = 1, Inertia = 2, BodyRot = 3, InertiaRot = 4 }
@@ -39,6 +39,16 @@ export interface Plan {
 
   /** Any dof_damping > 0 (mj_Euler integrates damping implicitly only then). */
   anyDamping: boolean;
+
+  /**
+   * Actuators on a tendon whose force depends on velocity (an affine bias with biasprm[2] != 0, or an affine gain
+   * with gainprm[2] != 0): their velocity derivative moment' * B * moment couples the tendon's dofs, so the
+   * actuation stage writes it into qDeriv and qDerivOffdiag for the implicit integrators.
+   */
+  tendonVelocityActuators: Int32Array;
+  /** MuJoCo's dof_simplenum != 0: the dof's body is 'simple' (M diagonal there), and MuJoCo's reduced M, which
+   *  implicitfast factors, keeps no entry left of the diagonal in its row. */
+  dofSimple: Uint8Array;
 }
 
 const plans = new WeakMap<Model, Plan>();
@@ -131,8 +141,56 @@ function buildPlan(m: Model): Plan {
   return {
     rowadr, rownnz, colind: Int32Array.from(cols), ancDescAdr, ancDescNum, ancDesc: Int32Array.from(desc),
     bodySameframe, geomSameframe, siteSameframe, dofQposadr, dofJntType, actuatorDof, actuatorQposadr, dofActuator,
-    anyDamping,
+    anyDamping, tendonVelocityActuators: Int32Array.from(tendonVelocityActuatorsOf(m)),
+    dofSimple: dofSimpleOf(m, bodySameframe),
   };
+}
+
+/** The actuators of Plan.tendonVelocityActuators (read without building a plan). */
+export function tendonVelocityActuatorsOf(m: Model): number[] {
+  const out: number[] = [];
+  for (let u = 0; u < m.nu; u++) {
+    if (m.actuatorTrntype[u] !== TrnType.Tendon) continue;
+    const biasVel = m.actuatorBiastype[u] === BiasType.Affine && m.actuatorBiasprm[10 * u + 2] !== 0;
+    const gainVel = m.actuatorGaintype[u] === GainType.Affine && m.actuatorGainprm[10 * u + 2] !== 0;
+    if (biasVel || gainVel) out.push(u);
+  }
+  return out;
+}
+
+/** mjEPS: a joint axis component beyond it counts when MuJoCo asks whether the axis is a coordinate axis. */
+const EPS = 1e-14;
+
+/**
+ * MuJoCo's body_simple (mjCModel::CopyObjects), per dof: a body is simple when its inertia frame is its body frame,
+ * it is a root body (or the child of a world-fixed body without dofs), it has no child bodies, and its joints
+ * sit at its origin, slides and hinges on a coordinate axis, no joint after a rotational one. (MuJoCo also demotes
+ * bodies a tendon with armature wraps; sim-core has no tendon armature.)
+ */
+function dofSimpleOf(m: Model, bodySameframe: Uint8Array): Uint8Array {
+  const simple = new Uint8Array(m.nbody);
+  for (let b = 1; b < m.nbody; b++) {
+    const p = m.bodyParentid[b]!;
+    simple[b] = bodySameframe[b] === SameFrame.Body && (m.bodyRootid[b] === b || (m.bodyParentid[p] === 0 && m.bodyDofnum[p] === 0)) ? 1 : 0;
+  }
+  for (let b = 1; b < m.nbody; b++) {
+    const p = m.bodyParentid[b]!;
+    if (p > 0) simple[p] = 0;
+  }
+  for (let b = 1; b < m.nbody; b++) {
+    let rotation = false;
+    for (let j = m.bodyJntadr[b]!, end = j + m.bodyJntnum[b]!; j < end; j++) {
+      const type = m.jntType[j]!;
+      const a = m.jntAxis;
+      const aligned = (Math.abs(a[3 * j]!) > EPS ? 1 : 0) + (Math.abs(a[3 * j + 1]!) > EPS ? 1 : 0) + (Math.abs(a[3 * j + 2]!) > EPS ? 1 : 0) === 1;
+      const scalar = type === JointType.Hinge || type === JointType.Slide;
+      if (rotation || !isNullPos(m.jntPos, 3 * j) || (scalar && !aligned)) simple[b] = 0;
+      if (type === JointType.Ball || type === JointType.Hinge) rotation = true;
+    }
+  }
+  const dofSimple = new Uint8Array(m.nv);
+  for (let i = 0; i < m.nv; i++) dofSimple[i] = simple[m.dofBodyid[i]!]!;
+  return dofSimple;
 }
 
 export function planOf(m: Model): Plan {

@@ -457,14 +457,10 @@ class MjcfCompiler {
   }
 
   /** An actuator on a fixed tendon: its length is gear * the tendon's length, its force acts through gear * J. */
-  private tendonActuator(el: XmlElement, u: ActuatorRaw, tendonId: Map<string, number>, implicitFast: boolean): ActuatorSpec {
+  private tendonActuator(el: XmlElement, u: ActuatorRaw, tendonId: Map<string, number>): ActuatorSpec {
     const t = tendonId.get(u.tendon!);
     if (t === undefined) fail(el, `unknown tendon "${u.tendon}"`);
     if (u.inheritrange > 0) fail(el, 'inheritrange can only be used with hinge and slide joints');
-    // implicitfast's velocity derivative is per dof; a tendon's couples its joints (see the tendon damping refusal)
-    if (implicitFast && velocityDependent(u)) {
-      fail(el, 'a velocity-dependent actuator on a tendon under the implicitfast integrator is not supported (use Euler)');
-    }
     return this.actuatorSpec(el, u, TrnType.Tendon, t, [...u.ctrlrange] as [number, number]);
   }
 
@@ -975,7 +971,7 @@ class MjcfCompiler {
     const actuators: ActuatorSpec[] = this.actuators.map(({ el, spec: u }) => {
       if ([u.joint, u.tendon, u.site].filter((x) => x !== null).length > 1) fail(el, 'give one transmission target: joint, tendon or site');
       if (u.refsite !== null && u.site === null) fail(el, 'refsite needs a site transmission (site=)');
-      if (u.tendon !== null) return this.tendonActuator(el, u, tendonId, implicitFast);
+      if (u.tendon !== null) return this.tendonActuator(el, u, tendonId);
       if (u.site !== null) return this.siteActuator(el, u, siteId, implicitFast);
       if (u.joint === null) fail(el, 'missing transmission target (joint, tendon or site)');
       const j = jointId.get(u.joint);

@@ -26,7 +26,7 @@ export function allocData(m: Model, nEnvs: number, cap: Capacity = {}): Data {
     cinert: f(10 * m.nbody), crb: f(10 * m.nbody), qM: f(m.nv * m.nv), qLD: f(m.nv * m.nv), qLDiagInv: f(m.nv),
     cvel: f(6 * m.nbody), cdofDot: f(6 * m.nv), actuatorLength: f(m.nu), actuatorVelocity: f(m.nu),
     actuatorForce: f(m.nu), qfrcBias: f(m.nv), qfrcPassive: f(m.nv), qfrcActuator: f(m.nv), qfrcSmooth: f(m.nv),
-    qaccSmooth: f(m.nv), qDeriv: f(m.nv),
+    qaccSmooth: f(m.nv), qDeriv: f(m.nv), qDerivOffdiag: f(0),
     maxContacts, maxEfc, ncon: new Int32Array(n),
     contactPos: f(3 * maxContacts), contactFrame: f(9 * maxContacts), contactDist: f(maxContacts),
     contactIncludemargin: f(maxContacts), contactFriction: f(5 * maxContacts), contactSolref: f(2 * maxContacts),

@@ -8,9 +8,12 @@
  *   joint clipped to its actuatorfrcrange when actuatorfrclimited.
  * - Genesis' controller (DofCtrlMode in data.ts): a dof in Position, Velocity or Force mode gets that force,
  *   clipped to dofForceRange, and the MuJoCo actuator on it is silenced (its actuatorForce reads 0).
- * - qDeriv, the diagonal of d(qfrc_actuator + qfrc_passive)/d(qvel) that implicitfast and mj_implicit use
- *   (mjd_actuator_vel + mjd_passive_vel): -damping, plus gear^2 * (b2 + g2*ctrl) of each active actuator,
- *   or -kv of a dof under Position/Velocity control. As in MuJoCo, force clipping is ignored here.
+ * - qDeriv, d(qfrc_actuator + qfrc_passive)/d(qvel) that implicitfast and mj_implicit use (mjd_actuator_vel +
+ *   mjd_passive_vel, in that order): each active actuator's moment' * (b2 + g2*ctrl) * moment (a joint's moment
+ *   is its gear; a tendon's is gear times the tendon's Jacobian, and couples the tendon's dofs: those entries
+ *   go to qDerivOffdiag, on MuJoCo's D sparsity), then -damping, then -kv of a dof under Genesis'
+ *   Position/Velocity control. As in MuJoCo, force clipping is ignored here and an affine gain's term takes the
+ *   raw ctrl.
  */
 import { DofCtrlMode, type Data } from '../../data/data.js';
 import { BiasType, TrnType, type Model } from '../../model/model.js';
@@ -67,11 +70,57 @@ class ForceLaw {
 
 }
 
+/** A tendon actuator's moment (dense, nv) and the dofs where it is non-zero (scratch). */
+let momentScratch = new Float64Array(0);
+let momentDofs = new Int32Array(0);
+
+/** d(force)/d(actuator velocity) of a velocity-dependent actuator (mjd_actuator_vel, no dynamics): b2 + g2 * raw ctrl. */
+function forceVelocityDerivative(m: Model, u: number, rawCtrl: number): number {
+  let dvel = m.actuatorBiastype[u] === BIAS_AFFINE ? m.actuatorBiasprm[10 * u + 2]! : 0;
+  if (m.actuatorGaintype[u] === GAIN_AFFINE) {
+    const g2 = m.actuatorGainprm[10 * u + 2]!;
+    if (g2 !== 0) dvel += g2 * rawCtrl;
+  }
+  return dvel;
+}
+
+/**
+ * qDeriv += moment' * B * moment for env e, as MuJoCo's addJTBJSparse: only entries (k, p) with p = k, an
+ * ancestor or a descendant of k (MuJoCo's D sparsity; two sibling fingers' cross terms are dropped), the diagonal
+ * into qDeriv, the rest into qDerivOffdiag. `dofs` lists the moment's non-zero dofs in ascending order.
+ */
+function addMomentDerivative(m: Model, d: Data, moment: Float64Array, dofs: Int32Array, count: number, B: number, e: number): void {
+  const n = d.nEnvs, nv = m.nv;
+  const { qDeriv, qDerivOffdiag } = d;
+  const { rowadr, rownnz, colind } = planOf(m);
+  for (let a = 0; a < count; a++) {
+    const k = dofs[a]!;
+    const scl = moment[k]! * B;
+    for (let b = 0; b < count; b++) {
+      const p = dofs[b]!;
+      if (p === k) { qDeriv[k * n + e] = qDeriv[k * n + e]! + scl * moment[p]!; continue; }
+      // related along the dof tree: the lower of the two is in the other's ancestor row
+      const lo = Math.min(p, k), hi = Math.max(p, k);
+      let related = false;
+      for (let c = rowadr[hi]!, end = c + rownnz[hi]! - 1; c < end; c++) if (colind[c] === lo) { related = true; break; }
+      if (!related) continue;
+      const o = (k * nv + p) * n + e;
+      qDerivOffdiag[o] = qDerivOffdiag[o]! + scl * moment[p]!;
+    }
+  }
+}
+
+/** Dense scratch of nv for a tendon actuator's moment, zeroed. */
+function momentOf(nv: number): Float64Array {
+  if (momentScratch.length < nv) { momentScratch = new Float64Array(nv); momentDofs = new Int32Array(nv); }
+  momentScratch.fill(0, 0, nv);
+  return momentScratch;
+}
+
 /**
  * An actuator on a fixed tendon (mjTRN_TENDON): length gear * tendon length, velocity gear * tendon velocity,
  * and its force reaches each of the tendon's joints through gear * coef. Genesis' dof controllers do not
- * silence it (it drives no single dof), and it adds nothing to qDeriv: the loader refuses the velocity-dependent
- * ones where implicitfast would need that term.
+ * silence it (it drives no single dof). A velocity-dependent one adds its moment' * B * moment to qDeriv.
  */
 function tendonActuator(m: Model, d: Data, u: number, e0: number, e1: number, bad: Uint8Array): void {
   const n = d.nEnvs;
@@ -86,6 +135,14 @@ function tendonActuator(m: Model, d: Data, u: number, e0: number, e1: number, ba
     spatialTendonActuator(m, d, u, t, gear, law, e0, e1, bad);
     return;
   }
+  // the moment gear * coef summed per dof (MuJoCo's ten_J), constant for a fixed tendon
+  const velocityDependent = isVelocityDependent(m, u);
+  let count = 0;
+  const moment = velocityDependent ? momentOf(m.nv) : momentScratch;
+  if (velocityDependent) {
+    for (let w = adr; w < end; w++) { const i = m.jntDofadr[m.wrapObjid[w]!]!; moment[i] = moment[i]! + m.wrapPrm[w]!; }
+    for (let i = 0; i < m.nv; i++) if (moment[i] !== 0) { moment[i] = gear * moment[i]!; momentDofs[count++] = i; }
+  }
   for (let e = e0; e < e1; e++) {
     tendonState(m, t, qpos, qvel, n, e, state);
     const len = gear * state[0]!, vel = gear * state[1]!;
@@ -97,7 +154,17 @@ function tendonActuator(m: Model, d: Data, u: number, e0: number, e1: number, ba
       const o = m.jntDofadr[m.wrapObjid[w]!]! * n + e;
       qfrcActuator[o] = qfrcActuator[o]! + gear * m.wrapPrm[w]! * force;
     }
+    if (velocityDependent) {
+      const B = forceVelocityDerivative(m, u, ctrl[U + e]!);
+      if (B !== 0) addMomentDerivative(m, d, moment, momentDofs, count, B, e);
+    }
   }
+}
+
+/** An affine bias or gain with a velocity term (Plan.tendonVelocityActuators' test, for one actuator). */
+function isVelocityDependent(m: Model, u: number): boolean {
+  return (m.actuatorBiastype[u] === BIAS_AFFINE && m.actuatorBiasprm[10 * u + 2] !== 0)
+    || (m.actuatorGaintype[u] === GAIN_AFFINE && m.actuatorGainprm[10 * u + 2] !== 0);
 }
 
 /** An actuator on a spatial tendon: its moment gear * J, its force reaching every dof through that moment. */
@@ -107,6 +174,8 @@ function spatialTendonActuator(
   const n = d.nEnvs, U = u * n, nv = m.nv;
   const { ctrl, actuatorLength, actuatorVelocity, actuatorForce, qfrcActuator } = d;
   const sp = spatialTendonsOf(m), J = sp.J;
+  const velocityDependent = isVelocityDependent(m, u);
+  const moment = velocityDependent ? momentOf(nv) : momentScratch;
   for (let e = e0; e < e1; e++) {
     sp.compute(d, t, e);
     // MuJoCo's velocity: moment . qvel, moment = gear * J
@@ -118,6 +187,16 @@ function spatialTendonActuator(
     const force = law.force(ctrl[U + e]!, bad[e] !== 0, len, vel);
     actuatorForce[U + e] = force;
     for (let i = 0; i < nv; i++) qfrcActuator[i * n + e] = qfrcActuator[i * n + e]! + gear * J[i]! * force;
+    if (velocityDependent) {
+      const B = forceVelocityDerivative(m, u, ctrl[U + e]!);
+      if (B === 0) continue;
+      let count = 0;
+      for (let i = 0; i < nv; i++) {
+        moment[i] = gear * J[i]!;
+        if (J[i] !== 0) momentDofs[count++] = i;
+      }
+      addMomentDerivative(m, d, moment, momentDofs, count, B, e);
+    }
   }
 }
 
@@ -149,12 +228,14 @@ export function actuation(m: Model, d: Data, e0: number, e1: number): void {
   const nv = m.nv;
   const plan = planOf(m);
   const bad = scratchOf(m, d).flag;
-  const { qpos, qvel, ctrl, actuatorLength, actuatorVelocity, actuatorForce, qfrcActuator, qDeriv, dofCtrlMode } = d;
+  const { qpos, qvel, ctrl, actuatorLength, actuatorVelocity, actuatorForce, qfrcActuator, qDeriv, qDerivOffdiag, dofCtrlMode } = d;
 
   for (let i = 0; i < nv; i++) {
     const o = i * n;
-    const damping = 0 - m.dofDamping[i]!; // +0 for no damping, as MuJoCo's qDeriv -= damping
-    for (let e = e0; e < e1; e++) { qfrcActuator[o + e] = 0; qDeriv[o + e] = damping; }
+    for (let e = e0; e < e1; e++) { qfrcActuator[o + e] = 0; qDeriv[o + e] = 0; }
+  }
+  if (qDerivOffdiag.length > 0) {
+    for (let k = 0; k < nv * nv; k++) qDerivOffdiag.fill(0, k * n + e0, k * n + e1);
   }
 
   // one bad control zeroes all controls of that env
@@ -213,6 +294,13 @@ export function actuation(m: Model, d: Data, e0: number, e1: number): void {
       const dvel = (affineBias ? b2 : 0) + (affineGain ? g2 * ctrl[U + e]! : 0);
       if (dvel !== 0) qDeriv[V + e] = qDeriv[V + e]! + gear * dvel * gear;
     }
+  }
+
+  // mjd_passive_vel after mjd_actuator_vel: qDeriv -= damping (0 - 0 = +0 on an undamped dof with no actuator)
+  for (let i = 0; i < nv; i++) {
+    const o = i * n, damping = m.dofDamping[i]!;
+    if (damping === 0) continue;
+    for (let e = e0; e < e1; e++) qDeriv[o + e] = qDeriv[o + e]! - damping;
   }
 
   // MuJoCo's joint-level clamp (jnt_actfrclimited / actuatorfrcrange, also URDF <limit effort>) on the

@@ -3,14 +3,15 @@
  * - Euler: qvel += h * qacc, semi-implicit; when any dof has damping (and eulerdamp is on) the damping is
  *   integrated implicitly: qacc' = (M + h*diag(damping))^-1 (qfrcSmooth + qfrcConstraint).
  * - implicitfast: qacc' = (M - h*qDeriv)^-1 (qfrcSmooth + qfrcConstraint), qDeriv from the actuation stage
- *   (actuator and damping velocity derivatives, no Coriolis term).
+ *   (actuator and damping velocity derivatives, no Coriolis term) on M's sparsity: its diagonal, and for a
+ *   velocity-dependent tendon actuator the entries between a dof and its ancestors.
  * Then qpos integrates with the new qvel (free/ball rotations as quaternions, angular velocity in the
  * local frame), time += h and qaccWarmstart = qacc (the solver's, as MuJoCo keeps it).
  * Sets Data.errFlags bit 0 on NaN/Inf and bit 1 on |value| > 1e10 (MuJoCo's mjMAXVAL) in qpos, qvel or qacc.
  */
 import type { Data, Real } from '../../data/data.js';
 import { Integrator, JointType, type Model } from '../../model/model.js';
-import { planOf } from '../../data/plan.js';
+import { planOf, type Plan } from '../../data/plan.js';
 import { scratchOf } from '../../data/scratch.js';
 import { copyTree, factorLDL, solveLDL } from '../factor_m/cpu.js';
 
@@ -54,6 +55,7 @@ export function integrate(m: Model, d: Data, e0: number, e1: number): void {
       }
       for (let e = e0; e < e1; e++) x[o + e] = qfrcSmooth[o + e]! + qfrcConstraint[o + e]!;
     }
+    if (implicitFast && d.qDerivOffdiag.length > 0) addOffdiagonal(plan, nv, n, h, qH, d.qDerivOffdiag, e0, e1);
     factorLDL(plan, nv, n, qH, qHDiagInv, invd, tmp, e0, e1);
     solveLDL(plan, nv, n, qH, qHDiagInv, x, e0, e1);
     acc = x;
@@ -79,6 +81,21 @@ export function integrate(m: Model, d: Data, e0: number, e1: number): void {
     for (let e = e0; e < e1; e++) {
       const v = qpos[o + e]!;
       if (!(v >= -MAXVAL && v <= MAXVAL)) flagBad(errFlags, e, v);
+    }
+  }
+}
+
+/**
+ * qH(i, j) -= h * qDeriv(i, j) left of the diagonal, for j an ancestor of i: implicitfast's gather of qDeriv into
+ * M's lower sparsity (mapD2M). A simple dof's row has no such entries in MuJoCo's reduced M, so it gets none.
+ */
+function addOffdiagonal(plan: Plan, nv: number, n: number, h: number, qH: Float64Array, qDerivOffdiag: Real, e0: number, e1: number): void {
+  const { rowadr, rownnz, colind, dofSimple } = plan;
+  for (let i = 0; i < nv; i++) {
+    if (dofSimple[i] !== 0) continue;
+    for (let c = rowadr[i]!, end = c + rownnz[i]! - 1; c < end; c++) {
+      const o = (i * nv + colind[c]!) * n;
+      for (let e = e0; e < e1; e++) qH[o + e] = qH[o + e]! - h * qDerivOffdiag[o + e]!;
     }
   }
 }

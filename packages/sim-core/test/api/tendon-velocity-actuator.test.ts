@@ -1,0 +1,132 @@
+/**
+ * Velocity-dependent actuators on tendons under implicitfast (issue 28): MuJoCo adds each one's moment' * B *
+ * moment to qDeriv (B = biasprm[2] + gainprm[2] * ctrl), which couples the tendon's dofs, and factors
+ * M - h * qDeriv on M's sparsity. Checked against MuJoCo (mujoco-js) through the public API:
+ * - Menagerie's Franka Panda as shipped (panda.xml's options, defaults, tendon, equality, actuators and keyframe;
+ *   its meshes replaced by primitives, see fixtures/PROVENANCE.md): the gripper's `<general>` on the tendon
+ *   `split` with biasprm "0 -100 -10", the arm driven away from home and the gripper closing;
+ * - a model of our own whose tendons couple a dof with its ancestors (fixed and spatial tendons, an affine gain
+ *   with a velocity term), and a fixed tendon on the two slides of a 'simple' body, whose off-diagonal term
+ *   MuJoCo's reduced M drops.
+ * Each case also checks that MuJoCo's own Euler run of the model parts from its implicitfast run by far more than
+ * the tolerance, so a missing or wrong derivative term would fail it.
+ */
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, test } from 'vitest';
+import * as gs from '../../src/index.js';
+import { refuseTendonVelocityDerivative } from '../../src/backend/gpu.js';
+import { loadMJCF } from '../../src/loaders/index.js';
+import { type Mj, disposeMujoco, loadMujoco, loadMujocoXml, startAtKeyframe } from '../helpers/mujoco.js';
+import { writeXml } from '../helpers/xml-file.js';
+
+afterEach(async () => { await gs.destroy(); });
+
+const PANDA = fileURLToPath(new URL('./fixtures/panda-primitives.xml', import.meta.url));
+
+const CHAIN = `<mujoco><option integrator="implicitfast" timestep="0.005"/>
+  <worldbody>
+    <site name="anchor" pos="0 0 2"/>
+    <body pos="0 0 1">
+      <joint name="a" type="hinge" axis="0 1 0" damping="0.1"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
+      <body pos="0.3 0 0">
+        <joint name="b" type="hinge" axis="0 1 0"/>
+        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
+        <body pos="0.3 0 0">
+          <joint name="c" type="slide" axis="1 0 0" range="-0.1 0.1"/>
+          <geom type="sphere" size="0.05"/>
+          <site name="tip"/>
+        </body>
+      </body>
+    </body>
+    <body pos="1 0 0">
+      <joint name="sx" type="slide" axis="1 0 0"/>
+      <joint name="sy" type="slide" axis="0 1 0"/>
+      <geom type="sphere" size="0.1"/>
+    </body>
+  </worldbody>
+  <tendon>
+    <fixed name="abc"><joint joint="a" coef="1"/><joint joint="b" coef="-0.7"/><joint joint="c" coef="2"/></fixed>
+    <fixed name="xy"><joint joint="sx" coef="1"/><joint joint="sy" coef="0.5"/></fixed>
+    <spatial name="sp"><site site="anchor"/><site site="tip"/></spatial>
+  </tendon>
+  <actuator>
+    <general tendon="abc" gaintype="affine" gainprm="3 0 -0.5" biastype="affine" biasprm="0 -2 -4"/>
+    <general tendon="xy" biastype="affine" biasprm="0 -1 -30"/>
+    <general tendon="sp" biastype="affine" biasprm="0 -5 -8" gear="1.5"/>
+  </actuator>
+  <keyframe><key qpos="0.3 -0.5 0.05 0.1 -0.2" qvel="1 -2 0.5 0.3 0.4" ctrl="0.5 0 0"/></keyframe>
+</mujoco>`;
+
+interface Run { worst: number; eulerGap: number }
+
+/**
+ * Steps sim-core (CPU, f64) and MuJoCo side by side from keyframe 0 (then `ctrl`, if given) and returns the worst
+ * difference of qpos, qvel and actuator forces, and how far MuJoCo's Euler run of the same start ends from its
+ * implicitfast run (qpos and qvel).
+ */
+async function againstMujoco(file: string, ref: { mj: Mj; m: Mj; d: Mj }, steps: number, ctrl?: number[]): Promise<Run> {
+  await gs.init({ backend: 'cpu', precision: '64', loggingLevel: 'warning' });
+  const scene = new gs.Scene({ profilingOptions: { showFPS: false } });
+  scene.addEntity(gs.morphs.MJCF({ file }));
+  await scene.build();
+  const d = scene.requireSim().hostData!;
+  startAtKeyframe(ref, d);
+  if (ctrl) ctrl.forEach((c, k) => { ref.d.ctrl[k] = c; d.ctrl[k] = c; });
+  const nq = ref.m.nq as number, nv = ref.m.nv as number, nu = ref.m.nu as number;
+  let worst = 0;
+  for (let s = 0; s < steps; s++) {
+    scene.step();
+    ref.mj.mj_step(ref.m, ref.d);
+    for (let k = 0; k < nq; k++) worst = Math.max(worst, Math.abs(d.qpos[k]! - (ref.d.qpos[k] as number)));
+    for (let k = 0; k < nv; k++) worst = Math.max(worst, Math.abs(d.qvel[k]! - (ref.d.qvel[k] as number)));
+    for (let k = 0; k < nu; k++) worst = Math.max(worst, Math.abs(d.actuatorForce[k]! - (ref.d.actuator_force[k] as number)));
+  }
+  await scene.destroy();
+  const implicitEnd = [...Array.from(ref.d.qpos as ArrayLike<number>), ...Array.from(ref.d.qvel as ArrayLike<number>)];
+  ref.mj.mj_resetDataKeyframe(ref.m, ref.d, 0);
+  if (ctrl) ctrl.forEach((c, k) => { ref.d.ctrl[k] = c; });
+  ref.m.opt.integrator = 0; // mjINT_EULER
+  for (let s = 0; s < steps; s++) ref.mj.mj_step(ref.m, ref.d);
+  const eulerEnd = [...Array.from(ref.d.qpos as ArrayLike<number>), ...Array.from(ref.d.qvel as ArrayLike<number>)];
+  let eulerGap = 0;
+  implicitEnd.forEach((v, k) => { eulerGap = Math.max(eulerGap, Math.abs(v - eulerEnd[k]!)); });
+  return { worst: Number.isNaN(worst) ? Number.POSITIVE_INFINITY : worst, eulerGap };
+}
+
+describe('velocity-dependent tendon actuators under implicitfast follow MuJoCo (CPU f64)', () => {
+  test('Menagerie Panda (meshes as primitives): arm driven from home, gripper closing, 400 steps', async () => {
+    const ref = await loadMujoco(PANDA);
+    try {
+      expect(ref.m.opt.integrator).toBe(3); // implicitfast, from the file
+      const { worst, eulerGap } = await againstMujoco(PANDA, ref, 400, [0.3, 0.4, -0.2, -1.9, 0.1, 1.8, -0.5, 60]);
+      // measured 9.1e-13 (the gripper's derivative dropped: 4.4e-2); 1e-10 leaves a margin of 100, and NaN fails.
+      // MuJoCo's Euler run ends 0.64 from its implicitfast run.
+      expect(worst).toBeLessThanOrEqual(1e-10);
+      expect(eulerGap).toBeGreaterThan(1e-3);
+    } finally {
+      disposeMujoco(ref);
+    }
+  }, 60_000);
+
+  test('tendons coupling a dof and its ancestors, an affine gain, a simple body: 300 steps', async () => {
+    const ref = await loadMujocoXml(CHAIN);
+    try {
+      const { worst, eulerGap } = await againstMujoco(writeXml(CHAIN, 'gsprof-tendon-vel-'), ref, 300);
+      // measured 5.3e-15 (without the off-diagonal terms 6.5; with the simple body's kept 7.9e-2); 1e-10 as above.
+      // MuJoCo's Euler run ends 0.54 from its implicitfast run.
+      expect(worst).toBeLessThanOrEqual(1e-10);
+      expect(eulerGap).toBeGreaterThan(1e-3);
+    } finally {
+      disposeMujoco(ref);
+    }
+  }, 60_000);
+
+  test('the GPU backend refuses them at build, naming the actuator', () => {
+    const { model } = loadMJCF(PANDA);
+    expect(() => refuseTendonVelocityDerivative(model))
+      .toThrow(/the GPU backend has no velocity derivative of a tendon actuator: actuator 'actuator8' .*implicitfast.*backend cpu/);
+    const euler = { ...model, opt: { ...model.opt, integrator: 0 } } as typeof model;
+    expect(() => refuseTendonVelocityDerivative(euler)).not.toThrow();
+  });
+});
