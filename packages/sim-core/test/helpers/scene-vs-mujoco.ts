@@ -9,8 +9,13 @@ import { writeXml } from './xml-file.js';
 
 export type FieldPair = readonly [simCore: string, mujoco: string];
 
-/** `xml` is MJCF text, or `{ file }` a model file (its folder is copied into MuJoCo's file system). */
-export async function sceneVsMujoco(xml: string | { file: string }, steps: number, fields: readonly FieldPair[] = []): Promise<number> {
+/**
+ * `xml` is MJCF text, or `{ file }` a model file (its folder is copied into MuJoCo's file system); `ctrl`, when
+ * given, replaces the keyframe's controls in both.
+ */
+export async function sceneVsMujoco(
+  xml: string | { file: string }, steps: number, fields: readonly FieldPair[] = [], ctrl?: readonly number[],
+): Promise<number> {
   await gs.init({ backend: 'cpu', precision: '64', loggingLevel: 'warning' });
   const ref = typeof xml === 'string' ? await loadMujocoXml(xml) : await loadMujoco(xml.file);
   try {
@@ -19,6 +24,10 @@ export async function sceneVsMujoco(xml: string | { file: string }, steps: numbe
     await scene.build();
     const d = scene.requireSim().hostData! as unknown as Record<string, Float64Array>;
     startAtKeyframe(ref, d as never);
+    if (ctrl) {
+      d.ctrl!.set(ctrl);
+      (ref.d.ctrl as Float64Array).set(ctrl);
+    }
     const all: FieldPair[] = [['qpos', 'qpos'], ['qvel', 'qvel'], ...fields];
     let worst = 0;
     for (let s = 0; s < steps; s++) {
