@@ -1,37 +1,79 @@
 /**
- * What sim-core's per-step physics counters and per-env events cost the recorded step time (issue 30): the
- * record defaults (Franka, 1024 envs) are stepped under profile() with sim-core's tracer installed, alternating
- * step by step the profiler's full tracer (counters and events on) with the same tracer minus counter() and
- * instant() (what `record --no-physics-counters` installs), on the same scene. Each step is timed from
- * scene.step() to the end of its sync (the GPU's completed work; on the GPU, counters on, the step also runs the
- * physics_counters reduction and reads its record back). Reports the median over rounds of each mode's mean step
- * time and their ratio, and on the CPU, measured apart, the time the counter path itself takes per step
- * (stepTotals over the scene's timers plus the counter samples; the GPU's reduction runs on the device).
+ * What sim-core's per-step physics counters and per-env events cost the recorded step time (issue 30), with a
+ * verdict on the goal (at most 3 %) only where the data can carry one. The record defaults (Franka, 1024 envs)
+ * are stepped under profile() with sim-core's tracer installed, in short blocks of `--block-steps` steps: a block
+ * with the profiler's full tracer (counters and events on) and a block with the same tracer minus counter() and
+ * instant() (what `record --no-physics-counters` installs) make a pair, on the same scene, in an order drawn per
+ * pair (seeded). Each step is timed from scene.step() to the end of its scene.sync() (the GPU's completed work; on
+ * the GPU, counters on, the step also runs the physics_counters passes and reads their record back). The first
+ * `--warmup` pairs are discarded (the GPU compiles the counters' pipelines on the first step that asks for them).
+ *
+ * A pair's ratio is its on block's mean step time over its off block's: the two blocks are a few steps apart, so
+ * the machine's load, which drifts over seconds, hits both alike, and a load burst that hits one block makes one
+ * extreme ratio, which the median shrugs off. Reported: the median of the pairs' ratios with its distribution-free
+ * 95 % confidence interval (the sign test's order statistics), and the verdict: "within 3 %" when the interval's
+ * upper bound is at most 1.03, "above 3 %" when its lower bound is above it, else "inconclusive". On the CPU, also
+ * the counter path itself measured apart (stepTotals over the scene's timers plus the counter samples; the GPU's
+ * reduction runs on the device).
  *
  *   node --conditions=@gsprof/source --import tsx bench/physics-counters.ts [--backend cpu|gpu] [--n-envs 1024]
- *        [--steps 40] [--rounds 5]
+ *        [--pairs 300] [--block-steps 4] [--warmup 10] [--seed 1]
  */
+import { loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { profile } from '@gsprof/profiler';
+import { profile, traceStats } from '@gsprof/profiler';
 import * as gs from '@gsprof/sim-core';
 
 const OPTIONS = {
   backend: { type: 'string', default: 'cpu' },
   'n-envs': { type: 'string', default: '1024' },
-  steps: { type: 'string', default: '40' },
-  rounds: { type: 'string', default: '5' },
+  pairs: { type: 'string', default: '300' },
+  'block-steps': { type: 'string', default: '4' },
+  warmup: { type: 'string', default: '10' },
+  seed: { type: 'string', default: '1' },
 } as const;
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
+/** The issue's goal: the counters add at most 3 % to the recorded step time. */
+export const GOAL_RATIO = 1.03;
+const LEVEL = 0.95;
 
-export async function main(argv: string[]): Promise<{ backend: string; onMs: number; offMs: number; ratio: number; counterPathUs: number | null }> {
+export interface CountersCost {
+  backend: string;
+  /** Pairs measured (after the warm-up) and steps per block. */
+  pairs: number;
+  blockSteps: number;
+  /** Medians over the pairs of each mode's block mean step time. */
+  onMs: number;
+  offMs: number;
+  /** Median of the pairs' on/off ratios, its confidence interval (null: too few pairs) and the verdict. */
+  ratio: number;
+  interval: { low: number; high: number; coverage: number } | null;
+  verdict: string;
+  counterPathUs: number | null;
+  seconds: number;
+  loadStart: number;
+  loadEnd: number;
+}
+
+/** The verdict on the goal that the interval supports, if any. */
+export function verdictOn(interval: { low: number; high: number } | null, goal = GOAL_RATIO): string {
+  const pct = `${Math.round((goal - 1) * 100)} %`;
+  if (!interval) return `inconclusive: too few pairs for a ${LEVEL * 100} % interval`;
+  const f = (x: number) => x.toFixed(3);
+  if (interval.high <= goal) return `within ${pct}: upper bound ${f(interval.high)}`;
+  if (interval.low > goal) return `above ${pct}: lower bound ${f(interval.low)}`;
+  return `inconclusive: interval [${f(interval.low)}, ${f(interval.high)}] spans ${pct}`;
+}
+
+export async function main(argv: string[]): Promise<CountersCost> {
   const { values } = parseArgs({ args: argv, options: OPTIONS });
   const backend = values.backend as 'cpu' | 'gpu';
-  const nEnvs = Number(values['n-envs']), steps = Number(values.steps), rounds = Number(values.rounds);
+  const nEnvs = Number(values['n-envs']), pairs = Number(values.pairs), blockSteps = Number(values['block-steps']);
+  const warmup = Number(values.warmup);
+  const random = traceStats.mulberry32(Number(values.seed));
+  const loadStart = loadavg()[0]!;
+  const t0 = performance.now();
   await gs.init({ backend, loggingLevel: 'warning' });
   try {
     const scene = new gs.Scene({ profilingOptions: { showFPS: false } });
@@ -44,24 +86,30 @@ export async function main(argv: string[]): Promise<{ backend: string; onMs: num
     const prof = profile({ activities: ['cpu'] });
     const full = prof.tracer;
     const spansOnly = { begin: full.begin, end: full.end, threadSpan: full.threadSpan };
-    const times: Record<'on' | 'off', number[]> = { on: [], off: [] };
+    const block = async (mode: 'on' | 'off'): Promise<number> => {
+      gs.setTracer(mode === 'on' ? full : spansOnly);
+      let sum = 0;
+      for (let s = 0; s < blockSteps; s++) {
+        const start = performance.now();
+        scene.step();
+        await scene.sync();
+        sum += performance.now() - start;
+        void prof.step();
+      }
+      return sum / blockSteps;
+    };
+    const on: number[] = [], off: number[] = [], ratios: number[] = [];
     await prof.start();
     try {
-      // Modes alternate step by step (and which goes first alternates by round), so that the machine's load,
-      // which drifts over seconds, hits both alike; each round gives each mode's mean step time.
-      for (let r = 0; r < rounds; r++) {
-        const sum = { on: 0, off: 0 };
-        for (let s = 0; s < 2 * steps; s++) {
-          const mode: 'on' | 'off' = (s + r) % 2 === 0 ? 'on' : 'off';
-          gs.setTracer(mode === 'on' ? full : spansOnly);
-          const t0 = performance.now();
-          scene.step();
-          await scene.sync();
-          sum[mode] += performance.now() - t0;
-          void prof.step();
-        }
-        times.on.push(sum.on / steps);
-        times.off.push(sum.off / steps);
+      for (let p = 0; p < warmup + pairs; p++) {
+        const onFirst = random() < 0.5;
+        const a = await block(onFirst ? 'on' : 'off');
+        const b = await block(onFirst ? 'off' : 'on');
+        if (p < warmup) continue;
+        const [onMs, offMs] = onFirst ? [a, b] : [b, a];
+        on.push(onMs);
+        off.push(offMs);
+        ratios.push(onMs / offMs);
       }
     } finally {
       gs.setTracer(null);
@@ -71,8 +119,11 @@ export async function main(argv: string[]): Promise<{ backend: string; onMs: num
     // runs it. (On the GPU the figures come from the device's reduction: its time is in the on/off ratio.)
     const counterPathUs = backend === 'cpu' ? await timeCounterPath(scene, nEnvs) : null;
     await scene.destroy();
-    const onMs = median(times.on), offMs = median(times.off);
-    return { backend, onMs, offMs, ratio: onMs / offMs, counterPathUs };
+    const interval = traceStats.medianConfidenceInterval(ratios, LEVEL);
+    return {
+      backend, pairs, blockSteps, onMs: traceStats.median(on), offMs: traceStats.median(off), ratio: traceStats.median(ratios),
+      interval, verdict: verdictOn(interval), counterPathUs, seconds: (performance.now() - t0) / 1e3, loadStart, loadEnd: loadavg()[0]!,
+    };
   } finally {
     await gs.destroy();
   }
@@ -94,14 +145,22 @@ async function timeCounterPath(scene: gs.Scene, nEnvs: number): Promise<number> 
   return us;
 }
 
+/** The result as a table row (tableHeader's columns). */
+export function tableRow(r: CountersCost): string {
+  const ci = r.interval ? `[${r.interval.low.toFixed(3)}, ${r.interval.high.toFixed(3)}]` : 'none';
+  const path = r.counterPathUs === null ? 'on the device' : `${r.counterPathUs.toFixed(1)} us (${((r.counterPathUs / 1e3 / r.offMs) * 100).toFixed(3)} % of a step)`;
+  return `| ${r.backend} | ${r.pairs} x ${r.blockSteps} | ${r.onMs.toFixed(2)} ms | ${r.offMs.toFixed(2)} ms | ${r.ratio.toFixed(3)} | ${ci} | ` +
+    `${r.verdict} | ${path} | ${r.seconds.toFixed(0)} s, load ${r.loadStart.toFixed(1)} -> ${r.loadEnd.toFixed(1)} |`;
+}
+
+export const tableHeader = [
+  `| backend | pairs x steps per block | step, counters on | step, --no-physics-counters | on / off, median of pairs | ${LEVEL * 100} % interval | verdict (goal <= ${GOAL_RATIO}) | counter path per step | run |`,
+  '|---|---|---|---|---|---|---|---|---|',
+].join('\n');
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const argv = process.argv.slice(2);
-  const r = await main(argv);
-  const { values } = parseArgs({ args: argv, options: OPTIONS });
-  console.log(`Physics counters, Franka ${values['n-envs']} envs on ${r.backend}, ${values.rounds} rounds of ${values.steps} steps per mode:`);
-  console.log(`| backend | step, counters on | step, --no-physics-counters | on / off | counter path per step |`);
-  console.log('|---|---|---|---|---|');
-  const path = r.counterPathUs === null ? 'on the device (physics_counters)'
-    : `${r.counterPathUs.toFixed(1)} us (${((r.counterPathUs / 1e3 / r.offMs) * 100).toFixed(3)}% of a step)`;
-  console.log(`| ${r.backend} | ${r.onMs.toFixed(2)} ms | ${r.offMs.toFixed(2)} ms | ${r.ratio.toFixed(3)} | ${path} |`);
+  const r = await main(process.argv.slice(2));
+  console.log(`Physics counters, Franka ${r.backend === 'gpu' ? 'on the GPU backend' : 'on the CPU backend'}, paired on/off blocks:`);
+  console.log(tableHeader);
+  console.log(tableRow(r));
 }

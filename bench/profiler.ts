@@ -3,6 +3,8 @@
 //
 //   npm run bench:profiler                 (1M events, best of 3 runs each, after a warm-up run)
 //   npm run bench:profiler -- --events 200000 --reps 2
+//   npm run bench:profiler -- --physics-only [--physics-backends gpu] [--physics-pairs 300]
+//                                          (only the physics counters' cost, with its verdict on the 3 % goal)
 //
 // An "event" is one complete slice: name, category, ts, dur, pid/tid, args {step, kernel}. Perfetto writes it
 // as a BEGIN/END packet pair; Chrome as one X event. Memory: peak RSS and heap sampled every 10 ms while
@@ -28,6 +30,10 @@ const { values: opts } = parseArgs({
     'exporters-only': { type: 'boolean', default: false },
     /** Backends the physics-counter part runs on (comma-separated; gpu needs a WebGPU adapter). */
     'physics-backends': { type: 'string', default: 'cpu,gpu' },
+    /** Run only the third part, the physics counters' cost (bench/physics-counters.ts). */
+    'physics-only': { type: 'boolean', default: false },
+    /** Pairs of on/off blocks the physics-counter part measures per backend (after its warm-up pairs). */
+    'physics-pairs': { type: 'string', default: '300' },
   },
 });
 const nEvents = Number(opts.events);
@@ -101,8 +107,9 @@ async function baseline(trace: TraceModel, path: string): Promise<void> {
   await finished(out);
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'gsprof-bench-'));
-try {
+// The exporters' part (all but --physics-only) writes its traces here.
+const dir = opts['physics-only'] ? null : mkdtempSync(join(tmpdir(), 'gsprof-bench-'));
+if (dir) try {
   console.log(`building a trace of ${nEvents.toLocaleString('en-US')} slices...`);
   const trace = buildTrace(nEvents);
   const warm = (name: string, t: TraceModel, p: string): Promise<void> =>
@@ -177,20 +184,21 @@ try {
 }
 
 // One command covers both halves of the profiler's cost: writing traces (above) and recording them.
-if (!opts['exporters-only']) {
+if (!opts['exporters-only'] && !opts['physics-only']) {
   console.log('\n# recorder overhead (bench/profiler-overhead.ts)\n');
   const { main } = await import('./profiler-overhead.js');
   await main([]);
+}
+if (!opts['exporters-only']) {
   console.log('\n# physics counters on the recorded step time (bench/physics-counters.ts), record\'s default sizes\n');
   const physics = await import('./physics-counters.js');
-  console.log('| backend | step, counters on | step, --no-physics-counters | on / off (goal: <= 1.03) | counter path per step |');
-  console.log('|---|---|---|---|---|');
+  console.log(`Franka, 1024 envs; pairs of on/off blocks, order drawn per pair, warm-up pairs discarded (${cpus().length} CPUs):`);
+  console.log(physics.tableHeader);
   for (const backend of opts['physics-backends'].split(',').filter(Boolean)) {
     try {
-      const r = await physics.main(['--backend', backend]);
-      console.log(`| ${backend} | ${r.onMs.toFixed(2)} ms | ${r.offMs.toFixed(2)} ms | ${r.ratio.toFixed(3)} | ${r.counterPathUs === null ? 'on the device' : `${r.counterPathUs.toFixed(1)} us`} |`);
+      console.log(physics.tableRow(await physics.main(['--backend', backend, '--pairs', opts['physics-pairs']])));
     } catch (err) {
-      console.log(`| ${backend} | not run: ${(err as Error).message.split('\n')[0]} | | | |`);
+      console.log(`| ${backend} | not run: ${(err as Error).message.split('\n')[0]} | | | | | | | |`);
     }
   }
 }

@@ -226,6 +226,30 @@ export function meanConfidenceInterval(xs: readonly number[], level: number): [n
   return [m - half, m + half];
 }
 
+/**
+ * Distribution-free confidence interval of the median (the sign test's): the k-th smallest and k-th largest of
+ * the n values, k the largest rank with P(Binomial(n, 1/2) < k) <= (1 - level) / 2, so the interval covers the
+ * true median with probability >= level whatever the distribution, for independent values. `coverage` is that
+ * probability exactly; null when n is too small for any interval at this level (n < 6 at 0.95).
+ */
+export function medianConfidenceInterval(xs: readonly number[], level: number): { low: number; high: number; coverage: number } | null {
+  const n = xs.length;
+  const tail = (1 - level) / 2;
+  let logChoose = 0; // log C(n, i), starting at i = 0
+  let below = 0; // P(Binomial(n, 1/2) < k)
+  let k = 0;
+  for (let i = 0; i <= n; i++) {
+    const p = Math.exp(logChoose - n * Math.LN2);
+    if (below + p > tail) break;
+    below += p;
+    k = i + 1;
+    logChoose += Math.log((n - i) / (i + 1));
+  }
+  if (k < 1) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  return { low: s[k - 1]!, high: s[n - k]!, coverage: 1 - 2 * below };
+}
+
 /** Where a run's step times leave the steady state: the warm-up at its start, and the outliers after it. */
 export interface StepMarks {
   /** The steady state's outlier fence, ns: Q3 + 3 IQR of the second half of the steps (Tukey's "far out"); null

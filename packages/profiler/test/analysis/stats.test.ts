@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { traceStats } from '../../src/index.js';
 
-const { mannWhitneyExactP, mannWhitneyMinP, mannWhitneyU, incompleteBeta, welchTTest, warmupFall } = traceStats;
+const { mannWhitneyExactP, mannWhitneyMinP, mannWhitneyU, incompleteBeta, medianConfidenceInterval, welchTTest, warmupFall } = traceStats;
 
 describe('exact Mann-Whitney U', () => {
   it.each([
@@ -64,5 +64,27 @@ describe('warmupFall', () => {
     // Getting slower is a negative fall, not warm-up.
     expect(warmupFall([1, 1, 1, 1, 1, 1, 2, 2, 2])).toBe(-1);
     expect(warmupFall([5, 4, 3, 2, 1, 1, 1, 1])).toBeNull();
+  });
+});
+
+describe('medianConfidenceInterval', () => {
+  // The sign test's ranks for a 95% interval of the median, as the published tables give them (Conover,
+  // Practical Nonparametric Statistics; Campbell & Gardner, BMJ 1988): n = 10: the 2nd and 9th values (coverage
+  // 97.85%), n = 20: 6th and 15th (95.86%), n = 100: 40th and 61st (96.48%).
+  it.each([
+    [10, 2, 9, 0.978515625],
+    [20, 6, 15, 0.9586105346679688],
+    [100, 40, 61, 0.9647997997822952],
+  ])('n=%i: values of ranks %i and %i, coverage %f', (n, lo, hi, coverage) => {
+    // Shuffled 1..n: the interval is the values of those ranks, whatever the order.
+    const xs = Array.from({ length: n }, (_, i) => ((i * 7) % n) + 1);
+    const ci = medianConfidenceInterval(xs, 0.95)!;
+    expect([ci.low, ci.high]).toEqual([lo, hi]);
+    expect(Math.abs(ci.coverage - coverage)).toBeLessThan(1e-12);
+  });
+
+  it('too few values for a 95% interval: none', () => {
+    expect(medianConfidenceInterval([1, 2, 3, 4, 5], 0.95)).toBeNull();
+    expect(medianConfidenceInterval([1, 2, 3, 4, 5, 6], 0.95)).toEqual({ low: 1, high: 6, coverage: 0.96875 });
   });
 });
