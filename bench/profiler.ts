@@ -3,7 +3,7 @@
 //
 //   npm run bench:profiler                 (1M events, best of 3 runs each, after a warm-up run)
 //   npm run bench:profiler -- --events 200000 --reps 2
-//   npm run bench:profiler -- --physics-only [--physics-backends gpu] [--physics-pairs 300]
+//   npm run bench:profiler -- --physics-only [--physics-backends gpu] [--physics-pairs 1000]
 //                                          (only the physics counters' cost, with its verdict on the 3 % goal)
 //
 // An "event" is one complete slice: name, category, ts, dur, pid/tid, args {step, kernel}. Perfetto writes it
@@ -33,7 +33,7 @@ const { values: opts } = parseArgs({
     /** Run only the third part, the physics counters' cost (bench/physics-counters.ts). */
     'physics-only': { type: 'boolean', default: false },
     /** Pairs of on/off blocks the physics-counter part measures per backend (after its warm-up pairs). */
-    'physics-pairs': { type: 'string', default: '300' },
+    'physics-pairs': { type: 'string', default: '1000' },
   },
 });
 const nEvents = Number(opts.events);
@@ -192,7 +192,7 @@ if (!opts['exporters-only'] && !opts['physics-only']) {
 if (!opts['exporters-only']) {
   console.log('\n# physics counters on the recorded step time (bench/physics-counters.ts), record\'s default sizes\n');
   const physics = await import('./physics-counters.js');
-  console.log(`Franka, 1024 envs; pairs of on/off blocks, order drawn per pair, warm-up pairs discarded (${cpus().length} CPUs):`);
+  console.log(`Franka, 1024 envs; pairs of one-step on/off blocks, order drawn per pair, 20 warm-up pairs discarded (${cpus().length} CPUs):`);
   console.log(physics.tableHeader);
   for (const backend of opts['physics-backends'].split(',').filter(Boolean)) {
     try {
