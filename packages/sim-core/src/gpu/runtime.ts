@@ -44,6 +44,44 @@ interface CompiledKernel {
   pipeline: GPUComputePipeline;
 }
 
+/**
+ * What every scene on a device shares: the bind group and pipeline layouts (the same five buffers) and the
+ * compiled pipelines, by kernel source. Dawn reuses a pipeline only while one is alive, so once a scene's
+ * pipelines were collected the next scene compiled every kernel again: the collision kernel took 11-25 s on
+ * lavapipe each time, Mesa's disk cache notwithstanding. Generic-mode sources are the same for every scene and
+ * nEnvs, so a process that builds many scenes compiles each kernel once. Baked (performance-mode) sources differ
+ * per scene, hence the bound.
+ */
+interface DeviceKernels {
+  bindLayout: GPUBindGroupLayout;
+  pipelineLayout: GPUPipelineLayout;
+  pipelines: Map<string, GPUComputePipeline>;
+}
+const PIPELINES_KEPT = 256;
+const deviceKernels = new WeakMap<GPUDevice, DeviceKernels>();
+
+function kernelsOf(dev: GPUDevice): DeviceKernels {
+  let k = deviceKernels.get(dev);
+  if (!k) {
+    const entry = (binding: number, type: GPUBufferBindingType): GPUBindGroupLayoutEntry => ({
+      binding, visibility: GPUShaderStage.COMPUTE, buffer: { type },
+    });
+    const bindLayout = dev.createBindGroupLayout({
+      label: 'sim.bind',
+      entries: [entry(0, 'read-only-storage'), entry(1, 'read-only-storage'), entry(2, 'storage'), entry(3, 'storage'), entry(4, 'read-only-storage')],
+    });
+    const pipelineLayout = dev.createPipelineLayout({ label: 'sim.pipeline', bindGroupLayouts: [bindLayout] });
+    k = { bindLayout, pipelineLayout, pipelines: new Map() };
+    deviceKernels.set(dev, k);
+  }
+  return k;
+}
+
+function keepPipeline(k: DeviceKernels, wgsl: string, pipeline: GPUComputePipeline): void {
+  k.pipelines.set(wgsl, pipeline);
+  if (k.pipelines.size > PIPELINES_KEPT) k.pipelines.delete(k.pipelines.keys().next().value!);
+}
+
 export class GpuSim {
   readonly device: GPUDevice;
   readonly layout: PackedLayout;
@@ -57,6 +95,7 @@ export class GpuSim {
   readonly bindGroup: GPUBindGroup;
   readonly bindLayout: GPUBindGroupLayout;
   private readonly pipelineLayout: GPUPipelineLayout;
+  private readonly shared: DeviceKernels;
   private readonly kernels: CompiledKernel[] = [];
   private readonly ring: ReadbackRing;
   private readonly scatter: DeviceScatter;
@@ -92,14 +131,9 @@ export class GpuSim {
     dev.queue.writeBuffer(this.modelReal, 0, pm.reals);
     dev.queue.writeBuffer(this.modelInt, 0, pm.ints);
     dev.queue.writeBuffer(this.layoutBuf, 0, words);
-    const entry = (binding: number, type: GPUBufferBindingType): GPUBindGroupLayoutEntry => ({
-      binding, visibility: GPUShaderStage.COMPUTE, buffer: { type },
-    });
-    this.bindLayout = dev.createBindGroupLayout({
-      label: 'sim.bind',
-      entries: [entry(0, 'read-only-storage'), entry(1, 'read-only-storage'), entry(2, 'storage'), entry(3, 'storage'), entry(4, 'read-only-storage')],
-    });
-    this.pipelineLayout = dev.createPipelineLayout({ label: 'sim.pipeline', bindGroupLayouts: [this.bindLayout] });
+    this.shared = kernelsOf(dev);
+    this.bindLayout = this.shared.bindLayout;
+    this.pipelineLayout = this.shared.pipelineLayout;
     this.bindGroup = dev.createBindGroup({
       label: 'sim.bind',
       layout: this.bindLayout,
@@ -116,7 +150,15 @@ export class GpuSim {
     for (const def of defs) {
       const t0 = performance.now();
       const wgsl = kernelSource(this.preludeSrc, def.helpers, def.body);
-      tracer?.begin(`compile:${def.name}`, 'compile', { kernel: def.name });
+      const kept = this.shared.pipelines.get(wgsl);
+      // `reused`: this device compiled the same source for an earlier scene, so the span is a lookup.
+      tracer?.begin(`compile:${def.name}`, 'compile', { kernel: def.name, reused: kept !== undefined });
+      if (kept) {
+        this.kernels.push({ name: def.name, pipeline: kept });
+        this.compileMs.set(def.name, performance.now() - t0);
+        tracer?.end();
+        continue;
+      }
       // The scope keeps Dawn from also printing the error as an uncaptured one; we report it ourselves.
       this.device.pushErrorScope('validation');
       const module = this.device.createShaderModule({ label: def.name, code: wgsl });
@@ -143,6 +185,7 @@ export class GpuSim {
         tracer?.end();
         throw new WgslCompileError(`WGSL kernel '${def.name}': pipeline creation failed: ${err.message}`);
       }
+      keepPipeline(this.shared, wgsl, pipeline);
       this.kernels.push({ name: def.name, pipeline });
       this.compileMs.set(def.name, performance.now() - t0);
       tracer?.end();

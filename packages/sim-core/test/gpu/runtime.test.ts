@@ -30,6 +30,26 @@ describe.skipIf(!hasGpu)('GPU runtime', async () => {
     });
   }
 
+  test('a second scene on the same device reuses the compiled pipelines of generic-mode kernels, and runs them on its own data', async () => {
+    const spans: { name: string; reused: unknown }[] = [];
+    const tracer = { begin: (name: string, _c: string, args?: Record<string, unknown>) => spans.push({ name, reused: args?.reused }), end: () => undefined };
+    const other = await loadMujocoXml(XML.replace('timestep="0.01"', 'timestep="0.02"').replace('size="0.1"', 'size="0.2"'));
+    const first = new GpuSim(gpu, model, 7, { performanceMode: false, capacities: cap, tracer: () => tracer });
+    const second = new GpuSim(gpu, modelFromMujoco(other.mj, other.m), 5, { performanceMode: false, capacities: cap, tracer: () => tracer });
+    // A source no other test compiles on this (shared) device.
+    const once = { ...tick, body: `${tick.body}\n  // compiled once: ${Math.random()}` };
+    await first.compile([once]);
+    await second.compile([once]);
+    expect(spans).toEqual([{ name: 'compile:tick', reused: false }, { name: 'compile:tick', reused: true }]);
+    first.step(1);
+    second.step(2);
+    // Each scene's sizes and options come from its own layout buffer: 7 envs at 0.01 s, 5 envs at 2 x 0.02 s.
+    expect(Array.from(await first.readField('time'))).toEqual(Array(7).fill(expect.closeTo(0.01, 6)));
+    expect(Array.from(await second.readField('time'))).toEqual(Array(5).fill(expect.closeTo(0.04, 6)));
+    first.destroy();
+    second.destroy();
+  });
+
   test('a device-resident tensor is scattered into a field without a host round trip', async () => {
     const sim = new GpuSim(gpu, model, 10, { performanceMode: false, capacities: cap });
     const src = gpu.device.createBuffer({ size: 16, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
