@@ -15,9 +15,10 @@
  * one-step blocks gave an interval under half as wide as four-step blocks for the same 1,200 steps (600 x 1:
  * 0.071 wide; 150 x 4: 0.188). Reported: the median of the pairs' ratios with its distribution-free
  * 95 % confidence interval (the sign test's order statistics), and the verdict: "within 3 %" when the interval's
- * upper bound is at most 1.03, "above 3 %" when its lower bound is above it, else "inconclusive". On the CPU, also
- * the counter path itself measured apart (stepTotals over the scene's timers plus the counter samples; the GPU's
- * reduction runs on the device).
+ * upper bound is at most 1.03, "above 3 %" when its lower bound is above it, else "inconclusive". Also, measured
+ * apart: on the CPU the counter path itself (stepTotals over the scene's timers plus the counter samples); on the
+ * GPU the counters' commands alone (what a step with counters adds to the submit: host time to encode them, and
+ * submit-to-read-back time, each less an empty command buffer's).
  *
  *   node --conditions=@gsprof/source --import tsx bench/physics-counters.ts [--backend cpu|gpu] [--n-envs 1024]
  *        [--pairs 1000] [--block-steps 1] [--warmup 20] [--seed 1]
@@ -27,6 +28,8 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { profile, traceStats } from '@gsprof/profiler';
 import * as gs from '@gsprof/sim-core';
+import type { GpuSim } from '../packages/sim-core/src/gpu/runtime.js';
+import { StepStatsReducer } from '../packages/sim-core/src/gpu/step-stats.js';
 
 const OPTIONS = {
   backend: { type: 'string', default: 'cpu' },
@@ -54,6 +57,8 @@ export interface CountersCost {
   interval: { low: number; high: number; coverage: number } | null;
   verdict: string;
   counterPathUs: number | null;
+  /** GPU: the counters' commands alone, microseconds per step (medians of alternated samples). */
+  commands: { encodeUs: number; deviceUs: number } | null;
   seconds: number;
   loadStart: number;
   loadEnd: number;
@@ -121,11 +126,12 @@ export async function main(argv: string[]): Promise<CountersCost> {
     // The counter path alone, on the CPU: the step figures from the timers and the seven samples, as scene.step()
     // runs it. (On the GPU the figures come from the device's reduction: its time is in the on/off ratio.)
     const counterPathUs = backend === 'cpu' ? await timeCounterPath(scene, nEnvs) : null;
+    const commands = backend === 'gpu' ? await timeCounterCommands(scene) : null;
     await scene.destroy();
     const interval = traceStats.medianConfidenceInterval(ratios, LEVEL);
     return {
       backend, pairs, blockSteps, onMs: traceStats.median(on), offMs: traceStats.median(off), ratio: traceStats.median(ratios),
-      interval, verdict: verdictOn(interval), counterPathUs, seconds: (performance.now() - t0) / 1e3, loadStart, loadEnd: loadavg()[0]!,
+      interval, verdict: verdictOn(interval), counterPathUs, commands, seconds: (performance.now() - t0) / 1e3, loadStart, loadEnd: loadavg()[0]!,
     };
   } finally {
     await gs.destroy();
@@ -148,16 +154,52 @@ async function timeCounterPath(scene: gs.Scene, nEnvs: number): Promise<number> 
   return us;
 }
 
+/**
+ * The GPU's counter commands alone, as stepWithStats() adds them to a step's command buffer (the reduction, the
+ * NaN-stage pass, the record's clear and copy, its read back), against an empty command buffer, alternated 300
+ * times: host time to encode, and time from submit until both the queue is done and the record is mapped.
+ */
+async function timeCounterCommands(scene: gs.Scene): Promise<{ encodeUs: number; deviceUs: number }> {
+  // The scene's GpuSim (private: this bench measures sim-core's internals, as bench/constraints.ts does).
+  const sim = (scene as unknown as { sim: { sim: GpuSim } }).sim.sim;
+  const reducer = new StepStatsReducer(sim);
+  const t = { encode: [] as number[], emptyEncode: [] as number[], device: [] as number[], emptyDevice: [] as number[] };
+  try {
+    for (let i = 0; i < 320; i++) {
+      for (const withCounters of i % 2 ? [true, false] : [false, true]) {
+        const t0 = performance.now();
+        const enc = sim.device.createCommandEncoder({ label: 'bench' });
+        const staging = withCounters ? reducer.encode(enc) : null;
+        const cmd = enc.finish();
+        const t1 = performance.now();
+        sim.device.queue.submit([cmd]);
+        await Promise.all([sim.device.queue.onSubmittedWorkDone(), staging ? reducer.read(staging) : null]);
+        const t2 = performance.now();
+        if (i < 20) continue; // warm-up
+        (withCounters ? t.encode : t.emptyEncode).push(t1 - t0);
+        (withCounters ? t.device : t.emptyDevice).push(t2 - t1);
+      }
+    }
+  } finally {
+    reducer.destroy();
+  }
+  const m = traceStats.median;
+  return { encodeUs: (m(t.encode) - m(t.emptyEncode)) * 1e3, deviceUs: (m(t.device) - m(t.emptyDevice)) * 1e3 };
+}
+
 /** The result as a table row (tableHeader's columns). */
 export function tableRow(r: CountersCost): string {
   const ci = r.interval ? `[${r.interval.low.toFixed(3)}, ${r.interval.high.toFixed(3)}]` : 'none';
-  const path = r.counterPathUs === null ? 'on the device' : `${r.counterPathUs.toFixed(1)} us (${((r.counterPathUs / 1e3 / r.offMs) * 100).toFixed(3)} % of a step)`;
+  const pct = (us: number) => `${((us / 1e3 / r.offMs) * 100).toFixed(2)} % of a step`;
+  const path = r.counterPathUs !== null ? `${r.counterPathUs.toFixed(1)} us (${pct(r.counterPathUs)})`
+    : r.commands ? `commands alone: encode ${r.commands.encodeUs.toFixed(0)} us + submit to read back ${r.commands.deviceUs.toFixed(0)} us (${pct(r.commands.encodeUs + r.commands.deviceUs)})`
+    : 'none';
   return `| ${r.backend} | ${r.pairs} x ${r.blockSteps} | ${r.onMs.toFixed(2)} ms | ${r.offMs.toFixed(2)} ms | ${r.ratio.toFixed(3)} | ${ci} | ` +
     `${r.verdict} | ${path} | ${r.seconds.toFixed(0)} s, load ${r.loadStart.toFixed(1)} -> ${r.loadEnd.toFixed(1)} |`;
 }
 
 export const tableHeader = [
-  `| backend | pairs x steps per block | step, counters on | step, --no-physics-counters | on / off, median of pairs | ${LEVEL * 100} % interval | verdict (goal <= ${GOAL_RATIO}) | counter path per step | run |`,
+  `| backend | pairs x steps per block | step, counters on | step, --no-physics-counters | on / off, median of pairs | ${LEVEL * 100} % interval | verdict (goal <= ${GOAL_RATIO}) | counter path per step, measured apart | run |`,
   '|---|---|---|---|---|---|---|---|---|',
 ].join('\n');
 
