@@ -8,6 +8,7 @@ import {
   BiasType, DynType, GainType, GeomType, JointType,
 } from '../model/model.js';
 import { DEFAULT_SOLIMP, DEFAULT_SOLREF } from '../model/builder.js';
+import { DEFAULT_FLUIDCOEF } from '../model/fluid-coefs.js';
 import type { Attrs } from './attrs.js';
 import { rootMeshDefaults, type MeshDefaults } from './mesh-asset.js';
 import { fail } from './xml.js';
@@ -39,6 +40,8 @@ export interface GeomRaw {
   hfield: string | null;
   /** Scale of a primitive fitted to its mesh. */
   fitscale: number;
+  /** fluidshape="ellipsoid": the geom takes part in MuJoCo's ellipsoid fluid model, with these fluidcoef values. */
+  fluidEllipsoid: boolean; fluidcoef: number[];
 }
 
 export interface SiteRaw { name: string; pos: number[]; quat: number[]; alt: AltOrientation | null }
@@ -94,7 +97,7 @@ export function rootDefaults(): DefaultClass {
       contype: 1, conaffinity: 1, condim: 3, group: 0, priority: 0,
       friction: [1, 0.005, 0.0001], solmix: 1, solref: [...DEFAULT_SOLREF], solimp: [...DEFAULT_SOLIMP],
       margin: 0, gap: 0, pos: [0, 0, 0], quat: [1, 0, 0, 0], alt: null, fromto: null,
-      mass: NaN, density: 1000, mesh: null, hfield: null, fitscale: 1,
+      mass: NaN, density: 1000, mesh: null, hfield: null, fitscale: 1, fluidEllipsoid: false, fluidcoef: [...DEFAULT_FLUIDCOEF],
     },
     site: { name: '', pos: [0, 0, 0], quat: [1, 0, 0, 0], alt: null },
     actuator: {
@@ -233,12 +236,10 @@ export function readGeom(a: Attrs, g: GeomRaw): void {
   a.into('pos', g.pos);
   readOrientation(a, g);
   if (a.keyword('shellinertia', { true: true, false: false })) fail(a.el, "unsupported attribute 'shellinertia'");
-  const fluid = a.str('fluidshape');
-  if (fluid !== undefined && fluid !== 'none') {
-    fail(a.el, `unsupported fluidshape "${fluid}" (MuJoCo's ellipsoid fluid model; the inertia-box model, fluidshape="none", is supported)`);
-  }
+  g.fluidEllipsoid = a.keyword('fluidshape', { none: false, ellipsoid: true }) ?? g.fluidEllipsoid;
+  a.into('fluidcoef', g.fluidcoef, false);
   g.fitscale = a.num('fitscale') ?? g.fitscale;
-  a.ignore('material', 'rgba', 'user', 'fluidcoef');
+  a.ignore('material', 'rgba', 'user');
 }
 
 export function readSite(a: Attrs, s: SiteRaw): void {

@@ -19,6 +19,7 @@ import {
   quatFromFrame, quatFromZ, cross3,
   type Quat, type Sym3, type Vec3,
 } from '../model/frame-math.js';
+import { ellipsoidFluidCoefs } from '../model/fluid-coefs.js';
 import { geomInertia, geomRbound, geomVolume } from '../model/geom-props.js';
 import type { PairSpec } from '../model/pairs.js';
 import { Attrs } from './attrs.js';
@@ -802,6 +803,7 @@ class MjcfCompiler {
         solref: [...g.solref], solimp: [...g.solimp], margin: g.margin, gap: g.gap,
         ...(mesh ? { mesh } : {}),
         ...(hfield ? { hfield } : {}),
+        ...(g.fluidEllipsoid ? { fluid: ellipsoidFluidCoefs(g.type, size, g.fluidcoef) } : {}),
       },
       mass, inertia,
     };
@@ -859,7 +861,7 @@ class MjcfCompiler {
     // a mesh geom that neither collides nor adds mass only draws the robot: drop it (its mesh is not loaded)
     const physical = raw.geoms.filter(({ el: gel, spec }) => {
       const isMesh = spec.type === GeomType.Mesh || spec.mesh !== null;
-      if (!isMesh || spec.contype !== 0 || spec.conaffinity !== 0 || infers(spec) || this.pairGeoms.has(spec.name)) return true;
+      if (!isMesh || spec.contype !== 0 || spec.conaffinity !== 0 || infers(spec) || this.pairGeoms.has(spec.name) || spec.fluidEllipsoid) return true;
       this.ignore(gel, 'visual mesh geom: no contact, no mass; dropped');
       return false;
     });

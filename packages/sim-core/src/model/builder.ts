@@ -7,6 +7,7 @@
  * Loaders (MJCF, URDF, plane) resolve defaults, units and frames themselves and hand this module plain
  * numbers; it owns only the layout.
  */
+import { NFLUID } from './fluid-coefs.js';
 import {
   ConeType, Integrator, JointType, SolverType,
   type BiasType, type DynType, type EqType, type GainType, GeomType, type Model, type ModelOptions, type TrnType, WrapType,
@@ -53,6 +54,8 @@ export interface GeomSpec {
   mesh?: MeshSpec;
   /** An hfield geom's height field (geoms may share one). */
   hfield?: HFieldSpec;
+  /** fluidshape="ellipsoid": the geom's geom_fluid (NFLUID values, fluid-coefs.ts); absent: 0s, not in the model. */
+  fluid?: number[];
 }
 
 /** A compiled mesh as the Model holds it: vertices in its inertial frame and the hull graph (MuJoCo's layout). */
@@ -439,6 +442,7 @@ export function buildModel(spec: ModelSpec): Model {
     }
   });
 
+  layoutGeomFluid(m, bodies.flatMap((b) => b.geoms));
   layoutMeshes(m, bodies);
   layoutHFields(m, bodies.flatMap((b) => b.geoms.map((g) => g.hfield)));
   layoutPairs(m, spec.pairs ?? []);
@@ -486,4 +490,11 @@ function layoutMeshes(m: Model, bodies: BodySpec[]): void {
       m.meshGraphadr![k] = -1;
     }
   });
+}
+
+/** geom_fluid, only when a geom uses the ellipsoid fluid model (the others' rows stay 0, as MuJoCo's). */
+function layoutGeomFluid(m: Model, geoms: readonly GeomSpec[]): void {
+  if (!geoms.some((g) => g.fluid)) return;
+  m.geomFluid = new Float64Array(NFLUID * geoms.length);
+  geoms.forEach((g, k) => { if (g.fluid) m.geomFluid!.set(g.fluid, NFLUID * k); });
 }

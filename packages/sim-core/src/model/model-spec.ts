@@ -3,6 +3,7 @@
  * and sites; actuators, equalities, excludes, keyframes). Used to combine models, which is simplest done on
  * the tree and laid out again.
  */
+import { NFLUID } from './fluid-coefs.js';
 import { GeomType, type Model, WrapType } from './model.js';
 import type { ActuatorSpec, BodySpec, EqualitySpec, KeySpec, MeshSpec, ModelSpec, TendonSpec } from './builder.js';
 import type { Quat, Vec3 } from './frame-math.js';
@@ -91,6 +92,7 @@ export function specFromModel(m: Model): ModelSpec {
         margin: m.geomMargin[g]!, gap: m.geomGap[g]!,
         ...meshOf(m, g),
         ...hfieldOf(m, g),
+        ...(m.geomFluid && m.geomFluid[NFLUID * g]! > 0 ? { fluid: slice(m.geomFluid, NFLUID * g, NFLUID) } : {}),
       });
     }
     bodies.push(body);

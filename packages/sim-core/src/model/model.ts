@@ -142,6 +142,12 @@ export interface Model {
   meshName?: string[];
 
   /**
+   * MuJoCo's geom_fluid (12 per geom, model/fluid-coefs.ts): nonzero rows for the geoms with fluidshape="ellipsoid",
+   * whose bodies then take the ellipsoid fluid model instead of the inertia box. Absent when no geom has one.
+   */
+  geomFluid?: Float64Array;
+
+  /**
    * Height fields (issue 13), as MuJoCo's fields: hfield_size (x and y half-extents, elevation scale, base depth),
    * nrow, ncol, adr into hfield_data (row-major from -y to +y, normalised to [0, 1], float32 values as MuJoCo
    * stores them). An hfield geom's geom_dataid is its height field. Absent in a model without height fields.

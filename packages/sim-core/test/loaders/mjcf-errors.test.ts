@@ -61,8 +61,8 @@ describe('loadMJCF errors', () => {
     const ballMotor = write('ball-motor.xml', '<mujoco><worldbody><body><joint name="b" type="ball"/><geom size="1"/></body></worldbody><actuator><motor joint="b"/></actuator></mujoco>');
     // refused at load with file:line and element (issue 28; it used to load and fail only when the data was built)
     expect(() => loadMJCF(ballMotor)).toThrow(`${ballMotor}:1: <motor>: unsupported transmission on ball joint "b"`);
-    const attr = write('attr.xml', '<mujoco><worldbody><body><geom size="1" fluidshape="ellipsoid"/></body></worldbody></mujoco>');
-    expect(() => loadMJCF(attr)).toThrow(`${attr}:1: <geom>: unsupported attribute 'fluidshape'`);
+    const attr = write('attr.xml', '<mujoco><worldbody><body><geom size="1" shellinertia="true"/></body></worldbody></mujoco>');
+    expect(() => loadMJCF(attr)).toThrow(`${attr}:1: <geom>: unsupported attribute 'shellinertia'`);
     const siteConnect = write('site-connect.xml', '<mujoco><worldbody><body name="b"><joint/><geom size="1"/><site name="s"/></body></worldbody><equality><connect site1="s" site2="s"/></equality></mujoco>');
     expect(() => loadMJCF(siteConnect)).toThrow(/site-connect\.xml:1: <connect>: unsupported connect between sites/);
     const siteWeld = write('site-weld.xml', '<mujoco><worldbody><body name="b"><joint/><geom size="1"/><site name="s"/></body></worldbody><equality><weld site1="s" site2="s"/></equality></mujoco>');

@@ -10,7 +10,7 @@ import type { Data } from '../../data/data.js';
 import { JointType, type Model } from '../../model/model.js';
 import { subQuat } from '../../math/quat.js';
 import { comVel } from '../rne/cpu.js';
-import { hasFluid, inertiaBoxFluidOf } from '../../physics/fluid.js';
+import { hasFluid, fluidOf } from '../../physics/fluid.js';
 import { isSpatial, spatialTendonsOf, tendonState } from '../../physics/tendon.js';
 
 /** A tendon's [length, velocity], a ball or free joint's rotation from its spring pose (scratch). */
@@ -98,7 +98,7 @@ export function passive(m: Model, d: Data, e0: number, e1: number): void {
     // fluid forces need the body velocities, which MuJoCo's mj_fwdVelocity computes (mj_comVel) before mj_passive;
     // here rne computes them after this stage, so a model with fluid forces computes them once more first
     comVel(m, d, e0, e1);
-    const fluid = inertiaBoxFluidOf(m), q = fluid.qfrc;
+    const fluid = fluidOf(m), q = fluid.qfrc;
     for (let e = e0; e < e1; e++) {
       fluid.compute(d, e);
       for (let i = 0; i < m.nv; i++) f[i * n + e] = f[i * n + e]! + q[i]!;
