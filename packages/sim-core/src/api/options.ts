@@ -15,7 +15,7 @@ export interface SimOptions {
   gravity?: readonly [number, number, number];
 }
 
-export type IntegratorName = 'euler' | 'implicitfast';
+export type IntegratorName = 'euler' | 'implicitfast' | 'implicit';
 export type ConstraintSolverName = 'newton' | 'cg';
 export type ConeName = 'pyramidal' | 'elliptic';
 
@@ -152,7 +152,7 @@ export function validateSceneOptions(o: SceneOptions): void {
     throw new Error(`simOptions.gravity must be 3 finite numbers, got ${JSON.stringify(s.gravity)}`);
   }
   positive(r.dt, 'rigidOptions.dt');
-  oneOf(r.integrator, 'rigidOptions.integrator', ['euler', 'implicitfast']);
+  oneOf(r.integrator, 'rigidOptions.integrator', ['euler', 'implicitfast', 'implicit']);
   oneOf(r.constraintSolver, 'rigidOptions.constraintSolver', ['newton', 'cg']);
   oneOf(r.cone, 'rigidOptions.cone', ['pyramidal', 'elliptic']);
   positiveInt(r.iterations, 'rigidOptions.iterations');
@@ -173,7 +173,7 @@ export function validateSceneOptions(o: SceneOptions): void {
 }
 
 const INTEGRATOR_NAME: Partial<Record<Integrator, IntegratorName>> = {
-  [Integrator.Euler]: 'euler', [Integrator.ImplicitFast]: 'implicitfast',
+  [Integrator.Euler]: 'euler', [Integrator.ImplicitFast]: 'implicitfast', [Integrator.Implicit]: 'implicit',
 };
 const SOLVER_NAME: Partial<Record<SolverType, ConstraintSolverName>> = {
   [SolverType.Newton]: 'newton', [SolverType.CG]: 'cg',
@@ -186,7 +186,7 @@ export function fileOptionsAsScene(file: Partial<ModelOptions>, source: string):
   if (file.gravity !== undefined) out.gravity = [...file.gravity];
   if (file.integrator !== undefined) {
     const name = INTEGRATOR_NAME[file.integrator];
-    if (!name) throw new Error(`${source}: <option integrator> value ${file.integrator} is not supported (euler, implicitfast)`);
+    if (!name) throw new Error(`${source}: <option integrator> value ${file.integrator} is not supported (euler, implicitfast, implicit)`);
     out.integrator = name;
   }
   if (file.solver !== undefined) {
@@ -293,7 +293,7 @@ export function toModelOptions(o: ResolvedOptions): ModelOptions {
   return {
     timestep: o.dt / o.substeps,
     gravity: [...o.gravity],
-    integrator: o.integrator === 'euler' ? Integrator.Euler : Integrator.ImplicitFast,
+    integrator: o.integrator === 'euler' ? Integrator.Euler : o.integrator === 'implicit' ? Integrator.Implicit : Integrator.ImplicitFast,
     solver: o.constraintSolver === 'newton' ? SolverType.Newton : SolverType.CG,
     iterations: o.iterations,
     tolerance: o.tolerance,

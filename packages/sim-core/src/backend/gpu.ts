@@ -137,10 +137,17 @@ export function refuseCpuOnlyPhysics(model: Model): void {
  * moment to qDeriv as MuJoCo does; the WGSL kernels keep only qDeriv's diagonal and give a tendon actuator none.
  */
 export function refuseTendonVelocityDerivative(model: Model): void {
-  if (model.opt.integrator === Integrator.Euler) return;
+  if (model.opt.integrator !== Integrator.ImplicitFast) return;
   for (const u of tendonVelocityActuatorsOf(model)) {
     const t = model.actuatorTrnid[2 * u]!;
     throw new Error(`the GPU backend has no velocity derivative of a tendon actuator: actuator '${model.actuatorName[u] || u}' on tendon '${model.tendonName[t] || t}' is velocity-dependent (biasprm[2] or an affine gainprm[2]) under the implicitfast integrator; it runs on the CPU backend (backend cpu)`);
+  }
+}
+
+/** Refuses the implicit integrator: its WGSL would need the bias force's velocity derivative and a non-symmetric LU. */
+export function refuseImplicitIntegrator(model: Model): void {
+  if (model.opt.integrator === Integrator.Implicit) {
+    throw new Error('the GPU backend has no implicit integrator (integrator="implicit": the bias force\'s velocity derivative and a non-symmetric LU); use implicitfast or Euler, or the CPU backend (backend cpu)');
   }
 }
 
@@ -188,6 +195,7 @@ export class GpuBackend implements Backend {
     refuseAffineGain(model);
     refuseCpuOnlyPhysics(model);
     refuseTendonVelocityDerivative(model);
+    refuseImplicitIntegrator(model);
     if (Array.from(model.eqType).some((t) => t !== EqType.Joint && t !== EqType.Connect && t !== EqType.Weld)) {
       throw new Error('the GPU backend has kernels for joint, connect and weld equalities only; use the CPU backend for this model');
     }

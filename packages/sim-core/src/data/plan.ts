@@ -6,7 +6,8 @@
  * ancestors in ascending order followed by i itself.
  * A worker thread receives a structured clone of the Model, so it builds its own plan.
  */
-import { BiasType, GainType, JointType, TrnType, type Model } from '../model/model.js';
+import { JointType, TrnType, type Model } from '../model/model.js';
+import { isVelocityDependent } from '../model/implicit-support.js';
 
 /** MuJoCo's mjSameFrame: how a child frame (inertia, geom, site) relates to its body frame. */
 export const enum SameFrame { None = 0, Body = 1, Inertia = 2, BodyRot = 3, InertiaRot = 4 }
@@ -150,10 +151,7 @@ function buildPlan(m: Model): Plan {
 export function tendonVelocityActuatorsOf(m: Model): number[] {
   const out: number[] = [];
   for (let u = 0; u < m.nu; u++) {
-    if (m.actuatorTrntype[u] !== TrnType.Tendon) continue;
-    const biasVel = m.actuatorBiastype[u] === BiasType.Affine && m.actuatorBiasprm[10 * u + 2] !== 0;
-    const gainVel = m.actuatorGaintype[u] === GainType.Affine && m.actuatorGainprm[10 * u + 2] !== 0;
-    if (biasVel || gainVel) out.push(u);
+    if (m.actuatorTrntype[u] === TrnType.Tendon && isVelocityDependent(m, u)) out.push(u);
   }
   return out;
 }

@@ -287,9 +287,9 @@ class MjcfCompiler {
     const g = a.nums('gravity', 3);
     if (g) o.gravity = [g[0]!, g[1]!, g[2]!];
     set('integrator', a.keyword('integrator', {
-      Euler: Integrator.Euler, implicitfast: Integrator.ImplicitFast, RK4: -1 as Integrator, implicit: -1 as Integrator,
+      Euler: Integrator.Euler, implicitfast: Integrator.ImplicitFast, RK4: -1 as Integrator, implicit: Integrator.Implicit,
     }));
-    if ((o.integrator as number) === -1) fail(s, `unsupported integrator "${s.attrs.integrator}" (supported: Euler, implicitfast)`);
+    if ((o.integrator as number) === -1) fail(s, `unsupported integrator "${s.attrs.integrator}" (supported: Euler, implicitfast, implicit)`);
     set('solver', a.keyword('solver', { Newton: SolverType.Newton, CG: SolverType.CG, PGS: -1 as SolverType }));
     if ((o.solver as number) === -1) fail(s, 'unsupported solver "PGS" (supported: Newton, CG)');
     set('iterations', a.int('iterations'));
@@ -309,8 +309,8 @@ class MjcfCompiler {
     }
     const wind = a.nums('wind', 3);
     if (wind) o.wind = [wind[0]!, wind[1]!, wind[2]!];
-    if (((o.density ?? 0) > 0 || (o.viscosity ?? 0) > 0) && o.integrator === Integrator.ImplicitFast) {
-      fail(s, 'fluid forces (density, viscosity) under the implicitfast integrator are not supported (their velocity derivative couples dofs; use Euler)');
+    if (((o.density ?? 0) > 0 || (o.viscosity ?? 0) > 0) && (o.integrator === Integrator.ImplicitFast || o.integrator === Integrator.Implicit)) {
+      fail(s, `fluid forces (density, viscosity) under the ${o.integrator === Integrator.Implicit ? 'implicit' : 'implicitfast'} integrator are not supported (their velocity derivative couples dofs; use Euler)`);
     }
     const noslip = a.int('noslip_iterations');
     if (noslip) fail(s, "unsupported attribute 'noslip_iterations'");
@@ -470,7 +470,7 @@ class MjcfCompiler {
    * frame; with a refsite, its length is the site's position and rotation relative to the refsite's (projected on
    * the gear) and its moment the difference of the two sites' Jacobians.
    */
-  private siteActuator(el: XmlElement, u: ActuatorRaw, siteId: Map<string, number>, implicitFast: boolean): ActuatorSpec {
+  private siteActuator(el: XmlElement, u: ActuatorRaw, siteId: Map<string, number>, implicit: string | null): ActuatorSpec {
     const s = siteId.get(u.site!);
     if (s === undefined) fail(el, `unknown site "${u.site}"`);
     let refsite = -1;
@@ -480,9 +480,9 @@ class MjcfCompiler {
       refsite = r;
     }
     if (u.inheritrange > 0) fail(el, 'inheritrange can only be used with hinge and slide joints');
-    // implicitfast's velocity derivative is per dof; a site's moment couples the dofs of its body's chain
-    if (implicitFast && velocityDependent(u)) {
-      fail(el, 'a velocity-dependent actuator on a site under the implicitfast integrator is not supported (use Euler)');
+    // the implicit integrators' velocity derivative of a site actuator (moment' B moment) is not computed
+    if (implicit !== null && velocityDependent(u)) {
+      fail(el, `a velocity-dependent actuator on a site under the ${implicit} integrator is not supported (use Euler)`);
     }
     return { ...this.actuatorSpec(el, u, TrnType.Site, s, [...u.ctrlrange] as [number, number]), refsite };
   }
@@ -969,12 +969,12 @@ class MjcfCompiler {
     if (massless > 0) fail(this.bodies[massless]!.el, 'mass and inertia of moving bodies must be larger than 1e-15');
 
     const tendonId = new Map(this.tendons.map((t, k) => [t.spec.name, k]));
-    const implicitFast = (this.options.integrator ?? defaultOptions().integrator) === Integrator.ImplicitFast;
+    const implicit = implicitName(this.options.integrator ?? defaultOptions().integrator);
     const actuators: ActuatorSpec[] = this.actuators.map(({ el, spec: u }) => {
       if ([u.joint, u.tendon, u.site].filter((x) => x !== null).length > 1) fail(el, 'give one transmission target: joint, tendon or site');
       if (u.refsite !== null && u.site === null) fail(el, 'refsite needs a site transmission (site=)');
       if (u.tendon !== null) return this.tendonActuator(el, u, tendonId);
-      if (u.site !== null) return this.siteActuator(el, u, siteId, implicitFast);
+      if (u.site !== null) return this.siteActuator(el, u, siteId, implicit);
       if (u.joint === null) fail(el, 'missing transmission target (joint, tendon or site)');
       const j = jointId.get(u.joint);
       if (j === undefined) fail(el, `unknown joint "${u.joint}"`);
@@ -1037,11 +1037,12 @@ class MjcfCompiler {
       };
     });
 
-    // implicitfast integrates damping implicitly through a diagonal derivative: a tendon's damping couples its
-    // joints, which that cannot hold, and treating it explicitly would not be MuJoCo's implicitfast
+    // the implicit integrators take a tendon's damping into their velocity derivative (-damping J' J), which
+    // sim-core does not compute; treating it explicitly would not be MuJoCo's integrator
     const damped = tendons.findIndex((t) => t.damping !== 0);
-    if (damped >= 0 && (this.options.integrator ?? defaultOptions().integrator) === Integrator.ImplicitFast) {
-      fail(this.tendons[damped]!.el, 'tendon damping under the implicitfast integrator is not supported (use Euler, or joint damping)');
+    const implicitIntegrator = implicitName(this.options.integrator ?? defaultOptions().integrator);
+    if (damped >= 0 && implicitIntegrator !== null) {
+      fail(this.tendons[damped]!.el, `tendon damping under the ${implicitIntegrator} integrator is not supported (use Euler, or joint damping)`);
     }
 
     const excludes: [number, number][] = this.excludes.map(({ el, body1, body2 }) => {
@@ -1093,6 +1094,11 @@ class MjcfCompiler {
     });
     return buildModel({ bodies, actuators, equalities, tendons, excludes, pairs, sensors, keys, opt });
   }
+}
+
+/** 'implicit' or 'implicitfast' for those integrators (whose velocity derivative couples dofs), else null. */
+function implicitName(i: Integrator): string | null {
+  return i === Integrator.Implicit ? 'implicit' : i === Integrator.ImplicitFast ? 'implicitfast' : null;
 }
 
 /** An actuator whose force depends on its velocity (an affine bias or gain with a velocity term). */

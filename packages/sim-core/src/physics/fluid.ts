@@ -19,13 +19,14 @@ export function hasFluid(m: Model): boolean {
 }
 
 /**
- * Under implicitfast MuJoCo adds the fluid forces' velocity derivative (mjd_inertiaBoxFluid, which couples a body's
+ * Under implicitfast (and implicit) MuJoCo adds the fluid forces' velocity derivative (mjd_inertiaBoxFluid, which couples a body's
  * dofs) to qDeriv; sim-core's qDeriv is diagonal, so the pair is refused rather than integrated differently. The
  * loader refuses it with file and line when the file sets both; this catches a scene whose options choose it.
  */
 export function refuseFluidUnderImplicitFast(opt: ModelOptions): void {
-  if (((opt.density ?? 0) > 0 || (opt.viscosity ?? 0) > 0) && opt.integrator === Integrator.ImplicitFast) {
-    throw new Error('fluid forces (<option density> or <option viscosity>) under the implicitfast integrator are not supported (their velocity derivative couples dofs); use integrator euler');
+  const implicit = opt.integrator === Integrator.Implicit ? 'implicit' : opt.integrator === Integrator.ImplicitFast ? 'implicitfast' : null;
+  if (((opt.density ?? 0) > 0 || (opt.viscosity ?? 0) > 0) && implicit !== null) {
+    throw new Error(`fluid forces (<option density> or <option viscosity>) under the ${implicit} integrator are not supported (their velocity derivative couples dofs); use integrator euler`);
   }
 }
 

@@ -61,7 +61,7 @@ describe('option precedence: user > MJCF <option> > default', () => {
 
   test('bad options get one-line errors naming the field', () => {
     expect(() => validateSceneOptions({ rigidOptions: { integrator: 'rk4' as never } }))
-      .toThrow(`rigidOptions.integrator must be one of 'euler', 'implicitfast', got "rk4"`);
+      .toThrow(`rigidOptions.integrator must be one of 'euler', 'implicitfast', 'implicit', got "rk4"`);
     expect(() => validateSceneOptions({ rigidOptions: { iterations: 0 } })).toThrow('rigidOptions.iterations must be a positive integer, got 0');
     expect(() => validateSceneOptions({ rigidOptions: { dtt: 1 } as never })).toThrow(/Unknown rigidOptions field 'dtt'/);
     expect(() => validateSceneOptions({ profilingOptions: { fpsTrackerAlpha: 2 } })).toThrow(/fpsTrackerAlpha must be between 0 and 1/);

@@ -16,8 +16,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import * as gs from '../../src/index.js';
 import { refuseTendonVelocityDerivative } from '../../src/backend/gpu.js';
 import { loadMJCF } from '../../src/loaders/index.js';
-import { type Mj, disposeMujoco, loadMujoco, loadMujocoXml, startAtKeyframe } from '../helpers/mujoco.js';
-import { writeXml } from '../helpers/xml-file.js';
+import { mujocoIntegratorGap, sceneVsMujoco } from '../helpers/scene-vs-mujoco.js';
 
 afterEach(async () => { await gs.destroy(); });
 
@@ -58,68 +57,26 @@ const CHAIN = `<mujoco><option integrator="implicitfast" timestep="0.005"/>
   <keyframe><key qpos="0.3 -0.5 0.05 0.1 -0.2" qvel="1 -2 0.5 0.3 0.4" ctrl="0.5 0 0"/></keyframe>
 </mujoco>`;
 
-interface Run { worst: number; eulerGap: number }
-
-/**
- * Steps sim-core (CPU, f64) and MuJoCo side by side from keyframe 0 (then `ctrl`, if given) and returns the worst
- * difference of qpos, qvel and actuator forces, and how far MuJoCo's Euler run of the same start ends from its
- * implicitfast run (qpos and qvel).
- */
-async function againstMujoco(file: string, ref: { mj: Mj; m: Mj; d: Mj }, steps: number, ctrl?: number[]): Promise<Run> {
-  await gs.init({ backend: 'cpu', precision: '64', loggingLevel: 'warning' });
-  const scene = new gs.Scene({ profilingOptions: { showFPS: false } });
-  scene.addEntity(gs.morphs.MJCF({ file }));
-  await scene.build();
-  const d = scene.requireSim().hostData!;
-  startAtKeyframe(ref, d);
-  if (ctrl) ctrl.forEach((c, k) => { ref.d.ctrl[k] = c; d.ctrl[k] = c; });
-  const nq = ref.m.nq as number, nv = ref.m.nv as number, nu = ref.m.nu as number;
-  let worst = 0;
-  for (let s = 0; s < steps; s++) {
-    scene.step();
-    ref.mj.mj_step(ref.m, ref.d);
-    for (let k = 0; k < nq; k++) worst = Math.max(worst, Math.abs(d.qpos[k]! - (ref.d.qpos[k] as number)));
-    for (let k = 0; k < nv; k++) worst = Math.max(worst, Math.abs(d.qvel[k]! - (ref.d.qvel[k] as number)));
-    for (let k = 0; k < nu; k++) worst = Math.max(worst, Math.abs(d.actuatorForce[k]! - (ref.d.actuator_force[k] as number)));
-  }
-  await scene.destroy();
-  const implicitEnd = [...Array.from(ref.d.qpos as ArrayLike<number>), ...Array.from(ref.d.qvel as ArrayLike<number>)];
-  ref.mj.mj_resetDataKeyframe(ref.m, ref.d, 0);
-  if (ctrl) ctrl.forEach((c, k) => { ref.d.ctrl[k] = c; });
-  ref.m.opt.integrator = 0; // mjINT_EULER
-  for (let s = 0; s < steps; s++) ref.mj.mj_step(ref.m, ref.d);
-  const eulerEnd = [...Array.from(ref.d.qpos as ArrayLike<number>), ...Array.from(ref.d.qvel as ArrayLike<number>)];
-  let eulerGap = 0;
-  implicitEnd.forEach((v, k) => { eulerGap = Math.max(eulerGap, Math.abs(v - eulerEnd[k]!)); });
-  return { worst: Number.isNaN(worst) ? Number.POSITIVE_INFINITY : worst, eulerGap };
-}
+/** sim-core's actuator forces beside qpos and qvel. */
+const FORCES = [['actuatorForce', 'actuator_force']] as const;
+/** Panda: the arm driven away from home, the gripper closing (ctrl 60 of 255). */
+const PANDA_CTRL = [0.3, 0.4, -0.2, -1.9, 0.1, 1.8, -0.5, 60];
 
 describe('velocity-dependent tendon actuators under implicitfast follow MuJoCo (CPU f64)', () => {
   test('Menagerie Panda (meshes as primitives): arm driven from home, gripper closing, 400 steps', async () => {
-    const ref = await loadMujoco(PANDA);
-    try {
-      expect(ref.m.opt.integrator).toBe(3); // implicitfast, from the file
-      const { worst, eulerGap } = await againstMujoco(PANDA, ref, 400, [0.3, 0.4, -0.2, -1.9, 0.1, 1.8, -0.5, 60]);
-      // measured 9.1e-13 (the gripper's derivative dropped: 4.4e-2); 1e-10 leaves a margin of 100, and NaN fails.
-      // MuJoCo's Euler run ends 0.64 from its implicitfast run.
-      expect(worst).toBeLessThanOrEqual(1e-10);
-      expect(eulerGap).toBeGreaterThan(1e-3);
-    } finally {
-      disposeMujoco(ref);
-    }
+    const worst = await sceneVsMujoco({ file: PANDA }, 400, FORCES, PANDA_CTRL);
+    // measured 9.1e-13 (the gripper's derivative dropped: 4.4e-2); 1e-10 leaves a margin of 100, and NaN fails.
+    expect(worst).toBeLessThanOrEqual(1e-10);
+    // MuJoCo's Euler run ends 0.64 from its implicitfast run
+    expect(await mujocoIntegratorGap({ file: PANDA }, 400, 0, PANDA_CTRL)).toBeGreaterThan(1e-3);
   }, 60_000);
 
   test('tendons coupling a dof and its ancestors, an affine gain, a simple body: 300 steps', async () => {
-    const ref = await loadMujocoXml(CHAIN);
-    try {
-      const { worst, eulerGap } = await againstMujoco(writeXml(CHAIN, 'gsprof-tendon-vel-'), ref, 300);
-      // measured 5.3e-15 (without the off-diagonal terms 6.5; with the simple body's kept 7.9e-2); 1e-10 as above.
-      // MuJoCo's Euler run ends 0.54 from its implicitfast run.
-      expect(worst).toBeLessThanOrEqual(1e-10);
-      expect(eulerGap).toBeGreaterThan(1e-3);
-    } finally {
-      disposeMujoco(ref);
-    }
+    const worst = await sceneVsMujoco(CHAIN, 300, FORCES);
+    // measured 5.3e-15 (without the off-diagonal terms 6.5; with the simple body's kept 7.9e-2); 1e-10 as above
+    expect(worst).toBeLessThanOrEqual(1e-10);
+    // MuJoCo's Euler run ends 0.54 from its implicitfast run
+    expect(await mujocoIntegratorGap(CHAIN, 300, 0)).toBeGreaterThan(1e-3);
   }, 60_000);
 
   test('the GPU backend refuses them at build, naming the actuator', () => {

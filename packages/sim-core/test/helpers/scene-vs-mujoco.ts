@@ -44,3 +44,30 @@ export async function sceneVsMujoco(
     disposeMujoco(ref);
   }
 }
+
+/**
+ * How far MuJoCo's own run from keyframe 0 (then `ctrl`) under `integrator` (mjtIntegrator: 0 Euler, 2 implicit, 3
+ * implicitfast) ends from its run under the file's integrator, in qpos and qvel: a comparison whose tolerance is
+ * far below this would see the integrator's terms go missing.
+ */
+export async function mujocoIntegratorGap(
+  xml: string | { file: string }, steps: number, integrator: number, ctrl?: readonly number[],
+): Promise<number> {
+  const ref = typeof xml === 'string' ? await loadMujocoXml(xml) : await loadMujoco(xml.file);
+  try {
+    const end = (): number[] => {
+      ref.mj.mj_resetDataKeyframe(ref.m, ref.d, 0);
+      ctrl?.forEach((c, k) => { ref.d.ctrl[k] = c; });
+      for (let s = 0; s < steps; s++) ref.mj.mj_step(ref.m, ref.d);
+      return [...Array.from(ref.d.qpos as ArrayLike<number>), ...Array.from(ref.d.qvel as ArrayLike<number>)];
+    };
+    const own = end();
+    ref.m.opt.integrator = integrator;
+    const other = end();
+    let gap = 0;
+    own.forEach((v, k) => { gap = Math.max(gap, Math.abs(v - other[k]!)); });
+    return Number.isNaN(gap) ? Number.POSITIVE_INFINITY : gap;
+  } finally {
+    disposeMujoco(ref);
+  }
+}

@@ -20,6 +20,7 @@ import { BiasType, TrnType, type Model } from '../../model/model.js';
 import { planOf } from '../../data/plan.js';
 import { scratchOf } from '../../data/scratch.js';
 import { clip } from '../../math/clip.js';
+import { isVelocityDependent } from '../../model/implicit-support.js';
 import { siteTransmissionOf } from '../../physics/site-transmission.js';
 import { isSpatial, spatialTendonsOf, tendonState } from '../../physics/tendon.js';
 
@@ -161,11 +162,6 @@ function tendonActuator(m: Model, d: Data, u: number, e0: number, e1: number, ba
   }
 }
 
-/** An affine bias or gain with a velocity term (Plan.tendonVelocityActuators' test, for one actuator). */
-function isVelocityDependent(m: Model, u: number): boolean {
-  return (m.actuatorBiastype[u] === BIAS_AFFINE && m.actuatorBiasprm[10 * u + 2] !== 0)
-    || (m.actuatorGaintype[u] === GAIN_AFFINE && m.actuatorGainprm[10 * u + 2] !== 0);
-}
 
 /** An actuator on a spatial tendon: its moment gear * J, its force reaching every dof through that moment. */
 function spatialTendonActuator(

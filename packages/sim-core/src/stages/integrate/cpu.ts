@@ -2,6 +2,8 @@
  * Stage `integrate` (MuJoCo mj_Euler / mj_implicit(fast) + mj_advance):
  * - Euler: qvel += h * qacc, semi-implicit; when any dof has damping (and eulerdamp is on) the damping is
  *   integrated implicitly: qacc' = (M + h*diag(damping))^-1 (qfrcSmooth + qfrcConstraint).
+ * - implicit: as implicitfast with the bias force's velocity derivative in qDeriv too, solved by a non-symmetric
+ *   LU (implicitAcc).
  * - implicitfast: qacc' = (M - h*qDeriv)^-1 (qfrcSmooth + qfrcConstraint), qDeriv from the actuation stage
  *   (actuator and damping velocity derivatives, no Coriolis term) on M's sparsity: its diagonal, and for a
  *   velocity-dependent tendon actuator the entries between a dof and its ancestors.
@@ -14,6 +16,8 @@ import { Integrator, JointType, type Model } from '../../model/model.js';
 import { planOf, type Plan } from '../../data/plan.js';
 import { scratchOf } from '../../data/scratch.js';
 import { copyTree, factorLDL, solveLDL } from '../factor_m/cpu.js';
+import { type Descendants, descendantsOf, factorLU, solveLU } from '../../math/lu-dof-tree.js';
+import { rneDerivativeOf } from '../../physics/rne-derivative.js';
 
 // imported enum members read once: a module binding read in a hot loop is a getter call under tsx
 const FREE: number = JointType.Free;
@@ -21,6 +25,7 @@ const SLIDE: number = JointType.Slide;
 const HINGE: number = JointType.Hinge;
 const EULER: number = Integrator.Euler;
 const IMPLICITFAST: number = Integrator.ImplicitFast;
+const IMPLICIT: number = Integrator.Implicit;
 
 const MINVAL = 1e-15;
 const MAXVAL = 1e10;
@@ -37,9 +42,12 @@ export function integrate(m: Model, d: Data, e0: number, e1: number): void {
 
   let acc: Real | Float64Array = qacc;
   const implicitFast = integrator === IMPLICITFAST;
-  if (integrator !== EULER && !implicitFast) {
+  if (integrator === IMPLICIT) {
+    implicitAcc(m, d, e0, e1);
+    acc = s.vecNv;
+  } else if (integrator !== EULER && !implicitFast) {
     const name = ['Euler', 'RK4', 'implicit', 'implicitfast'][integrator] ?? String(integrator);
-    throw new Error(`integrate: integrator '${name}' is not supported (Euler and implicitfast are)`);
+    throw new Error(`integrate: integrator '${name}' is not supported (Euler, implicit and implicitfast are)`);
   }
   const eulerDamp = integrator === EULER && !m.opt.disableEulerdamp && plan.anyDamping;
   if (eulerDamp || implicitFast) {
@@ -82,6 +90,46 @@ export function integrate(m: Model, d: Data, e0: number, e1: number): void {
       const v = qpos[o + e]!;
       if (!(v >= -MAXVAL && v <= MAXVAL)) flagBad(errFlags, e, v);
     }
+  }
+}
+
+/** Per-thread memory of the implicit integrator: one env's dense M - h * qDeriv, its right side, D's descendants. */
+const implicitScratch = new WeakMap<Model, { A: Float64Array; x: Float64Array; desc: Descendants }>();
+
+/**
+ * MuJoCo's implicit integrator (mj_implicitSkip with mjINT_IMPLICIT): qDeriv gets the bias force's velocity
+ * derivative too (mjd_rne_vel), then (M - h * qDeriv) qacc = qfrcSmooth + qfrcConstraint is solved by a
+ * non-symmetric LU on D's sparsity (a dof, its ancestors and descendants). The result goes to scratch vecNv.
+ */
+function implicitAcc(m: Model, d: Data, e0: number, e1: number): void {
+  const n = d.nEnvs, nv = m.nv, h = m.opt.timestep;
+  const plan = planOf(m);
+  const out = scratchOf(m, d).vecNv;
+  let mem = implicitScratch.get(m);
+  if (!mem) {
+    mem = { A: new Float64Array(nv * nv), x: new Float64Array(nv), desc: descendantsOf(plan, nv) };
+    implicitScratch.set(m, mem);
+  }
+  const { A, x, desc } = mem;
+  const { qM, qDeriv, qDerivOffdiag, qfrcSmooth, qfrcConstraint } = d;
+  const { rowadr, rownnz, colind } = plan;
+  const rne = rneDerivativeOf(m);
+  for (let e = e0; e < e1; e++) {
+    rne.subtract(d, e);
+    // A = M (lower triangle mirrored) - h * qDeriv on D's sparsity
+    for (let i = 0; i < nv; i++) {
+      A[i * nv + i] = qM[(i * nv + i) * n + e]! - h * qDeriv[i * n + e]!;
+      for (let a = rowadr[i]!, last = a + rownnz[i]! - 1; a < last; a++) {
+        const j = colind[a]!;
+        const mij = qM[(i * nv + j) * n + e]!;
+        A[i * nv + j] = mij - h * qDerivOffdiag[(i * nv + j) * n + e]!;
+        A[j * nv + i] = mij - h * qDerivOffdiag[(j * nv + i) * n + e]!;
+      }
+      x[i] = qfrcSmooth[i * n + e]! + qfrcConstraint[i * n + e]!;
+    }
+    factorLU(plan, nv, A);
+    solveLU(plan, desc, nv, A, x);
+    for (let i = 0; i < nv; i++) out[i * n + e] = x[i]!;
   }
 }
 
