@@ -14,7 +14,7 @@ import { gpuHasNarrow } from '../stages/collision/wgsl.js';
 import { GPU_CCD_MAX_ITERATIONS, gpuConvexPair } from '../gpu/kernels/convex.js';
 import { CCD_ITERATIONS } from '../collision/convex.js';
 import { EqType, GainType, GeomType, Integrator, TrnType, type Model } from '../model/model.js';
-import { tendonVelocityActuatorsOf } from '../data/plan.js';
+import { coupledVelocityActuatorsOf } from '../data/plan.js';
 import { isSoftwareAdapter, openGpu, type OpenedGpu } from '../gpu/adapter.js';
 import { gpuKernelsFor } from '../gpu/kernels/index.js';
 import { bytesPerEnv } from '../gpu/layout.js';
@@ -138,7 +138,9 @@ export function refuseCpuOnlyPhysics(model: Model): void {
  */
 export function refuseTendonVelocityDerivative(model: Model): void {
   if (model.opt.integrator !== Integrator.ImplicitFast) return;
-  for (const u of tendonVelocityActuatorsOf(model)) {
+  for (const u of coupledVelocityActuatorsOf(model)) {
+    // a site transmission is refused whatever its force law (refuseCpuOnlyPhysics)
+    if (model.actuatorTrntype[u] !== TrnType.Tendon) continue;
     const t = model.actuatorTrnid[2 * u]!;
     throw new Error(`the GPU backend has no velocity derivative of a tendon actuator: actuator '${model.actuatorName[u] || u}' on tendon '${model.tendonName[t] || t}' is velocity-dependent (biasprm[2] or an affine gainprm[2]) under the implicitfast integrator; it runs on the CPU backend (backend cpu)`);
   }

@@ -42,11 +42,11 @@ export interface Plan {
   anyDamping: boolean;
 
   /**
-   * Actuators on a tendon whose force depends on velocity (an affine bias with biasprm[2] != 0, or an affine gain
-   * with gainprm[2] != 0): their velocity derivative moment' * B * moment couples the tendon's dofs, so the
-   * actuation stage writes it into qDeriv and qDerivOffdiag for the implicit integrators.
+   * Actuators on a tendon or a site whose force depends on velocity (an affine bias with biasprm[2] != 0, or an
+   * affine gain with gainprm[2] != 0): their velocity derivative moment' * B * moment couples the dofs their
+   * moment spans, so the actuation stage writes it into qDeriv and qDerivOffdiag for the implicit integrators.
    */
-  tendonVelocityActuators: Int32Array;
+  coupledVelocityActuators: Int32Array;
   /** MuJoCo's dof_simplenum != 0: the dof's body is 'simple' (M diagonal there), and MuJoCo's reduced M, which
    *  implicitfast factors, keeps no entry left of the diagonal in its row. */
   dofSimple: Uint8Array;
@@ -142,16 +142,16 @@ function buildPlan(m: Model): Plan {
   return {
     rowadr, rownnz, colind: Int32Array.from(cols), ancDescAdr, ancDescNum, ancDesc: Int32Array.from(desc),
     bodySameframe, geomSameframe, siteSameframe, dofQposadr, dofJntType, actuatorDof, actuatorQposadr, dofActuator,
-    anyDamping, tendonVelocityActuators: Int32Array.from(tendonVelocityActuatorsOf(m)),
+    anyDamping, coupledVelocityActuators: Int32Array.from(coupledVelocityActuatorsOf(m)),
     dofSimple: dofSimpleOf(m, bodySameframe),
   };
 }
 
-/** The actuators of Plan.tendonVelocityActuators (read without building a plan). */
-export function tendonVelocityActuatorsOf(m: Model): number[] {
+/** The actuators of Plan.coupledVelocityActuators (read without building a plan). */
+export function coupledVelocityActuatorsOf(m: Model): number[] {
   const out: number[] = [];
   for (let u = 0; u < m.nu; u++) {
-    if (m.actuatorTrntype[u] === TrnType.Tendon && isVelocityDependent(m, u)) out.push(u);
+    if ((m.actuatorTrntype[u] === TrnType.Tendon || m.actuatorTrntype[u] === TrnType.Site) && isVelocityDependent(m, u)) out.push(u);
   }
   return out;
 }

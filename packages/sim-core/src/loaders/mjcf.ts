@@ -7,7 +7,7 @@
  */
 import { dirname, resolve } from 'node:path';
 import {
-  BiasType, ConeType, EqType, GainType, GeomType, Integrator, JointType, SolverType, TrnType,
+  ConeType, EqType, GeomType, Integrator, JointType, SolverType, TrnType,
   type ModelOptions,
 } from '../model/model.js';
 import {
@@ -470,7 +470,7 @@ class MjcfCompiler {
    * frame; with a refsite, its length is the site's position and rotation relative to the refsite's (projected on
    * the gear) and its moment the difference of the two sites' Jacobians.
    */
-  private siteActuator(el: XmlElement, u: ActuatorRaw, siteId: Map<string, number>, implicit: string | null): ActuatorSpec {
+  private siteActuator(el: XmlElement, u: ActuatorRaw, siteId: Map<string, number>): ActuatorSpec {
     const s = siteId.get(u.site!);
     if (s === undefined) fail(el, `unknown site "${u.site}"`);
     let refsite = -1;
@@ -480,10 +480,6 @@ class MjcfCompiler {
       refsite = r;
     }
     if (u.inheritrange > 0) fail(el, 'inheritrange can only be used with hinge and slide joints');
-    // the implicit integrators' velocity derivative of a site actuator (moment' B moment) is not computed
-    if (implicit !== null && velocityDependent(u)) {
-      fail(el, `a velocity-dependent actuator on a site under the ${implicit} integrator is not supported (use Euler)`);
-    }
     return { ...this.actuatorSpec(el, u, TrnType.Site, s, [...u.ctrlrange] as [number, number]), refsite };
   }
 
@@ -969,12 +965,11 @@ class MjcfCompiler {
     if (massless > 0) fail(this.bodies[massless]!.el, 'mass and inertia of moving bodies must be larger than 1e-15');
 
     const tendonId = new Map(this.tendons.map((t, k) => [t.spec.name, k]));
-    const implicit = implicitName(this.options.integrator ?? defaultOptions().integrator);
     const actuators: ActuatorSpec[] = this.actuators.map(({ el, spec: u }) => {
       if ([u.joint, u.tendon, u.site].filter((x) => x !== null).length > 1) fail(el, 'give one transmission target: joint, tendon or site');
       if (u.refsite !== null && u.site === null) fail(el, 'refsite needs a site transmission (site=)');
       if (u.tendon !== null) return this.tendonActuator(el, u, tendonId);
-      if (u.site !== null) return this.siteActuator(el, u, siteId, implicit);
+      if (u.site !== null) return this.siteActuator(el, u, siteId);
       if (u.joint === null) fail(el, 'missing transmission target (joint, tendon or site)');
       const j = jointId.get(u.joint);
       if (j === undefined) fail(el, `unknown joint "${u.joint}"`);
@@ -1099,11 +1094,6 @@ class MjcfCompiler {
 /** 'implicit' or 'implicitfast' for those integrators (whose velocity derivative couples dofs), else null. */
 function implicitName(i: Integrator): string | null {
   return i === Integrator.Implicit ? 'implicit' : i === Integrator.ImplicitFast ? 'implicitfast' : null;
-}
-
-/** An actuator whose force depends on its velocity (an affine bias or gain with a velocity term). */
-function velocityDependent(u: ActuatorRaw): boolean {
-  return (u.biastype === BiasType.Affine && u.biasprm[2] !== 0) || (u.gaintype === GainType.Affine && u.gainprm[2] !== 0);
 }
 
 /** MuJoCo normalizes the quaternions of free and ball joints in a keyframe's qpos (mju_normalize4). */

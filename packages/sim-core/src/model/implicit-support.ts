@@ -1,10 +1,9 @@
 /**
  * What the implicit integrators (implicit, implicitfast) would take into their velocity derivative qDeriv and
- * sim-core does not compute, refused at build: tendon damping (-damping J' J) and velocity-dependent actuators on
- * sites (moment' B moment). The loader refuses them with file and line when the model file chooses the
+ * sim-core does not compute, refused at build: tendon damping (-damping J' J). The loader refuses them with file and line when the model file chooses the
  * integrator; this catches a scene whose options choose it (fluid forces: refuseFluidUnderImplicitFast).
  */
-import { BiasType, GainType, Integrator, TrnType, type Model } from './model.js';
+import { BiasType, GainType, Integrator, type Model } from './model.js';
 
 export function refuseUncomputedVelocityDerivatives(m: Model): void {
   const integrator = m.opt.integrator === Integrator.Implicit ? 'implicit' : m.opt.integrator === Integrator.ImplicitFast ? 'implicitfast' : null;
@@ -12,12 +11,6 @@ export function refuseUncomputedVelocityDerivatives(m: Model): void {
   for (let t = 0; t < m.ntendon; t++) {
     if (m.tendonDamping[t] !== 0) {
       throw new Error(`tendon damping under the ${integrator} integrator is not supported: tendon '${m.tendonName[t] || t}' has damping ${m.tendonDamping[t]}; use integrator euler, or joint damping`);
-    }
-  }
-  for (let u = 0; u < m.nu; u++) {
-    if (m.actuatorTrntype[u] !== TrnType.Site) continue;
-    if (isVelocityDependent(m, u)) {
-      throw new Error(`a velocity-dependent actuator on a site under the ${integrator} integrator is not supported: actuator '${m.actuatorName[u] || u}'; use integrator euler`);
     }
   }
 }

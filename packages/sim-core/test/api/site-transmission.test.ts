@@ -1,9 +1,10 @@
 /**
  * Site transmissions (issue 28): `site=` (a wrench at the site in its frame, gear[0:3] a force and gear[3:6] a
  * torque; length 0) on a free body, and `site=` with `refsite=` (length and moment from the site's pose relative
- * to the refsite, both sites on moving bodies with a common ancestor dof, and one on the world) with a
- * velocity-dependent bias follow MuJoCo (mujoco-js) for 300 steps through the public API; the GPU backend
- * refuses them at build naming the actuator.
+ * to the refsite, both sites on moving bodies with a common ancestor dof, and one on the world) with
+ * velocity-dependent biases follow MuJoCo (mujoco-js) for 300 steps through the public API, under Euler and under
+ * implicitfast (their moment' * B * moment in its velocity derivative); the GPU backend refuses them at build
+ * naming the actuator.
  */
 import { afterEach, describe, expect, test } from 'vitest';
 import { refuseCpuOnlyPhysics } from '../../src/backend/gpu.js';
@@ -15,7 +16,7 @@ import { writeXml } from '../helpers/xml-file.js';
 afterEach(async () => { await gs.destroy(); });
 
 /** A free body driven by four rotor-like site wrenches, and an arm driven through sites relative to refsites. */
-export const SITE_MODEL = `<mujoco><option gravity="0 0 -2"/>
+const siteModel = (integrator: string): string => `<mujoco><option gravity="0 0 -2" integrator="${integrator}"/>
   <worldbody>
     <site name="anchor" pos="0.3 -0.5 1.2" euler="20 0 40"/>
     <body name="drone" pos="0 0 1">
@@ -49,30 +50,28 @@ export const SITE_MODEL = `<mujoco><option gravity="0 0 -2"/>
 </mujoco>`;
 
 describe('site transmissions follow MuJoCo (CPU f64, 300 steps)', () => {
-  test('site wrenches on a free body, sites relative to refsites on an arm', async () => {
-    const worst = await sceneVsMujoco(SITE_MODEL, 300, [
-      ['actuatorForce', 'actuator_force'], ['actuatorLength', 'actuator_length'], ['actuatorVelocity', 'actuator_velocity'],
-    ]);
-    console.log(`site transmissions: worst |difference| ${worst.toExponential(2)}`);
-    // measured 5.7e-13 (qpos, qvel, actuator length, velocity and force); 1e-10 leaves a margin of ~200, and NaN fails
-    expect(worst).toBeLessThanOrEqual(1e-10);
-  }, 60_000);
+  // implicitfast takes the velocity-dependent ones' moment' * B * moment into its velocity derivative
+  for (const integrator of ['Euler', 'implicitfast', 'implicit']) {
+    test(`${integrator}: site wrenches on a free body, sites relative to refsites on an arm`, async () => {
+      const worst = await sceneVsMujoco(siteModel(integrator), 300, [
+        ['actuatorForce', 'actuator_force'], ['actuatorLength', 'actuator_length'], ['actuatorVelocity', 'actuator_velocity'],
+      ]);
+      console.log(`site transmissions, ${integrator}: worst |difference| ${worst.toExponential(2)}`);
+      // measured 5.7e-13 (qpos, qvel, actuator length, velocity and force); 1e-10 leaves a margin of ~200, and NaN fails
+      expect(worst).toBeLessThanOrEqual(1e-10);
+    }, 60_000);
+  }
 });
 
 describe('site transmissions: refusals', () => {
-  const one = (actuator: string, head = ''): string => `<mujoco>${head}<worldbody>
+  const one = (actuator: string): string => `<mujoco><worldbody>
   <site name="w"/>
   <body><freejoint/><geom size="0.1"/><site name="s"/></body></worldbody>
 <actuator>
   ${actuator}
 </actuator></mujoco>`;
 
-  test('a velocity-dependent site actuator under implicitfast, an unknown site, refsite without site: file, line, element', () => {
-    const implicitFast = '<option integrator="implicitfast"/>';
-    expect(() => loadMJCF(writeXml(one('<velocity site="s" gear="0 0 1 0 0 0" kv="2"/>', implicitFast))))
-      .toThrow(/m\.xml:5: <velocity>: a velocity-dependent actuator on a site under the implicitfast integrator is not supported \(use Euler\)/);
-    // without a velocity term it loads under implicitfast
-    expect(loadMJCF(writeXml(one('<motor site="s" gear="0 0 1 0 0 0"/>', implicitFast))).model.nu).toBe(1);
+  test('an unknown site or refsite, a refsite without a site, a body transmission: file, line, element', () => {
     expect(() => loadMJCF(writeXml(one('<motor site="nope"/>')))).toThrow(/m\.xml:5: <motor>: unknown site "nope"/);
     expect(() => loadMJCF(writeXml(one('<motor site="s" refsite="nope"/>')))).toThrow(/m\.xml:5: <motor>: unknown refsite "nope"/);
     expect(() => loadMJCF(writeXml(one('<motor joint="x" refsite="w"/>')))).toThrow(/m\.xml:5: <motor>: refsite needs a site transmission/);
@@ -80,7 +79,7 @@ describe('site transmissions: refusals', () => {
   });
 
   test('the GPU backend refuses a site transmission at build, naming the actuator and its sites', () => {
-    const model = loadMJCF(writeXml(SITE_MODEL)).model;
+    const model = loadMJCF(writeXml(siteModel('Euler'))).model;
     expect(() => refuseCpuOnlyPhysics(model)).toThrow(
       "the GPU backend has no site transmission: actuator 'thrust1' drives site 'r1'; it runs on the CPU backend (backend cpu)");
     const ref = loadMJCF(writeXml(one('<motor name="m" site="s" refsite="w"/>'))).model;

@@ -111,7 +111,7 @@ function addMomentDerivative(m: Model, d: Data, moment: Float64Array, dofs: Int3
   }
 }
 
-/** Dense scratch of nv for a tendon actuator's moment, zeroed. */
+/** Dense scratch of nv for a tendon actuator's moment, zeroed (and momentDofs of nv). */
 function momentOf(nv: number): Float64Array {
   if (momentScratch.length < nv) { momentScratch = new Float64Array(nv); momentDofs = new Int32Array(nv); }
   momentScratch.fill(0, 0, nv);
@@ -198,14 +198,16 @@ function spatialTendonActuator(
 
 /**
  * An actuator on a site (mjTRN_SITE, site-transmission.ts): its moment row spreads the force over every dof of the
- * site's body chain (and, with a refsite, the refsite's); velocity = moment . qvel, as MuJoCo's mj_fwdVelocity. It
- * adds nothing to qDeriv: the loader refuses the velocity-dependent ones under implicitfast.
+ * site's body chain (and, with a refsite, the refsite's); velocity = moment . qvel, as MuJoCo's mj_fwdVelocity. A
+ * velocity-dependent one adds its moment' * B * moment to qDeriv, as a tendon's.
  */
 function siteActuator(m: Model, d: Data, u: number, e0: number, e1: number, bad: Uint8Array): void {
   const n = d.nEnvs, U = u * n, nv = m.nv;
   const { ctrl, actuatorLength, actuatorVelocity, actuatorForce, qfrcActuator, qvel } = d;
   const st = siteTransmissionOf(m), moment = st.moment;
   const law = new ForceLaw(m, u);
+  const velocityDependent = isVelocityDependent(m, u);
+  if (velocityDependent) momentOf(nv);
   for (let e = e0; e < e1; e++) {
     st.compute(d, u, e);
     let vel = 0;
@@ -216,6 +218,13 @@ function siteActuator(m: Model, d: Data, u: number, e0: number, e1: number, bad:
     const force = law.force(ctrl[U + e]!, bad[e] !== 0, len, vel);
     actuatorForce[U + e] = force;
     for (let i = 0; i < nv; i++) if (moment[i] !== 0) qfrcActuator[i * n + e] = qfrcActuator[i * n + e]! + moment[i]! * force;
+    if (velocityDependent) {
+      const B = forceVelocityDerivative(m, u, ctrl[U + e]!);
+      if (B === 0) continue;
+      let count = 0;
+      for (let i = 0; i < nv; i++) if (moment[i] !== 0) momentDofs[count++] = i;
+      addMomentDerivative(m, d, moment, momentDofs, count, B, e);
+    }
   }
 }
 
