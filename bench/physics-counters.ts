@@ -15,13 +15,15 @@
  * one-step blocks gave an interval under half as wide as four-step blocks for the same 1,200 steps (600 x 1:
  * 0.071 wide; 150 x 4: 0.188). Reported: the median of the pairs' ratios with its distribution-free
  * 95 % confidence interval (the sign test's order statistics), and the verdict: "within 3 %" when the interval's
- * upper bound is at most 1.03, "above 3 %" when its lower bound is above it, else "inconclusive". Also, measured
+ * upper bound is at most 1.03, "above 3 %" when its lower bound is above it, else "inconclusive". With --control
+ * an off/off pair follows each pair: their ratio is 1 by construction, so an interval of theirs that leaves 1 out
+ * says the interval cannot be trusted at that load (the pairs are not independent enough). Also, measured
  * apart: on the CPU the counter path itself (stepTotals over the scene's timers plus the counter samples); on the
  * GPU the counters' commands alone (what a step with counters adds to the submit: host time to encode them, and
  * submit-to-read-back time, each less an empty command buffer's).
  *
  *   node --conditions=@gsprof/source --import tsx bench/physics-counters.ts [--backend cpu|gpu] [--n-envs 1024]
- *        [--pairs 1000] [--block-steps 1] [--warmup 20] [--seed 1]
+ *        [--pairs 1000] [--block-steps 1] [--warmup 20] [--seed 1] [--control]
  */
 import { loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
@@ -38,6 +40,8 @@ const OPTIONS = {
   'block-steps': { type: 'string', default: '1' },
   warmup: { type: 'string', default: '20' },
   seed: { type: 'string', default: '1' },
+  /** Also an off/off pair after each pair (twice the time): the interval of a ratio that is 1 by construction. */
+  control: { type: 'boolean', default: false },
 } as const;
 
 /** The issue's goal: the counters add at most 3 % to the recorded step time. */
@@ -56,6 +60,8 @@ export interface CountersCost {
   ratio: number;
   interval: { low: number; high: number; coverage: number } | null;
   verdict: string;
+  /** --control: the off/off pairs' median ratio and interval (1 lies in it unless the method is fooled). */
+  control: { ratio: number; interval: { low: number; high: number; coverage: number } | null } | null;
   counterPathUs: number | null;
   /** GPU: the counters' commands alone, microseconds per step (medians of alternated samples). */
   commands: { encodeUs: number; deviceUs: number } | null;
@@ -102,18 +108,21 @@ export async function main(argv: string[]): Promise<CountersCost> {
         scene.step();
         await scene.sync();
         sum += performance.now() - start;
-        void prof.step();
+        // Awaited outside the timed span: what it leaves for later would land in the next step, of either mode.
+        await prof.step();
       }
       return sum / blockSteps;
     };
-    const on: number[] = [], off: number[] = [], ratios: number[] = [];
+    const on: number[] = [], off: number[] = [], ratios: number[] = [], controls: number[] = [];
     await prof.start();
     try {
       for (let p = 0; p < warmup + pairs; p++) {
         const onFirst = random() < 0.5;
         const a = await block(onFirst ? 'on' : 'off');
         const b = await block(onFirst ? 'off' : 'on');
+        const control = values.control ? (await block('off')) / (await block('off')) : null;
         if (p < warmup) continue;
+        if (control !== null) controls.push(control);
         const [onMs, offMs] = onFirst ? [a, b] : [b, a];
         on.push(onMs);
         off.push(offMs);
@@ -131,7 +140,9 @@ export async function main(argv: string[]): Promise<CountersCost> {
     const interval = traceStats.medianConfidenceInterval(ratios, LEVEL);
     return {
       backend, pairs, blockSteps, onMs: traceStats.median(on), offMs: traceStats.median(off), ratio: traceStats.median(ratios),
-      interval, verdict: verdictOn(interval), counterPathUs, commands, seconds: (performance.now() - t0) / 1e3, loadStart, loadEnd: loadavg()[0]!,
+      interval, verdict: verdictOn(interval),
+      control: values.control ? { ratio: traceStats.median(controls), interval: traceStats.medianConfidenceInterval(controls, LEVEL) } : null,
+      counterPathUs, commands, seconds: (performance.now() - t0) / 1e3, loadStart, loadEnd: loadavg()[0]!,
     };
   } finally {
     await gs.destroy();
@@ -194,7 +205,8 @@ export function tableRow(r: CountersCost): string {
   const path = r.counterPathUs !== null ? `${r.counterPathUs.toFixed(1)} us (${pct(r.counterPathUs)})`
     : r.commands ? `commands alone: encode ${r.commands.encodeUs.toFixed(0)} us + submit to read back ${r.commands.deviceUs.toFixed(0)} us (${pct(r.commands.encodeUs + r.commands.deviceUs)})`
     : 'none';
-  return `| ${r.backend} | ${r.pairs} x ${r.blockSteps} | ${r.onMs.toFixed(2)} ms | ${r.offMs.toFixed(2)} ms | ${r.ratio.toFixed(3)} | ${ci} | ` +
+  const control = r.control ? `; off/off control ${r.control.ratio.toFixed(3)} ${r.control.interval ? `[${r.control.interval.low.toFixed(3)}, ${r.control.interval.high.toFixed(3)}]` : ''}` : '';
+  return `| ${r.backend} | ${r.pairs} x ${r.blockSteps} | ${r.onMs.toFixed(2)} ms | ${r.offMs.toFixed(2)} ms | ${r.ratio.toFixed(3)} | ${ci}${control} | ` +
     `${r.verdict} | ${path} | ${r.seconds.toFixed(0)} s, load ${r.loadStart.toFixed(1)} -> ${r.loadEnd.toFixed(1)} |`;
 }
 

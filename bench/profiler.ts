@@ -3,7 +3,7 @@
 //
 //   npm run bench:profiler                 (1M events, best of 3 runs each, after a warm-up run)
 //   npm run bench:profiler -- --events 200000 --reps 2
-//   npm run bench:profiler -- --physics-only [--physics-backends gpu] [--physics-pairs 1000]
+//   npm run bench:profiler -- --physics-only [--physics-backends gpu] [--physics-pairs 1000] [--physics-control]
 //                                          (only the physics counters' cost, with its verdict on the 3 % goal)
 //
 // An "event" is one complete slice: name, category, ts, dur, pid/tid, args {step, kernel}. Perfetto writes it
@@ -34,6 +34,8 @@ const { values: opts } = parseArgs({
     'physics-only': { type: 'boolean', default: false },
     /** Pairs of on/off blocks the physics-counter part measures per backend (after its warm-up pairs). */
     'physics-pairs': { type: 'string', default: '1000' },
+    /** The physics-counter part also measures off/off pairs, whose interval must hold 1 (twice the time). */
+    'physics-control': { type: 'boolean', default: false },
   },
 });
 const nEvents = Number(opts.events);
@@ -196,7 +198,8 @@ if (!opts['exporters-only']) {
   console.log(physics.tableHeader);
   for (const backend of opts['physics-backends'].split(',').filter(Boolean)) {
     try {
-      console.log(physics.tableRow(await physics.main(['--backend', backend, '--pairs', opts['physics-pairs']])));
+      const args = ['--backend', backend, '--pairs', opts['physics-pairs'], ...(opts['physics-control'] ? ['--control'] : [])];
+      console.log(physics.tableRow(await physics.main(args)));
     } catch (err) {
       console.log(`| ${backend} | not run: ${(err as Error).message.split('\n')[0]} | | | | | | | |`);
     }
