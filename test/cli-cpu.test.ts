@@ -128,6 +128,19 @@ describe('gsprof record --backend cpu, then the readers', () => {
     expect(Math.abs(d.envStepsPerSecond / d.summary.steps.envStepsPerSec - 1)).toBeLessThan(0.01);
   });
 
+  it('a schedule that records some of the steps: the run line names the steps its traces hold, and each trace times its own', async () => {
+    const out = tempDir();
+    const r = await gsprof(['record', '--example', 'franka', '--backend', 'cpu', '--n-envs', '4', '--steps', '40', '--wait', '2', '--warmup', '3', '--active', '10', '--repeat', '2', '--format', 'json', '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/from step 5, where recording starts: [\d,]+ env-steps\/s \(35 steps completed in [\d.]+ s, [^)]*\); the traces hold 20 of them \(steps 5-14, 20-29\), and each trace's summary times its own;/);
+    const traces = readdirSync(out).filter((f) => f.endsWith('.json')).map((f) => join(out, f));
+    expect(traces).toHaveLength(2);
+    for (const t of traces) {
+      const s = await gsprof(['summary', t]);
+      expect(s.stdout).toMatch(/Period: 10 steps completed in /);
+    }
+  });
+
   it('query: Perfetto table names, csv and json, and nothing but reads', async () => {
     const none = await gsprof(['query', pftrace, "select count(*) as n from slice where category = 'kernel'", '--format', 'csv']);
     expect(none.stdout.trim().split('\n')).toEqual(['n', '0']);

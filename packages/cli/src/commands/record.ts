@@ -204,7 +204,15 @@ export default class Record extends GsprofCommand {
     const recorded = result.steps > result.recordedFrom
       ? `from step ${result.recordedFrom}, where recording starts: ${thousands(result.envStepsPerSecond, 0)} env-steps/s (${thousands(result.steps - result.recordedFrom)} steps completed in ${result.recordedSeconds.toFixed(3)} s, from the first one's start to the last one's completion)`
       : `recording starts at step ${result.recordedFrom}: none recorded`;
-    this.print(`${result.example} on ${result.backend}: built in ${result.buildSeconds.toFixed(2)} s, first step ${result.firstStepSeconds.toFixed(2)} s; ${result.steps} steps x ${result.nEnvs} envs stepped in ${result.stepSeconds.toFixed(2)} s (${thousands(result.allStepsEnvStepsPerSecond, 0)} env-steps/s); ${recorded}; traces written in ${result.writeSeconds.toFixed(2)} s`);
+    const { recordedRanges } = await import('@gsprof/profiler');
+    const ranges = recordedRanges(result.schedule, result.steps);
+    const inRanges = ranges.reduce((n, [a, b]) => n + b - a + 1, 0);
+    // A schedule that stops recording (--repeat) or pauses (--wait/--warmup each cycle) leaves steps in that
+    // period that no trace holds: say which steps the traces time, so the run line is not read as theirs.
+    const notAllRecorded = result.steps > result.recordedFrom && inRanges < result.steps - result.recordedFrom
+      ? `; the traces hold ${thousands(inRanges)} of them (steps ${ranges.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(', ')}), and each trace's summary times its own`
+      : '';
+    this.print(`${result.example} on ${result.backend}: built in ${result.buildSeconds.toFixed(2)} s, first step ${result.firstStepSeconds.toFixed(2)} s; ${result.steps} steps x ${result.nEnvs} envs stepped in ${result.stepSeconds.toFixed(2)} s (${thousands(result.allStepsEnvStepsPerSecond, 0)} env-steps/s); ${recorded}${notAllRecorded}; traces written in ${result.writeSeconds.toFixed(2)} s`);
     this.print(report.text);
     const ev = result.envEvents;
     if (flags['reset-on-error'] || ev.resets > 0) {
@@ -220,6 +228,6 @@ export default class Record extends GsprofCommand {
       process.exitCode = 128 + (osConstants.signals[result.interrupted] ?? 0);
     }
     const { scenario: _scenario, ...data } = result;
-    return { ...data, ...report.data };
+    return { ...data, recordedSteps: ranges, ...report.data };
   }
 }

@@ -1,5 +1,5 @@
 // The recorder: torch.profiler's API over WebGPU.
-export { ProfilerAction, schedule, type ScheduleFn, type ScheduleOptions } from './schedule.js';
+export { ProfilerAction, recordedRanges, schedule, type ScheduleFn, type ScheduleOptions } from './schedule.js';
 export {
   profile, Profiler, ProfilerActivity, type ProfileOptions, type StructuralTracer, type TraceReadyHandler,
 } from './profiler.js';

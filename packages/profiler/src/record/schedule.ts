@@ -38,8 +38,15 @@ export function schedule(options: ScheduleOptions): ScheduleFn {
     );
   }
   if (warmup === 0) warn("Profiler won't be using warmup, this can skew profiler results");
+  // Kept for trace metadata and for tools that print the schedule.
+  return Object.assign(actionsOf(options), { options: { wait, warmup, active, repeat, skipFirst, skipFirstWait } });
+}
+
+/** The schedule's arithmetic, for options schedule() has checked. */
+function actionsOf(options: ScheduleOptions): ScheduleFn {
+  const { wait, warmup, active, repeat = 0, skipFirst = 0, skipFirstWait = 0 } = options;
   const cycle = wait + warmup + active;
-  const fn: ScheduleFn = (stepNumber: number) => {
+  return (stepNumber: number) => {
     if (!Number.isInteger(stepNumber) || stepNumber < 0) throw new Error(`schedule: step must be an integer >= 0, got ${stepNumber}`);
     if (stepNumber < skipFirst) return ProfilerAction.NONE;
     let step = stepNumber - skipFirst;
@@ -50,8 +57,23 @@ export function schedule(options: ScheduleOptions): ScheduleFn {
     if (m < wait + warmup) return ProfilerAction.WARMUP;
     return m < cycle - 1 ? ProfilerAction.RECORD : ProfilerAction.RECORD_AND_SAVE;
   };
-  // Kept for trace metadata and for tools that print the schedule.
-  return Object.assign(fn, { options: { wait, warmup, active, repeat, skipFirst, skipFirstWait } });
+}
+
+/**
+ * The steps a schedule records among the first `steps` (RECORD or RECORD_AND_SAVE), as inclusive [first, last]
+ * ranges, one per cycle: what a run's throughput from its first recorded step covers beyond what its traces hold.
+ */
+export function recordedRanges(options: ScheduleOptions, steps: number): Array<[number, number]> {
+  const fn = actionsOf(options);
+  const out: Array<[number, number]> = [];
+  for (let k = 0; k < steps; k++) {
+    const a = fn(k);
+    if (a !== ProfilerAction.RECORD && a !== ProfilerAction.RECORD_AND_SAVE) continue;
+    const last = out[out.length - 1];
+    if (last && last[1] === k - 1 && fn(k - 1) !== ProfilerAction.RECORD_AND_SAVE) last[1] = k;
+    else out.push([k, k]);
+  }
+  return out;
 }
 
 /** The schedule used without one: every step records, as torch's default. */

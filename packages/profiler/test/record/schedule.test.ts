@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { logger } from '@gsprof/log';
-import { type ProfilerAction, schedule } from '../../src/record/index.js';
+import { type ProfilerAction, recordedRanges, schedule } from '../../src/record/index.js';
 
 const letter: Record<ProfilerAction, string> = { NONE: 'N', WARMUP: 'W', RECORD: 'R', RECORD_AND_SAVE: 'S' };
 const run = (fn: (s: number) => ProfilerAction, steps: number): string => Array.from({ length: steps }, (_, i) => letter[fn(i)]).join(' ');
@@ -54,5 +54,20 @@ describe('schedule (torch semantics, REFERENCE §2)', () => {
   it('rejects negative step numbers', () => {
     quiet();
     expect(() => schedule({ wait: 0, warmup: 1, active: 1 })(-1)).toThrow(/step must be an integer >= 0/);
+  });
+
+  it.each([
+    [{ wait: 2, warmup: 3, active: 10, repeat: 2 }, 60, [[5, 14], [20, 29]]],
+    [{ wait: 0, warmup: 10, active: 190, repeat: 1 }, 200, [[10, 199]]],
+    // Back-to-back cycles (no wait or warmup) are separate traces, so separate ranges.
+    [{ wait: 0, warmup: 0, active: 2 }, 5, [[0, 1], [2, 3], [4, 4]]],
+    [{ wait: 1, warmup: 1, active: 2, repeat: 2, skipFirst: 2 }, 11, [[4, 5], [8, 9]]],
+  ] as Array<[Parameters<typeof schedule>[0], number, Array<[number, number]>]>)('recordedRanges(%j, %i): the steps schedule() records, one range per cycle', (opts, steps, ranges) => {
+    quiet();
+    expect(recordedRanges(opts, steps)).toEqual(ranges);
+    // The same steps as the schedule's own R and S actions.
+    const fn = schedule(opts);
+    const recorded = Array.from({ length: steps }, (_, k) => k).filter((k) => fn(k) === 'RECORD' || fn(k) === 'RECORD_AND_SAVE');
+    expect(ranges.flatMap(([a, b]) => Array.from({ length: b - a + 1 }, (_, i) => a + i))).toEqual(recorded);
   });
 });
