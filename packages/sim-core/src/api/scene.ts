@@ -17,7 +17,6 @@ import { collisionPlan } from '../collision/plan.js';
 import { placeModel } from '../loaders/place.js';
 import { buildDofGains, checkStateFits } from '../data/make-data.js';
 import { describeFluid, hasFluid, refuseFluidUnderImplicitFast } from '../physics/fluid.js';
-import { refuseUncomputedVelocityDerivatives } from '../model/implicit-support.js';
 import { setConst } from '../physics/setconst.js';
 import { Entity, type EntityHost, type EntityLayout } from './entity.js';
 import { FPSTracker, hostClock, type Clock } from './fps.js';
@@ -262,7 +261,6 @@ export class Scene implements EntityHost {
         const line = describeOptions(resolution);
         logger.info(hasFluid(merged) ? `${line.slice(0, -1)}; fluid forces from the model files: ${describeFluid(merged.opt)}.` : line);
         refuseFluidUnderImplicitFast(merged.opt);
-        refuseUncomputedVelocityDerivatives(merged);
         this.options = Object.freeze(resolved);
         return merged;
       });

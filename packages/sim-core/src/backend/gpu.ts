@@ -133,11 +133,16 @@ export function refuseCpuOnlyPhysics(model: Model): void {
 }
 
 /**
- * Refuses a velocity-dependent actuator on a tendon under implicitfast: the CPU backend adds its moment' * B *
- * moment to qDeriv as MuJoCo does; the WGSL kernels keep only qDeriv's diagonal and give a tendon actuator none.
+ * Refuses, under implicitfast, a velocity-dependent actuator on a tendon and a damped tendon: the CPU backend adds
+ * their J' * B * J to qDeriv as MuJoCo does; the WGSL kernels keep only qDeriv's diagonal and give tendons none.
  */
 export function refuseTendonVelocityDerivative(model: Model): void {
   if (model.opt.integrator !== Integrator.ImplicitFast) return;
+  for (let t = 0; t < model.ntendon; t++) {
+    if (model.tendonDamping[t] !== 0) {
+      throw new Error(`the GPU backend has no velocity derivative of tendon damping: tendon '${model.tendonName[t] || t}' has damping ${model.tendonDamping[t]} under the implicitfast integrator; it runs on the CPU backend (backend cpu)`);
+    }
+  }
   for (const u of coupledVelocityActuatorsOf(model)) {
     // a site transmission is refused whatever its force law (refuseCpuOnlyPhysics)
     if (model.actuatorTrntype[u] !== TrnType.Tendon) continue;

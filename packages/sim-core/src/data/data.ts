@@ -68,8 +68,8 @@ export interface Data {
   qDeriv: Real;                               // nv
   /**
    * qDeriv off the diagonal, dense like qM: (i, j) for j an ancestor or a descendant of i (MuJoCo's D sparsity;
-   * other entries stay 0). Only a model with a velocity-dependent actuator on a tendon, or under the implicit
-   * integrator (whose bias-force derivative fills it, not symmetric), has it (nv * nv); else empty.
+   * other entries stay 0). Only a model with a velocity-dependent actuator on a tendon, a damped tendon, or the
+   * implicit integrator (whose bias-force derivative fills it, not symmetric) has it (nv * nv); else empty.
    */
   qDerivOffdiag: Real;                        // nv * nv or 0
 

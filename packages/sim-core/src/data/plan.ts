@@ -6,7 +6,7 @@
  * ancestors in ascending order followed by i itself.
  * A worker thread receives a structured clone of the Model, so it builds its own plan.
  */
-import { JointType, TrnType, type Model } from '../model/model.js';
+import { Integrator, JointType, TrnType, type Model } from '../model/model.js';
 import { isVelocityDependent } from '../model/implicit-support.js';
 
 /** MuJoCo's mjSameFrame: how a child frame (inertia, geom, site) relates to its body frame. */
@@ -154,6 +154,17 @@ export function coupledVelocityActuatorsOf(m: Model): number[] {
     if ((m.actuatorTrntype[u] === TrnType.Tendon || m.actuatorTrntype[u] === TrnType.Site) && isVelocityDependent(m, u)) out.push(u);
   }
   return out;
+}
+
+/**
+ * Whether qDeriv has entries off its diagonal (Data.qDerivOffdiag): a velocity-dependent tendon actuator or a
+ * damped tendon couples the tendon's dofs, and the implicit integrator's bias-force derivative couples a dof with
+ * its ancestors and descendants. Read without building a plan.
+ */
+export function hasCoupledVelocityDerivative(m: Model): boolean {
+  if (m.opt.integrator === Integrator.Implicit || coupledVelocityActuatorsOf(m).length > 0) return true;
+  for (let t = 0; t < m.ntendon; t++) if (m.tendonDamping[t] !== 0) return true;
+  return false;
 }
 
 /** mjEPS: a joint axis component beyond it counts when MuJoCo asks whether the axis is a coordinate axis. */

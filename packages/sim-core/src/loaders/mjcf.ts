@@ -1032,13 +1032,6 @@ class MjcfCompiler {
       };
     });
 
-    // the implicit integrators take a tendon's damping into their velocity derivative (-damping J' J), which
-    // sim-core does not compute; treating it explicitly would not be MuJoCo's integrator
-    const damped = tendons.findIndex((t) => t.damping !== 0);
-    const implicitIntegrator = implicitName(this.options.integrator ?? defaultOptions().integrator);
-    if (damped >= 0 && implicitIntegrator !== null) {
-      fail(this.tendons[damped]!.el, `tendon damping under the ${implicitIntegrator} integrator is not supported (use Euler, or joint damping)`);
-    }
 
     const excludes: [number, number][] = this.excludes.map(({ el, body1, body2 }) => {
       const b1 = bodyId.get(body1), b2 = bodyId.get(body2);
@@ -1089,11 +1082,6 @@ class MjcfCompiler {
     });
     return buildModel({ bodies, actuators, equalities, tendons, excludes, pairs, sensors, keys, opt });
   }
-}
-
-/** 'implicit' or 'implicitfast' for those integrators (whose velocity derivative couples dofs), else null. */
-function implicitName(i: Integrator): string | null {
-  return i === Integrator.Implicit ? 'implicit' : i === Integrator.ImplicitFast ? 'implicitfast' : null;
 }
 
 /** MuJoCo normalizes the quaternions of free and ball joints in a keyframe's qpos (mju_normalize4). */

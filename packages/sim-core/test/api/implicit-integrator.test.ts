@@ -4,7 +4,7 @@
  * (M - h * qDeriv) qacc = qfrc_smooth + qfrc_constraint by a non-symmetric LU on the dof tree's sparsity.
  * Checked against MuJoCo (mujoco-js) through the public API on a spinning free body carrying a ball, hinge and
  * slide chain (damping, position, velocity and motor actuators) and on Menagerie's Panda (meshes as primitives,
- * see fixtures/PROVENANCE.md) switched to implicit. Each case also checks that MuJoCo's implicitfast run of the
+ * see fixtures/PROVENANCE.md) switched to implicit, and a tendon-damped chain. Each case also checks that MuJoCo's implicitfast run of the
  * model ends far from its implicit run, so a missing bias derivative would fail it.
  */
 import { readFileSync } from 'node:fs';
@@ -75,22 +75,27 @@ describe('the implicit integrator follows MuJoCo (CPU f64)', () => {
     expect(await mujocoIntegratorGap(PANDA_IMPLICIT, 400, 3, PANDA_CTRL)).toBeGreaterThan(1e-6);
   }, 60_000);
 
-  test('what its derivative would need and sim-core does not compute is refused with file and line', () => {
+  test('fluid forces, whose derivative sim-core does not compute, are refused with file and line', () => {
     const head = '<mujoco><option integrator="implicit"';
     const body = '<worldbody><body><joint name="j" axis="0 1 0"/><geom size="0.1"/><site name="s"/></body></worldbody>';
-    expect(() => loadMJCF(writeXml(`${head}/>${body}<tendon><fixed damping="1"><joint joint="j" coef="1"/></fixed></tendon></mujoco>`)))
-      .toThrow(/m\.xml:1: <fixed>: tendon damping under the implicit integrator is not supported/);
     // a velocity-dependent site actuator is computed (test/api/site-transmission.test.ts)
     expect(loadMJCF(writeXml(`${head}/>${body}<actuator><velocity site="s" kv="1"/></actuator></mujoco>`)).model.nu).toBe(1);
     expect(() => loadMJCF(writeXml(`${head} density="1.2"/>${body}</mujoco>`)))
       .toThrow(/m\.xml:1: <option>: fluid forces \(density, viscosity\) under the implicit integrator are not supported/);
   });
 
-  test('a Genesis scene choosing it for a model with tendon damping is refused at build', async () => {
+  test('a Genesis scene can choose it (rigidOptions.integrator), and its fluid forces are refused at build', async () => {
     await gs.init({ backend: 'cpu', precision: '64', loggingLevel: 'warning' });
+    const body = '<worldbody><body><joint name="j" axis="0 1 0"/><geom size="0.1"/></body></worldbody>';
     const scene = new gs.Scene({ rigidOptions: { integrator: 'implicit' }, profilingOptions: { showFPS: false } });
-    scene.addEntity(gs.morphs.MJCF({ file: writeXml('<mujoco><worldbody><body><joint name="j" axis="0 1 0"/><geom size="0.1"/></body></worldbody><tendon><fixed name="t" damping="1"><joint joint="j" coef="1"/></fixed></tendon></mujoco>') }));
-    await expect(scene.build()).rejects.toThrow(/tendon damping under the implicit integrator is not supported: tendon 't' has damping 1/);
+    scene.addEntity(gs.morphs.MJCF({ file: writeXml(`<mujoco>${body}</mujoco>`) }));
+    await scene.build();
+    expect(scene.compiledModel.opt.integrator).toBe(2); // mjINT_IMPLICIT
+    scene.step();
+    await scene.destroy();
+    const fluid = new gs.Scene({ rigidOptions: { integrator: 'implicit' }, profilingOptions: { showFPS: false } });
+    fluid.addEntity(gs.morphs.MJCF({ file: writeXml(`<mujoco><option density="1.2"/>${body}</mujoco>`) }));
+    await expect(fluid.build()).rejects.toThrow(/fluid forces .* under the implicit integrator are not supported/);
   });
 
   test('the GPU backend refuses it at build', () => {

@@ -1,14 +1,15 @@
 /**
- * Velocity-dependent actuators on tendons under implicitfast (issue 28): MuJoCo adds each one's moment' * B *
- * moment to qDeriv (B = biasprm[2] + gainprm[2] * ctrl), which couples the tendon's dofs, and factors
- * M - h * qDeriv on M's sparsity. Checked against MuJoCo (mujoco-js) through the public API:
+ * Velocity derivatives that couple a tendon's dofs (issue 28), as MuJoCo takes them into qDeriv under implicitfast
+ * and implicit: a velocity-dependent actuator on a tendon adds moment' * B * moment (B = biasprm[2] + gainprm[2] *
+ * ctrl), a damped tendon J' * (-damping) * J; implicitfast factors M - h * qDeriv on M's sparsity. Checked
+ * against MuJoCo (mujoco-js) through the public API:
  * - Menagerie's Franka Panda as shipped (panda.xml's options, defaults, tendon, equality, actuators and keyframe;
  *   its meshes replaced by primitives, see fixtures/PROVENANCE.md): the gripper's `<general>` on the tendon
  *   `split` with biasprm "0 -100 -10", the arm driven away from home and the gripper closing;
  * - a model of our own whose tendons couple a dof with its ancestors (fixed and spatial tendons, an affine gain
  *   with a velocity term), and a fixed tendon on the two slides of a 'simple' body, whose off-diagonal term
- *   MuJoCo's reduced M drops.
- * Each case also checks that MuJoCo's own Euler run of the model parts from its implicitfast run by far more than
+ *   MuJoCo's reduced M drops; the same tendons damped, under implicitfast and implicit.
+ * Each case also checks that MuJoCo's own Euler run of the model parts from its implicit run by far more than
  * the tolerance, so a missing or wrong derivative term would fail it.
  */
 import { fileURLToPath } from 'node:url';
@@ -17,12 +18,14 @@ import * as gs from '../../src/index.js';
 import { refuseTendonVelocityDerivative } from '../../src/backend/gpu.js';
 import { loadMJCF } from '../../src/loaders/index.js';
 import { mujocoIntegratorGap, sceneVsMujoco } from '../helpers/scene-vs-mujoco.js';
+import { writeXml } from '../helpers/xml-file.js';
 
 afterEach(async () => { await gs.destroy(); });
 
 const PANDA = fileURLToPath(new URL('./fixtures/panda-primitives.xml', import.meta.url));
 
-const CHAIN = `<mujoco><option integrator="implicitfast" timestep="0.005"/>
+/** `damping` on the three tendons (0: none). */
+const chain = (integrator: string, damping: number): string => `<mujoco><option integrator="${integrator}" timestep="0.005"/>
   <worldbody>
     <site name="anchor" pos="0 0 2"/>
     <body pos="0 0 1">
@@ -45,9 +48,9 @@ const CHAIN = `<mujoco><option integrator="implicitfast" timestep="0.005"/>
     </body>
   </worldbody>
   <tendon>
-    <fixed name="abc"><joint joint="a" coef="1"/><joint joint="b" coef="-0.7"/><joint joint="c" coef="2"/></fixed>
-    <fixed name="xy"><joint joint="sx" coef="1"/><joint joint="sy" coef="0.5"/></fixed>
-    <spatial name="sp"><site site="anchor"/><site site="tip"/></spatial>
+    <fixed name="abc" damping="${damping}"><joint joint="a" coef="1"/><joint joint="b" coef="-0.7"/><joint joint="c" coef="2"/></fixed>
+    <fixed name="xy" damping="${damping}"><joint joint="sx" coef="1"/><joint joint="sy" coef="0.5"/></fixed>
+    <spatial name="sp" damping="${damping / 2}"><site site="anchor"/><site site="tip"/></spatial>
   </tendon>
   <actuator>
     <general tendon="abc" gaintype="affine" gainprm="3 0 -0.5" biastype="affine" biasprm="0 -2 -4"/>
@@ -72,18 +75,33 @@ describe('velocity-dependent tendon actuators under implicitfast follow MuJoCo (
   }, 60_000);
 
   test('tendons coupling a dof and its ancestors, an affine gain, a simple body: 300 steps', async () => {
-    const worst = await sceneVsMujoco(CHAIN, 300, FORCES);
+    const xml = chain('implicitfast', 0);
+    const worst = await sceneVsMujoco(xml, 300, FORCES);
     // measured 5.3e-15 (without the off-diagonal terms 6.5; with the simple body's kept 7.9e-2); 1e-10 as above
     expect(worst).toBeLessThanOrEqual(1e-10);
     // MuJoCo's Euler run ends 0.54 from its implicitfast run
-    expect(await mujocoIntegratorGap(CHAIN, 300, 0)).toBeGreaterThan(1e-3);
+    expect(await mujocoIntegratorGap(xml, 300, 0)).toBeGreaterThan(1e-3);
   }, 60_000);
 
-  test('the GPU backend refuses them at build, naming the actuator', () => {
+  for (const integrator of ['implicitfast', 'implicit']) {
+    test(`the same tendons damped (fixed 0.8, spatial 0.4), ${integrator}: 300 steps`, async () => {
+      const xml = chain(integrator, 0.8);
+      const worst = await sceneVsMujoco(xml, 300, FORCES);
+      // measured 3.6e-15 (implicitfast) and 1.3e-14 (implicit); without the tendon damping's derivative 1.27
+      expect(worst).toBeLessThanOrEqual(1e-10);
+      // MuJoCo's Euler run ends 2.6 from this one
+      expect(await mujocoIntegratorGap(xml, 300, 0)).toBeGreaterThan(1e-3);
+    }, 60_000);
+  }
+
+  test('the GPU backend refuses them at build under implicitfast, naming the actuator or tendon', () => {
     const { model } = loadMJCF(PANDA);
     expect(() => refuseTendonVelocityDerivative(model))
       .toThrow(/the GPU backend has no velocity derivative of a tendon actuator: actuator 'actuator8' .*implicitfast.*backend cpu/);
     const euler = { ...model, opt: { ...model.opt, integrator: 0 } } as typeof model;
     expect(() => refuseTendonVelocityDerivative(euler)).not.toThrow();
+    const damped = loadMJCF(writeXml(chain('implicitfast', 0.8))).model;
+    expect(() => refuseTendonVelocityDerivative(damped))
+      .toThrow(/the GPU backend has no velocity derivative of tendon damping: tendon 'abc' has damping 0\.8 under the implicitfast integrator/);
   });
 });

@@ -11,7 +11,8 @@
  * - qDeriv, d(qfrc_actuator + qfrc_passive)/d(qvel) that implicitfast and mj_implicit use (mjd_actuator_vel +
  *   mjd_passive_vel, in that order): each active actuator's moment' * (b2 + g2*ctrl) * moment (a joint's moment
  *   is its gear; a tendon's is gear times the tendon's Jacobian, and couples the tendon's dofs: those entries
- *   go to qDerivOffdiag, on MuJoCo's D sparsity), then -damping, then -kv of a dof under Genesis'
+ *   go to qDerivOffdiag, on MuJoCo's D sparsity), then -damping, then each damped tendon's J' (-damping) J,
+ *   then -kv of a dof under Genesis'
  *   Position/Velocity control. As in MuJoCo, force clipping is ignored here and an affine gain's term takes the
  *   raw ctrl.
  */
@@ -116,6 +117,35 @@ function momentOf(nv: number): Float64Array {
   if (momentScratch.length < nv) { momentScratch = new Float64Array(nv); momentDofs = new Int32Array(nv); }
   momentScratch.fill(0, 0, nv);
   return momentScratch;
+}
+
+/**
+ * qDeriv += J' * (-damping) * J of a damped tendon (mjd_passive_vel, after the dofs' damping), J its Jacobian:
+ * the coefficients of a fixed tendon's joints, or a spatial tendon's path Jacobian at this pose.
+ */
+function tendonDampingDerivative(m: Model, d: Data, t: number, e0: number, e1: number): void {
+  const nv = m.nv, B = -m.tendonDamping[t]!;
+  const J = momentOf(nv);
+  if (isSpatial(m, t)) {
+    const sp = spatialTendonsOf(m);
+    for (let e = e0; e < e1; e++) {
+      sp.compute(d, t, e);
+      let count = 0;
+      for (let i = 0; i < nv; i++) {
+        J[i] = sp.J[i]!;
+        if (J[i] !== 0) momentDofs[count++] = i;
+      }
+      addMomentDerivative(m, d, J, momentDofs, count, B, e);
+    }
+    return;
+  }
+  for (let w = m.tendonAdr[t]!, end = w + m.tendonNum[t]!; w < end; w++) {
+    const i = m.jntDofadr[m.wrapObjid[w]!]!;
+    J[i] = J[i]! + m.wrapPrm[w]!;
+  }
+  let count = 0;
+  for (let i = 0; i < nv; i++) if (J[i] !== 0) momentDofs[count++] = i;
+  for (let e = e0; e < e1; e++) addMomentDerivative(m, d, J, momentDofs, count, B, e);
 }
 
 /**
@@ -307,6 +337,7 @@ export function actuation(m: Model, d: Data, e0: number, e1: number): void {
     if (damping === 0) continue;
     for (let e = e0; e < e1; e++) qDeriv[o + e] = qDeriv[o + e]! - damping;
   }
+  for (let t = 0; t < m.ntendon; t++) if (m.tendonDamping[t] !== 0) tendonDampingDerivative(m, d, t, e0, e1);
 
   // MuJoCo's joint-level clamp (jnt_actfrclimited / actuatorfrcrange, also URDF <limit effort>) on the
   // actuator force summed at a hinge or slide joint; before Genesis' controller, which has its own range
