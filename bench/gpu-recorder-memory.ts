@@ -1,7 +1,10 @@
 // The GPU recorder's memory over a long run (issue 33): RSS and heap after every --every steps of a recording
-// cycle fed GPU work of the shape a WebGPU step produces, then the time stop() takes to finalise and write it.
+// cycle fed GPU work of the shape a WebGPU step produces, then the time stop() takes to finalise and write it
+// (.pftrace, then .json). The cycle spills its finished events past --held (gsprof record's default, 50,000)
+// to a temporary file; --held 0 holds every event, as the recorder did before (the peer to compare with).
 //
-//   npm run bench:gpu-recorder                      (100,000 steps)
+//   npm run bench:gpu-recorder                      (100,000 steps, spilling)
+//   npm run bench:gpu-recorder -- --held 0          (100,000 steps, every event held)
 //   npm run bench:gpu-recorder -- --steps 30000 --every 5000
 //
 // Synthetic, not lavapipe: each step is a ProfilerStep span and a queue.submit span on the host track, and one
@@ -15,7 +18,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { writePerfettoTrace } from '@gsprof/profiler';
+import { writeChromeTrace, writePerfettoTrace } from '@gsprof/profiler';
 import { Cycle } from '../packages/profiler/src/record/cycle.js';
 import { FakeClock } from '../packages/profiler/src/record/host-clock.js';
 
@@ -23,10 +26,12 @@ const { values: opts } = parseArgs({
   options: {
     steps: { type: 'string', default: '100000' },
     every: { type: 'string', default: '10000' },
+    held: { type: 'string', default: '50000' },
   },
 });
 const steps = Number(opts.steps);
 const every = Number(opts.every);
+const held = Number(opts.held);
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -36,14 +41,14 @@ const STEP_NS = 1_000_000;
 
 const clock = new FakeClock();
 const device = { index: 0, properties: { id: 0, name: 'bench' } };
-const cycle = new Cycle({ clock, traceName: 'bench', syncEachStep: false, run: { nEnvs: 1024 }, devices: [device] });
+const cycle = new Cycle({ clock, traceName: 'bench', syncEachStep: false, run: { nEnvs: 1024 }, devices: [device], ...(held > 0 ? { maxHeldEvents: held } : {}) });
 cycle.start(0);
 
 const mb = (b: number): string => (b / 1048576).toFixed(0);
 gc();
 const rss0 = process.memoryUsage().rss;
-console.log(`GPU recorder memory: ${steps} steps of 2 host spans + 10 GPU passes; node ${process.version}, ${cpus().length} cores, load ${loadavg()[0]!.toFixed(1)}`);
-console.log('steps      rss MB   heap MB   held slices');
+console.log(`GPU recorder memory: ${steps} steps of 2 host spans + 10 GPU passes, ${held > 0 ? `spilling past ${held} held events` : 'every event held'}; node ${process.version}, ${cpus().length} cores, load ${loadavg()[0]!.toFixed(1)}`);
+console.log('steps      rss MB   heap MB   held events');
 const samples: number[] = [];
 let gpuNs = 5_000_000_000n;
 for (let step = 0; step < steps; step++) {
@@ -60,7 +65,7 @@ for (let step = 0; step < steps; step++) {
     gc();
     const m = process.memoryUsage();
     samples.push(m.rss);
-    console.log(`${String(step + 1).padEnd(10)} ${mb(m.rss - rss0).padStart(6)}   ${mb(m.heapUsed).padStart(7)}   ${cycle.trace.slices.length}`);
+    console.log(`${String(step + 1).padEnd(10)} ${mb(m.rss - rss0).padStart(6)}   ${mb(m.heapUsed).padStart(7)}   ${cycle.heldEvents}`);
   }
 }
 const dir = mkdtempSync(join(tmpdir(), 'gsprof-bench-rec-'));
@@ -72,7 +77,12 @@ try {
   const out = join(dir, 'run.pftrace');
   await writePerfettoTrace(trace, out);
   const t2 = performance.now();
-  console.log(`stop: finalize ${((t1 - t0) / 1000).toFixed(1)} s, write ${((t2 - t1) / 1000).toFixed(1)} s, ${mb(statSync(out).size)} MB, peak rss ${mb(process.resourceUsage().maxRSS * 1024)} MB`);
+  const json = join(dir, 'run.json');
+  await writeChromeTrace(trace, json);
+  const t3 = performance.now();
+  const s = (a: number, b: number): string => `${((b - a) / 1000).toFixed(1)} s`;
+  console.log(`stop: finalize ${s(t0, t1)}, write .pftrace ${s(t1, t2)} (${mb(statSync(out).size)} MB), .json ${s(t2, t3)} (${mb(statSync(json).size)} MB); most held at once ${cycle.heldEvents > 0 || held > 0 ? cycle.maxHeldSeen : '-'}; peak rss ${mb(process.resourceUsage().maxRSS * 1024)} MB`);
+  cycle.disposeSpill();
   const first = samples[0]! - rss0, last = samples[samples.length - 1]! - rss0;
   console.log(`ratio: RSS growth at step ${steps} / at step ${every} = ${(last / Math.max(first, 1)).toFixed(1)} (1.0 = flat)`);
 } finally {

@@ -3,11 +3,10 @@
  * injected slowdown caught by compare, and the simulator's GPU backend. Without an adapter these skip with a
  * printed reason, except under CI=true, where WebGPU must be present.
  */
-import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cliEnv, ensureBuilt, gsprof, hasWebgpuAdapter, startGsprof, tempDir, withoutDawnNoise } from './support/cli.js';
+import { ensureBuilt, gsprof, hasWebgpuAdapter, startGsprof, tempDir, withoutDawnNoise } from './support/cli.js';
 
 const adapter = hasWebgpuAdapter();
 if (!adapter) {
@@ -165,17 +164,11 @@ describe.skipIf(!adapter)('gsprof record -- <program> and Ctrl-C', () => {
 
   it('an interrupted program still leaves a loadable trace of the steps so far', async () => {
     const dir = tempDir();
-    // Its own process group, so the SIGINT reaches gsprof and the program together, as a terminal's Ctrl-C does.
-    const child = spawn(process.execPath, [BIN, 'record', '--out', dir, '--format', 'perfetto', '--', 'node', 'test/fixtures/webgpu-forever.mjs'],
-      { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let stdout = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    const started = Date.now();
-    while (!/frame 30\b/.test(stdout) && Date.now() - started < 60_000) await new Promise((r) => setTimeout(r, 100));
-    process.kill(-child.pid!, 'SIGINT');
-    expect(await exited).toBe(130);
-    expect(stdout).toMatch(/\d+ steps \(submits\), 1 device\(s\) instrumented/);
+    const run = startGsprof(['record', '--out', dir, '--format', 'perfetto', '--', 'node', 'test/fixtures/webgpu-forever.mjs'], { detached: true });
+    await run.waitFor(/frame 30\b/, 60_000);
+    process.kill(-run.child.pid!, 'SIGINT');
+    expect(await run.exited).toBe(130);
+    expect(run.output()).toMatch(/\d+ steps \(submits\), 1 device\(s\) instrumented/);
     const pf = readdirSync(dir).find((f) => f.endsWith('.pftrace'));
     expect(pf).toBeDefined();
     const q = await gsprof(['query', join(dir, pf!), "select count(*) as n from slice where name = 'relax' and category = 'kernel'", '--json']);

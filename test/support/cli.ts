@@ -70,8 +70,10 @@ export interface RunningGsprof {
   exited: Promise<number | null>;
 }
 
-export function startGsprof(args: string[]): RunningGsprof {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+/** `detached`: in a process group of its own, so that a SIGINT to the group (`process.kill(-pid)`) reaches gsprof
+ * and the program it records together, as a terminal's Ctrl-C does. */
+export function startGsprof(args: string[], options: { env?: NodeJS.ProcessEnv; detached?: boolean } = {}): RunningGsprof {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env: cliEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached ?? false });
   let output = '';
   child.stdout.on('data', (d: Buffer) => { output += d.toString(); });
   child.stderr.on('data', (d: Buffer) => { output += d.toString(); });

@@ -11,6 +11,7 @@ import { register } from 'node:module';
 import { hookDevices } from '../record/device-hook.js';
 import { spansOnly } from '../record/spans-only.js';
 import { handlersFor } from '../record/handlers.js';
+import { recordHeldEvents } from '../record/held-events.js';
 import { decodeConfig, PRELOAD_ENV } from './config.js';
 import { InterruptWatch, ProgramExit, ProgramInterrupted } from './interrupt.js';
 import type { ExternalRecorder } from '@gsprof/sim-core';
@@ -33,6 +34,8 @@ if (config) {
     syncEachStep: config.sync,
     profileMemory: config.profileMemory ?? false,
     traceName: `gsprof record -- ${process.argv.slice(1).join(' ')}`,
+    // A WebGPU program's passes, held whole, grow with its length: past this many they go to a file.
+    maxHeldEvents: recordHeldEvents(),
   });
   prof.setRunInfo({ program: process.argv.slice(1).join(' ') });
   const steps = new StepSource(() => { void prof.step(); }, config.stepsFrom, programUsesMarks(process.argv[1]));

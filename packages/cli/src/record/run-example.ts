@@ -10,6 +10,7 @@ import { buildScenario, type Scenario, type ScenarioOptions } from '../scenarios
 import { buildSceneFile, type ControlChoice } from '../scenarios/scene-file.js';
 import { hookDevices } from './device-hook.js';
 import { useFreshCache } from './fresh-cache.js';
+import { recordHeldEvents } from './held-events.js';
 import { handlersFor, type TraceFormat } from './handlers.js';
 import { createProgress } from './progress.js';
 import { spansOnly } from './spans-only.js';
@@ -152,6 +153,8 @@ export async function recordExample(options: RecordExampleOptions): Promise<Reco
       syncEachStep: options.sync,
       profileMemory: options.profileMemory ?? false,
       traceName: options.scene ? `gsprof record --scene ${options.scene.file}` : `gsprof record --example ${options.example}`,
+      // On the GPU a step is a dozen passes and their submit: held whole, a long run grew by 2.5 KB a step.
+      ...(String(scenario.gs.backend) === 'gpu' ? { maxHeldEvents: recordHeldEvents() } : {}),
     });
     prof.setRunInfo({
       ...scenario.facts, backend: String(scenario.gs.backend), precision: String(scenario.gs.precision), steps, workerName, buildSeconds, firstStepSeconds,

@@ -16,6 +16,7 @@ import { encodeConfig, PRELOAD_ENV, type PreloadConfig } from '../preload/config
 import type { TraceFormat } from './handlers.js';
 import type { ScheduleArgs } from './schedule-flags.js';
 import { useFreshCache } from './fresh-cache.js';
+import { recordHeldEvents } from './held-events.js';
 
 export interface RecordProgramOptions {
   command: string[];
@@ -190,6 +191,7 @@ async function recording<T>(options: RecordProgramOptions,
 }
 
 export async function recordProgram(options: RecordProgramOptions): Promise<RecordProgramResult> {
+  recordHeldEvents(); // a bad GSPROF_RECORD_HELD_EVENTS is refused here, in one line, not in the program
   const run = await recording(options, (work, children, interrupt) =>
     runChild(options, preloadConfig(options, join(work, 'result.json'), interrupt), {}, null, children));
   return resultOf(options, run);
@@ -230,6 +232,7 @@ function freePort(): Promise<number> {
  * `<host>_<gsprof pid>.rank<k>.<time>.pftrace`, with distributedInfo; their output is prefixed `[rank k] `.
  */
 export async function recordRanks(options: RecordProgramOptions, nproc: number): Promise<RecordRanksResult> {
+  recordHeldEvents();
   const jobId = `${hostname()}_${process.pid}_${Date.now()}`;
   const port = process.env.MASTER_PORT ?? String(await freePort());
   // As torchrun: when a rank fails, the others (blocked in a collective, say) get SIGTERM, then SIGKILL after the

@@ -1,7 +1,7 @@
 // A trace handed to the streaming exporters (perfetto-stream.ts, chrome-stream.ts) as it is read: the few
 // things a writer needs up front (metadata, processes, tracks), then its events in batches, in time order. The
 // exporters hold one batch and the slices still open, never the trace, so memory does not grow with it.
-import type { Args, EnvTimerSample, TraceMetadata, TraceProcess, TraceTrack } from '../model/trace.js';
+import type { Args, EnvTimerSample, TraceMetadata, TraceModel, TraceProcess, TraceTrack } from '../model/trace.js';
 
 /** One end of a flow at the slice it leaves or enters. */
 export interface StreamFlow {
@@ -55,4 +55,20 @@ export class TimeOrder {
     this.count++;
     return ts;
   }
+}
+
+/**
+ * Traces whose events are not in the TraceModel but on disk (a recording cycle that spilled them, see
+ * record/spill.ts): the model holds the metadata, processes and tracks, and this gives its events as a stream,
+ * each call a new one. writePerfettoTrace and writeChromeTrace write such a trace through the stream writers.
+ */
+const spilled = new WeakMap<TraceModel, () => EventStream>();
+
+export function markSpilled(trace: TraceModel, stream: () => EventStream): void {
+  spilled.set(trace, stream);
+}
+
+/** The stream of a spilled trace's events, or undefined when its events are in the model. */
+export function spilledStream(trace: TraceModel): (() => EventStream) | undefined {
+  return spilled.get(trace);
 }

@@ -9,6 +9,7 @@
  */
 import type { Args, TraceModel } from '../model/trace.js';
 import { Cycle } from './cycle.js';
+import { spilledStream } from '../export/event-stream.js';
 import { systemClock, type HostClock } from './host-clock.js';
 import { GcSpans } from './gc-spans.js';
 import { devicesFor, instrumentDeviceFor, memoryCounterName } from './instrument-device.js';
@@ -49,6 +50,13 @@ export interface ProfileOptions {
   distributed?: DistributedInfo | null;
   /** Host clock; tests pass a fake one. */
   clock?: HostClock;
+  /**
+   * Finished events a recording cycle holds in memory at most; past it they go to a temporary file in sorted
+   * runs, and the handed-over trace holds its metadata, processes and tracks but not its events, which
+   * writePerfettoTrace and writeChromeTrace stream from that file (keyAverages then refuses). For long runs:
+   * memory stays bounded whatever their length. Default: every event stays in the trace.
+   */
+  maxHeldEvents?: number;
 }
 
 /** The structural tracer sim-core's SimTracer seam takes. */
@@ -168,6 +176,7 @@ export class Profiler implements Recorder, AsyncDisposable {
   }
 
   keyAverages(): KeyAverages {
+    if (spilledStream(this.trace)) throw new Error('profiler: keyAverages needs the events in memory, and this trace was recorded with maxHeldEvents (they went to its file): summarise the written trace instead');
     return keyAverages(this.trace);
   }
 
@@ -283,7 +292,7 @@ export class Profiler implements Recorder, AsyncDisposable {
     const c = this.cycle;
     if (!c?.recording) return;
     const now = this.clock.nowNs();
-    c.trace.envTimers.push({ step: this.stepNumber, ts: c.ts(now), nEnvs, values: Float64Array.from(values) });
+    c.envTimers({ step: this.stepNumber, ts: c.ts(now), nEnvs, values: Float64Array.from(values) });
     c.trace.metadata.timerLabels = [...labels];
     this.timerLabels = [...labels];
     const slot = (k: number): Float64Array | null => {
@@ -400,6 +409,7 @@ export class Profiler implements Recorder, AsyncDisposable {
       run,
       devices: devicesFor(this).map((d) => d.info),
       ...(this.distributed ? { distributed: this.distributed } : {}),
+      ...(this.options.maxHeldEvents !== undefined ? { maxHeldEvents: this.options.maxHeldEvents } : {}),
     });
   }
 
@@ -441,17 +451,22 @@ export class Profiler implements Recorder, AsyncDisposable {
     this.lastTrace = c.trace;
     const finalized = c.finalize();
     const run2 = this.delivery.then(async () => {
-      const trace = await finalized;
-      if (!handOver || !this.options.onTraceReady) return;
-      this.delivering = trace;
-      this.lastTracePaths = [];
-      const t0 = this.clock.nowNs();
       try {
-        await this.options.onTraceReady(this);
+        const trace = await finalized;
+        if (!handOver || !this.options.onTraceReady) return;
+        this.delivering = trace;
+        this.lastTracePaths = [];
+        const t0 = this.clock.nowNs();
+        try {
+          await this.options.onTraceReady(this);
+        } finally {
+          this.delivering = null;
+          // Writing one trace while the next cycle records (a repeating schedule) is gsprof's work in that one.
+          this.completeSpan('hand over trace (onTraceReady)', 'gsprof', t0, this.clock.nowNs());
+        }
       } finally {
-        this.delivering = null;
-        // Writing one trace while the next cycle records (a repeating schedule) is gsprof's work in that one.
-        this.completeSpan('hand over trace (onTraceReady)', 'gsprof', t0, this.clock.nowNs());
+        // Spilled events are read by the hand-over only.
+        c.disposeSpill();
       }
     });
     // A failing handler rejects the promise returned to the caller, but not the deliveries after it; stop()
@@ -482,15 +497,7 @@ export class Profiler implements Recorder, AsyncDisposable {
     if (!(span instanceof OpenSpan) || span.closed) return;
     span.closed = true;
     this.openSpans.delete(span);
-    const { slices, flows } = span.cycle.trace;
-    const at = slices.lastIndexOf(span.slice);
-    if (at < 0) return;
-    slices.splice(at, 1);
-    // Flows name slices by index: those past the removed one move down with it.
-    for (const f of flows) {
-      if (f.fromSlice > at) f.fromSlice--;
-      if (f.toSlice > at) f.toSlice--;
-    }
+    span.cycle.discardSlice(span.slice);
   }
 
   private closeStepSpan(atNs?: number): void {
