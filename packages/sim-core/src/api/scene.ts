@@ -16,7 +16,7 @@ import { EqType, type Model } from '../model/model.js';
 import { collisionPlan } from '../collision/plan.js';
 import { placeModel } from '../loaders/place.js';
 import { buildDofGains, checkStateFits } from '../data/make-data.js';
-import { describeFluid, hasFluid, refuseFluidUnderImplicitFast } from '../physics/fluid.js';
+import { describeFluid, hasFluid, refuseFluidUnderImplicit } from '../physics/fluid.js';
 import { setConst } from '../physics/setconst.js';
 import { Entity, type EntityHost, type EntityLayout } from './entity.js';
 import { FPSTracker, hostClock, type Clock } from './fps.js';
@@ -260,7 +260,7 @@ export class Scene implements EntityHost {
         merged.opt = { ...toModelOptions(resolved), ccdTolerance, ccdIterations, density, viscosity, wind };
         const line = describeOptions(resolution);
         logger.info(hasFluid(merged) ? `${line.slice(0, -1)}; fluid forces from the model files: ${describeFluid(merged.opt)}.` : line);
-        refuseFluidUnderImplicitFast(merged.opt);
+        refuseFluidUnderImplicit(merged);
         this.options = Object.freeze(resolved);
         return merged;
       });

@@ -4,6 +4,7 @@
  */
 import { BiasType, GainType, type Model } from '../model/model.js';
 import { TIMER_SLOTS, type Data, type Precision, type Real } from './data.js';
+import { fluidInQDeriv } from '../physics/fluid.js';
 import { hasCoupledVelocityDerivative, planOf } from './plan.js';
 
 export interface DataOptions {
@@ -66,7 +67,7 @@ function fieldSpecs(m: Model, C: number, E: number): FieldSpec[] {
     r('cvel', 6 * nbody), r('cdofDot', 6 * nv),
     r('actuatorLength', nu), r('actuatorVelocity', nu), r('actuatorForce', nu),
     r('qfrcBias', nv), r('qfrcPassive', nv), r('qfrcActuator', nv), r('qfrcSmooth', nv), r('qaccSmooth', nv), r('qDeriv', nv),
-    r('qDerivOffdiag', hasCoupledVelocityDerivative(m) ? nv * nv : 0),
+    r('qDerivOffdiag', hasCoupledVelocityDerivative(m) || fluidInQDeriv(m) ? nv * nv : 0),
     { name: 'ncon', kind: 'i32', size: 1 },
     r('contactPos', 3 * C), r('contactFrame', 9 * C), r('contactDist', C), r('contactIncludemargin', C),
     r('contactFriction', 5 * C), r('contactSolref', 2 * C), r('contactSolimp', 5 * C),

@@ -18,17 +18,35 @@ export function hasFluid(m: Model): boolean {
   return (m.opt.density ?? 0) > 0 || (m.opt.viscosity ?? 0) > 0;
 }
 
+/** True when some geom takes MuJoCo's ellipsoid fluid model (fluidshape="ellipsoid"). */
+function hasEllipsoidFluid(m: Model): boolean {
+  const gf = m.geomFluid;
+  if (!gf) return false;
+  for (let g = 0; g < m.ngeom; g++) if (gf[NFLUID * g]! > 0) return true;
+  return false;
+}
+
 /**
- * Under implicitfast (and implicit) MuJoCo adds the fluid forces' velocity derivative (mjd_inertiaBoxFluid, which couples a body's
- * dofs) to qDeriv; sim-core's qDeriv is diagonal, so the pair is refused rather than integrated differently. The
- * loader refuses it with file and line when the file sets both; this catches a scene whose options choose it.
+ * Under implicitfast and implicit MuJoCo adds the fluid forces' velocity derivative to qDeriv: sim-core computes
+ * the inertia-box model's (mjd_inertiaBoxFluid), not the ellipsoid model's (mjd_ellipsoidFluid), so that pair is
+ * refused rather than integrated differently. The loader refuses it with file and line when the file sets both;
+ * this catches a scene whose options choose the integrator.
  */
-export function refuseFluidUnderImplicitFast(opt: ModelOptions): void {
+export function refuseFluidUnderImplicit(m: Model): void {
+  const opt = m.opt;
   const implicit = opt.integrator === Integrator.Implicit ? 'implicit' : opt.integrator === Integrator.ImplicitFast ? 'implicitfast' : null;
-  if (((opt.density ?? 0) > 0 || (opt.viscosity ?? 0) > 0) && implicit !== null) {
-    throw new Error(`fluid forces (<option density> or <option viscosity>) under the ${implicit} integrator are not supported (their velocity derivative couples dofs); use integrator euler`);
+  if (implicit !== null && hasFluid(m) && hasEllipsoidFluid(m)) {
+    throw new Error(`the ellipsoid fluid model (a geom's fluidshape="ellipsoid") under the ${implicit} integrator is not supported (its velocity derivative is not computed); use integrator euler`);
   }
 }
+
+/** True when the integrator takes the fluid forces' velocity derivative into qDeriv (implicit and implicitfast). */
+export function fluidInQDeriv(m: Model): boolean {
+  return hasFluid(m) && (m.opt.integrator === Integrator.Implicit || m.opt.integrator === Integrator.ImplicitFast);
+}
+
+/** Adds B * row' * row to qDeriv for env e (row dense over nv, dofs its non-zero columns in ascending order). */
+export type AddRowDerivative = (row: Float64Array, dofs: Int32Array, count: number, B: number) => void;
 
 /** The fluid options for the build log line, e.g. "density=1.225, viscosity=1.8e-05, wind=[0, 0, 0]". */
 export function describeFluid(opt: ModelOptions): string {
@@ -55,6 +73,12 @@ export class Fluid {
   private readonly lvel = new Float64Array(6);
   private readonly lfrc = new Float64Array(6);
   private readonly axes = new Float64Array(3);
+  /** The derivative's scratch: six local Jacobian rows, one row, its non-zero dofs, up to 12 (row, B) pairs. */
+  private readonly rows: Float64Array;
+  private readonly row: Float64Array;
+  private readonly dofs: Int32Array;
+  private readonly rowB = new Float64Array(12);
+  private readonly rowOf = new Int32Array(12);
 
   constructor(private readonly m: Model) {
     const nv = Math.max(1, m.nv);
@@ -62,6 +86,9 @@ export class Fluid {
     this.jp = new Float64Array(3 * nv);
     this.jr = new Float64Array(3 * nv);
     this.cdof = new Float64Array(6 * nv);
+    this.rows = new Float64Array(6 * nv);
+    this.row = new Float64Array(nv);
+    this.dofs = new Int32Array(nv);
     this.box = new Float64Array(3 * m.nbody);
     this.ellipsoid = new Uint8Array(m.nbody);
     for (let b = 1; b < m.nbody; b++) {
@@ -95,6 +122,63 @@ export class Fluid {
         const f = this.lfrc;
         for (let k = 0; k < 6; k++) f[k] = f[k]! * coef;
         this.apply(d, e, b, d.geomXpos, d.geomXmat, g, n);
+      }
+    }
+  }
+
+  /**
+   * mjd_inertiaBoxFluid of every inertia-box body in env e: the body's com Jacobian in its inertial frame, each of
+   * its six rows r adding B_r * row' * row (viscous: the drag's linear coefficients; density: the quadratic drag's
+   * 2 |v_r| slope), in MuJoCo's order.
+   */
+  addDerivative(d: Data, e: number, add: AddRowDerivative): void {
+    const m = this.m, nv = m.nv, n = d.nEnvs, v = this.lvel, rows = this.rows, dofs = this.dofs, jp = this.jp, jr = this.jr;
+    const density = m.opt.density ?? 0, viscosity = m.opt.viscosity ?? 0;
+    gatherCdof(d, nv, e, this.cdof);
+    const B = this.rowB;
+    for (let b = 1; b < m.nbody; b++) {
+      if (m.bodyMass[b]! < MINVAL || this.ellipsoid[b] !== 0) continue;
+      const b0 = this.box[3 * b]!, b1 = this.box[3 * b + 1]!, b2 = this.box[3 * b + 2]!;
+      this.localVelocity(d, e, b, d.xipos, d.ximat, b);
+      jp.fill(0);
+      jr.fill(0);
+      addPointJacobian(m, d.subtreeCom, n, e, this.cdof, b, d.xipos[3 * b * n + e]!, d.xipos[(3 * b + 1) * n + e]!, d.xipos[(3 * b + 2) * n + e]!, 1, jp, jr);
+      // rows 0-2: the rotational Jacobian in the inertial frame, 3-5 the translational (mju_mulMatTMat's order)
+      const X = (r: number, c: number): number => d.ximat[(9 * b + 3 * r + c) * n + e]!;
+      rows.fill(0);
+      for (let k = 0; k < 3; k++) {
+        for (let j = 0; j < 3; j++) {
+          const x = X(k, j);
+          if (x === 0) continue;
+          for (let i = 0; i < nv; i++) {
+            rows[j * nv + i] = rows[j * nv + i]! + jr[k * nv + i]! * x;
+            rows[(3 + j) * nv + i] = rows[(3 + j) * nv + i]! + jp[k * nv + i]! * x;
+          }
+        }
+      }
+      let nb = 0;
+      if (viscosity > 0) {
+        const diam = (b0 + b1 + b2) / 3.0;
+        const sa = -Math.PI * diam * diam * diam * viscosity, sl = -3.0 * Math.PI * diam * viscosity;
+        for (let r = 0; r < 6; r++) { B[nb] = r < 3 ? sa : sl; this.rowOf[nb++] = r; }
+      }
+      if (density > 0) {
+        B[nb] = -density * b0 * (b1 * b1 * b1 * b1 + b2 * b2 * b2 * b2) * 2 * Math.abs(v[0]!) / 64.0; this.rowOf[nb++] = 0;
+        B[nb] = -density * b1 * (b0 * b0 * b0 * b0 + b2 * b2 * b2 * b2) * 2 * Math.abs(v[1]!) / 64.0; this.rowOf[nb++] = 1;
+        B[nb] = -density * b2 * (b0 * b0 * b0 * b0 + b1 * b1 * b1 * b1) * 2 * Math.abs(v[2]!) / 64.0; this.rowOf[nb++] = 2;
+        B[nb] = -0.5 * density * b1 * b2 * 2 * Math.abs(v[3]!); this.rowOf[nb++] = 3;
+        B[nb] = -0.5 * density * b0 * b2 * 2 * Math.abs(v[4]!); this.rowOf[nb++] = 4;
+        B[nb] = -0.5 * density * b0 * b1 * 2 * Math.abs(v[5]!); this.rowOf[nb++] = 5;
+      }
+      for (let k = 0; k < nb; k++) {
+        if (B[k] === 0) continue;
+        const r = this.rowOf[k]!, row = this.row;
+        let count = 0;
+        for (let i = 0; i < nv; i++) {
+          row[i] = rows[r * nv + i]!;
+          if (row[i] !== 0) dofs[count++] = i;
+        }
+        add(row, dofs, count, B[k]!);
       }
     }
   }

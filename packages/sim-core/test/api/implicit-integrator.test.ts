@@ -75,16 +75,18 @@ describe('the implicit integrator follows MuJoCo (CPU f64)', () => {
     expect(await mujocoIntegratorGap(PANDA_IMPLICIT, 400, 3, PANDA_CTRL)).toBeGreaterThan(1e-6);
   }, 60_000);
 
-  test('fluid forces, whose derivative sim-core does not compute, are refused with file and line', () => {
+  test('the ellipsoid fluid model, whose derivative sim-core does not compute, is refused with file and line', () => {
     const head = '<mujoco><option integrator="implicit"';
     const body = '<worldbody><body><joint name="j" axis="0 1 0"/><geom size="0.1"/><site name="s"/></body></worldbody>';
     // a velocity-dependent site actuator is computed (test/api/site-transmission.test.ts)
     expect(loadMJCF(writeXml(`${head}/>${body}<actuator><velocity site="s" kv="1"/></actuator></mujoco>`)).model.nu).toBe(1);
-    expect(() => loadMJCF(writeXml(`${head} density="1.2"/>${body}</mujoco>`)))
-      .toThrow(/m\.xml:1: <option>: fluid forces \(density, viscosity\) under the implicit integrator are not supported/);
+    // the inertia-box fluid model's derivative is computed (test/api/fluid.test.ts), the ellipsoid model's is not
+    expect(loadMJCF(writeXml(`${head} density="1.2"/>${body}</mujoco>`)).model.opt.density).toBe(1.2);
+    expect(() => loadMJCF(writeXml(`${head} density="1.2"/><worldbody><body><freejoint/><geom size="0.1" fluidshape="ellipsoid"/></body></worldbody></mujoco>`)))
+      .toThrow(/m\.xml:1: <geom>: the ellipsoid fluid model \(fluidshape="ellipsoid"\) under the implicit integrator is not supported/);
   });
 
-  test('a Genesis scene can choose it (rigidOptions.integrator), and its fluid forces are refused at build', async () => {
+  test('a Genesis scene can choose it (rigidOptions.integrator), and the ellipsoid fluid model is refused at build', async () => {
     await gs.init({ backend: 'cpu', precision: '64', loggingLevel: 'warning' });
     const body = '<worldbody><body><joint name="j" axis="0 1 0"/><geom size="0.1"/></body></worldbody>';
     const scene = new gs.Scene({ rigidOptions: { integrator: 'implicit' }, profilingOptions: { showFPS: false } });
@@ -94,8 +96,9 @@ describe('the implicit integrator follows MuJoCo (CPU f64)', () => {
     scene.step();
     await scene.destroy();
     const fluid = new gs.Scene({ rigidOptions: { integrator: 'implicit' }, profilingOptions: { showFPS: false } });
-    fluid.addEntity(gs.morphs.MJCF({ file: writeXml(`<mujoco><option density="1.2"/>${body}</mujoco>`) }));
-    await expect(fluid.build()).rejects.toThrow(/fluid forces .* under the implicit integrator are not supported/);
+    const ellipsoid = '<worldbody><body><joint name="j" axis="0 1 0"/><geom size="0.1" fluidshape="ellipsoid"/></body></worldbody>';
+    fluid.addEntity(gs.morphs.MJCF({ file: writeXml(`<mujoco><option density="1.2"/>${ellipsoid}</mujoco>`) }));
+    await expect(fluid.build()).rejects.toThrow(/the ellipsoid fluid model .* under the implicit integrator is not supported/);
   });
 
   test('the GPU backend refuses it at build', () => {

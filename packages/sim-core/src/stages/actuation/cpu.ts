@@ -12,9 +12,9 @@
  *   mjd_passive_vel, in that order): each active actuator's moment' * (b2 + g2*ctrl) * moment (a joint's moment
  *   is its gear; a tendon's is gear times the tendon's Jacobian, and couples the tendon's dofs: those entries
  *   go to qDerivOffdiag, on MuJoCo's D sparsity), then -damping, then each damped tendon's J' (-damping) J,
- *   then -kv of a dof under Genesis'
- *   Position/Velocity control. As in MuJoCo, force clipping is ignored here and an affine gain's term takes the
- *   raw ctrl.
+ *   then the inertia-box fluid forces' derivative (implicit integrators only, physics/fluid.ts), then -kv of a
+ *   dof under Genesis' Position/Velocity control. As in MuJoCo, force clipping is ignored here and an affine
+ *   gain's term takes the raw ctrl.
  */
 import { DofCtrlMode, type Data } from '../../data/data.js';
 import { BiasType, TrnType, type Model } from '../../model/model.js';
@@ -22,6 +22,7 @@ import { planOf } from '../../data/plan.js';
 import { scratchOf } from '../../data/scratch.js';
 import { clip } from '../../math/clip.js';
 import { isVelocityDependent } from '../../model/implicit-support.js';
+import { fluidInQDeriv, fluidOf } from '../../physics/fluid.js';
 import { siteTransmissionOf } from '../../physics/site-transmission.js';
 import { isSpatial, spatialTendonsOf, tendonState } from '../../physics/tendon.js';
 
@@ -338,6 +339,13 @@ export function actuation(m: Model, d: Data, e0: number, e1: number): void {
     for (let e = e0; e < e1; e++) qDeriv[o + e] = qDeriv[o + e]! - damping;
   }
   for (let t = 0; t < m.ntendon; t++) if (m.tendonDamping[t] !== 0) tendonDampingDerivative(m, d, t, e0, e1);
+  // then the inertia-box fluid forces' (mjd_inertiaBoxFluid), for the implicit integrators only
+  if (fluidInQDeriv(m)) {
+    const fluid = fluidOf(m);
+    for (let e = e0; e < e1; e++) {
+      fluid.addDerivative(d, e, (row, dofs, count, B) => addMomentDerivative(m, d, row, dofs, count, B, e));
+    }
+  }
 
   // MuJoCo's joint-level clamp (jnt_actfrclimited / actuatorfrcrange, also URDF <limit effort>) on the
   // actuator force summed at a hinge or slide joint; before Genesis' controller, which has its own range
