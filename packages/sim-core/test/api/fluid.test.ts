@@ -120,6 +120,20 @@ describe('the ellipsoid fluid model follows MuJoCo (CPU f64, 300 steps, Euler)',
   }, 60_000);
 });
 
+test('the build log line of the options in effect names the fluid options', async () => {
+  await gs.init({ backend: 'cpu', precision: '64', loggingLevel: 'info' });
+  const log = gs.captureLogs();
+  try {
+    const scene = new gs.Scene({ profilingOptions: { showFPS: false } });
+    scene.addEntity(gs.morphs.MJCF({ file: writeXml(fluidModel('viscosity="0.3" wind="1 -0.5 0.3"')) }));
+    await scene.build();
+    const line = log.lines().find((l) => l.includes('Options in effect:'));
+    expect(line).toMatch(/; fluid forces from the model files: density=0, viscosity=0\.3, wind=\[1, -0\.5, 0\.3\]\.$/);
+  } finally {
+    log.restore();
+  }
+});
+
 describe('fluid forces: refusals', () => {
   test('the ellipsoid model under implicitfast: at load with file, line and geom, and at build when the scene options choose it', async () => {
     expect(() => loadMJCF(writeXml(ELLIPSOID_MODEL.replace('<option ', '<option integrator="implicitfast" '))))
