@@ -12,11 +12,13 @@
  * Each case also checks that MuJoCo's own Euler run of the model parts from its implicit run by far more than
  * the tolerance, so a missing or wrong derivative term would fail it.
  */
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, test } from 'vitest';
 import * as gs from '../../src/index.js';
 import { refuseTendonVelocityDerivative } from '../../src/backend/gpu.js';
 import { loadMJCF } from '../../src/loaders/index.js';
+import { hasGpu } from '../gpu/gpu-env.js';
 import { mujocoIntegratorGap, sceneVsMujoco } from '../helpers/scene-vs-mujoco.js';
 import { writeXml } from '../helpers/xml-file.js';
 
@@ -117,6 +119,16 @@ describe('velocity-dependent tendon actuators under implicitfast follow MuJoCo (
       expect(batch[1]).not.toEqual(alone);
     }
   }, 60_000);
+
+  test.skipIf(!hasGpu)('a scene on the GPU backend is refused at build: the Panda as shipped, and under implicit', async () => {
+    await gs.init({ backend: 'gpu', loggingLevel: 'warning' });
+    const shipped = new gs.Scene({ profilingOptions: { showFPS: false } });
+    shipped.addEntity(gs.morphs.MJCF({ file: PANDA }));
+    await expect(shipped.build()).rejects.toThrow(/the GPU backend has no velocity derivative of a tendon actuator: actuator 'actuator8' on tendon 'split'/);
+    const implicit = new gs.Scene({ profilingOptions: { showFPS: false } });
+    implicit.addEntity(gs.morphs.MJCF({ file: writeXml(readFileSync(PANDA, 'utf8').replace('"implicitfast"', '"implicit"')) }));
+    await expect(implicit.build()).rejects.toThrow(/the GPU backend has no implicit integrator/);
+  }, 180_000);
 
   test('the GPU backend refuses them at build under implicitfast, naming the actuator or tendon', () => {
     const { model } = loadMJCF(PANDA);
