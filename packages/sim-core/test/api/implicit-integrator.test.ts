@@ -4,7 +4,8 @@
  * (M - h * qDeriv) qacc = qfrc_smooth + qfrc_constraint by a non-symmetric LU on the dof tree's sparsity.
  * Checked against MuJoCo (mujoco-js) through the public API on a spinning free body carrying a ball, hinge and
  * slide chain (damping, position, velocity and motor actuators) and on Menagerie's Panda (meshes as primitives,
- * see fixtures/PROVENANCE.md) switched to implicit, and a tendon-damped chain. Each case also checks that MuJoCo's implicitfast run of the
+ * see fixtures/PROVENANCE.md) switched to implicit, and Menagerie's Sawyer, which ships with implicit (its
+ * visual meshes removed, fixtures/sawyer/PROVENANCE.md). Each case also checks that MuJoCo's implicitfast run of the
  * model ends far from its implicit run, so a missing bias derivative would fail it.
  */
 import { readFileSync } from 'node:fs';
@@ -56,6 +57,10 @@ const PANDA_FIXTURE = fileURLToPath(new URL('./fixtures/panda-primitives.xml', i
 const PANDA_IMPLICIT = readFileSync(PANDA_FIXTURE, 'utf8').replace('integrator="implicitfast"', 'integrator="implicit"');
 const PANDA_CTRL = [0.3, 0.4, -0.2, -1.9, 0.1, 1.8, -0.5, 60];
 const FORCES = [['actuatorForce', 'actuator_force']] as const;
+/** Menagerie's sawyer.xml with its visual geoms and mesh assets removed (fixtures/sawyer/PROVENANCE.md). */
+const SAWYER = fileURLToPath(new URL('./fixtures/sawyer/sawyer-novisual.xml', import.meta.url));
+/** From home, every joint sent away from its keyframe angle. */
+const SAWYER_CTRL = [0.4, -0.8, 0.3, 1.7, -0.4, 0.9, 2.8];
 
 describe('the implicit integrator follows MuJoCo (CPU f64)', () => {
   test('a spinning free body with a ball, hinge and slide chain: 300 steps', async () => {
@@ -73,6 +78,14 @@ describe('the implicit integrator follows MuJoCo (CPU f64)', () => {
     expect(worst).toBeLessThanOrEqual(1e-10);
     // MuJoCo's implicitfast run ends 1.2e-4 from its implicit run
     expect(await mujocoIntegratorGap(PANDA_IMPLICIT, 400, 3, PANDA_CTRL)).toBeGreaterThan(1e-6);
+  }, 60_000);
+
+  test('Menagerie Sawyer as shipped but for its visual meshes, under its implicit integrator: 500 steps from home', async () => {
+    const worst = await sceneVsMujoco({ file: SAWYER }, 500, FORCES, SAWYER_CTRL);
+    // measured 2.3e-13 over qpos, qvel and actuator forces (joint friction loss rows active); 1e-10 as above
+    expect(worst).toBeLessThanOrEqual(1e-10);
+    // MuJoCo's implicitfast run ends 5.4e-6 from its implicit run
+    expect(await mujocoIntegratorGap({ file: SAWYER }, 500, 3, SAWYER_CTRL)).toBeGreaterThan(1e-7);
   }, 60_000);
 
   test('the ellipsoid fluid model, whose derivative sim-core does not compute, is refused with file and line', () => {
