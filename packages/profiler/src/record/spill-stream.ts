@@ -9,7 +9,7 @@ import type { EventStream, StreamEvent, StreamFlow } from '../export/event-strea
 import { LaneAssigner } from '../export/layout.js';
 import type { TraceModel, TraceTrack } from '../model/trace.js';
 import { gpuToHost, type ClockAlignment } from './clock-align.js';
-import { KIND_RANK, RunCursor, type GpuRecord, type HostRecord, type SpillFile, type SpillRun } from './spill.js';
+import { KIND_RANK, RunCursor, mergeSorted, type GpuRecord, type HostRecord, type SpillFile, type SpillRun } from './spill.js';
 
 /** A device's clock alignment, its smallest raw timestamp and its track. */
 export interface DeviceFit { fit: ClockAlignment; base: bigint; track: number }
@@ -47,33 +47,26 @@ function compareItems(a: Item, b: Item): number {
   return a.ts - b.ts || a.kind - b.kind || (a.kind === 0 ? b.dur - a.dur || a.track - b.track : 0) || a.seq - b.seq;
 }
 
-interface Cursor { head: Item | undefined; advance(): void }
-
-function hostCursor(input: SpilledInput, run: SpillRun): Cursor {
+function hostCursor(input: SpilledInput, run: SpillRun): () => Item | undefined {
   const records = new RunCursor<HostRecord>(input.file, run);
   const shift = input.shiftNs - run.shiftNs;
-  const cursor: Cursor = {
-    head: undefined,
-    advance() {
-      const r = records.take();
-      if (!r) { cursor.head = undefined; return; }
-      if (shift !== 0) {
-        if (r.k === 'timers') r.sample.ts += shift;
-        else r.ts += shift;
-      }
-      const ts = r.k === 'timers' ? r.sample.ts : r.ts;
-      cursor.head = { ts, kind: KIND_RANK[r.k], dur: r.k === 'slice' ? r.dur : 0, track: r.k === 'timers' ? 0 : r.track, seq: r.seq, host: r };
-    },
+  return () => {
+    const r = records.take();
+    if (!r) return undefined;
+    if (shift !== 0) {
+      if (r.k === 'timers') r.sample.ts += shift;
+      else r.ts += shift;
+    }
+    const ts = r.k === 'timers' ? r.sample.ts : r.ts;
+    return { ts, kind: KIND_RANK[r.k], dur: r.k === 'slice' ? r.dur : 0, track: r.k === 'timers' ? 0 : r.track, seq: r.seq, host: r };
   };
-  cursor.advance();
-  return cursor;
 }
 
 /**
  * A device's run: sorted by raw begin, so by trace time too, but passes whose times round to the same ns are
  * re-sorted among themselves by the full order (the longer first).
  */
-function gpuCursor(input: SpilledInput, run: SpillRun, device: DeviceFit, deviceRank: number): Cursor {
+function gpuCursor(input: SpilledInput, run: SpillRun, device: DeviceFit, deviceRank: number): () => Item | undefined {
   const records = new RunCursor<GpuRecord>(input.file, run);
   const rel = (t: bigint): number => Number(t - device.base);
   const item = (r: GpuRecord): Item => {
@@ -82,50 +75,42 @@ function gpuCursor(input: SpilledInput, run: SpillRun, device: DeviceFit, device
     const end = input.ts(gpuToHost(device.fit, rel(r.end)));
     return { ts, kind: KIND_RANK.slice, dur: Math.max(0, end - ts), track: device.track, seq: r.seq, gpu: r, device, deviceRank };
   };
-  let group: Item[] = [];
+  return equalTimesSorted(() => {
+    const r = records.take();
+    return r ? item(r) : undefined;
+  }, (a, b) => compareItems(a, b) < 0);
+}
+
+/** Items in order of time, with those of one time re-sorted by `less`. */
+function equalTimesSorted<T extends { ts: number }>(take: () => T | undefined, less: (a: T, b: T) => boolean): () => T | undefined {
+  let group: T[] = [];
   let at = 0;
-  let next: Item | undefined;
-  const first = records.take();
-  if (first) next = item(first);
-  const cursor: Cursor = {
-    head: undefined,
-    advance() {
-      if (at === group.length) {
-        if (!next) { cursor.head = undefined; return; }
-        group = [next];
-        at = 0;
-        for (;;) {
-          const r = records.take();
-          next = r ? item(r) : undefined;
-          if (!next || next.ts !== group[0]!.ts) break;
-          group.push(next);
-        }
-        if (group.length > 1) group.sort(compareItems);
+  let next = take();
+  return () => {
+    if (at === group.length) {
+      if (!next) return undefined;
+      group = [next];
+      at = 0;
+      for (;;) {
+        next = take();
+        if (!next || next.ts !== group[0]!.ts) break;
+        group.push(next);
       }
-      cursor.head = group[at++];
-    },
+      if (group.length > 1) group.sort((a, b) => (less(a, b) ? -1 : less(b, a) ? 1 : 0));
+    }
+    return group[at++];
   };
-  cursor.advance();
-  return cursor;
 }
 
 /** Every spilled event in order (the order before slices move to overflow tracks). */
-function* merged(input: SpilledInput): Generator<Item> {
-  const cursors: Cursor[] = [];
+function merged(input: SpilledInput): Generator<Item> {
+  const sources: Array<() => Item | undefined> = [];
   for (const run of input.file.runs) {
-    if (run.source === 'host') { cursors.push(hostCursor(input, run)); continue; }
+    if (run.source === 'host') { sources.push(hostCursor(input, run)); continue; }
     const device = input.fits.get(run.source);
-    if (device) cursors.push(gpuCursor(input, run, device, input.gpuRank(run.source)));
+    if (device) sources.push(gpuCursor(input, run, device, input.gpuRank(run.source)));
   }
-  // A few dozen runs: the smallest head by a scan.
-  for (;;) {
-    let best: Cursor | undefined;
-    for (const c of cursors) if (c.head && (!best || compareItems(c.head, best.head!) < 0)) best = c;
-    if (!best) return;
-    const head = best.head!;
-    best.advance();
-    yield head;
-  }
+  return mergeSorted(sources, (a, b) => compareItems(a, b) < 0);
 }
 
 export interface SpilledPlacement {
@@ -162,7 +147,7 @@ function shapeCursor(input: SpilledInput, run: SpillRun): () => Shape | undefine
   // As gpuCursor: passes whose times round to the same ns are re-sorted among themselves.
   let pending: Shape[] = [];
   let p = 0;
-  const take = (): Shape | undefined => {
+  return equalTimesSorted(() => {
     if (p === pending.length) {
       const b = run.shapes[next++];
       if (!b) return undefined;
@@ -175,22 +160,7 @@ function shapeCursor(input: SpilledInput, run: SpillRun): () => Shape | undefine
       }
     }
     return pending[p++];
-  };
-  let lookahead = take();
-  return () => {
-    if (at === group.length) {
-      if (!lookahead) return undefined;
-      group = [lookahead];
-      at = 0;
-      for (;;) {
-        lookahead = take();
-        if (!lookahead || lookahead.ts !== group[0]!.ts) break;
-        group.push(lookahead);
-      }
-      if (group.length > 1) group.sort((x, y) => y.dur - x.dur || x.seq - y.seq);
-    }
-    return group[at++];
-  };
+  }, (x, y) => (y.dur - x.dur || x.seq - y.seq) < 0);
 }
 
 /**
@@ -205,16 +175,10 @@ export async function placeSpilledSlices(input: SpilledInput, nextId: () => numb
   const lanes = new LaneAssigner(tracks);
   /** The base track and overflow level of each slice that moves, by seq (few). */
   const level = new Map<number, { track: number; k: number }>();
-  const cursors = input.file.runs.filter((r) => r.source === 'host' || input.fits.has(r.source)).map((r) => shapeCursor(input, r));
-  const heads = cursors.map((c) => c());
+  const sources = input.file.runs.filter((r) => r.source === 'host' || input.fits.has(r.source)).map((r) => shapeCursor(input, r));
   const before = (x: Shape, y: Shape): boolean => (x.ts - y.ts || y.dur - x.dur || x.track - y.track || x.seq - y.seq) < 0;
   let n = 0;
-  for (;;) {
-    let best = -1;
-    for (let i = 0; i < heads.length; i++) if (heads[i] && (best < 0 || before(heads[i]!, heads[best]!))) best = i;
-    if (best < 0) break;
-    const it = heads[best]!;
-    heads[best] = cursors[best]!();
+  for (const it of mergeSorted(sources, before)) {
     const lane = lanes.place(index.get(it.track)!, it.ts, it.ts + it.dur);
     const k = lanes.lanes[lane]!.index;
     if (k > 0) level.set(it.seq, { track: it.track, k });
@@ -240,7 +204,7 @@ export async function placeSpilledSlices(input: SpilledInput, nextId: () => numb
   return { created, moved };
 }
 
-const BATCH = 4096;
+const BATCH = 512;
 
 /** The spilled trace's events for the exporters, after placement (`moved`), with flows and correlation ids. */
 export function spilledStream(input: SpilledInput, placement: SpilledPlacement, trace: TraceModel, hasFlows: boolean): EventStream {

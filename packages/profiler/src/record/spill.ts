@@ -33,7 +33,7 @@ export type HostRecord =
 export interface GpuRecord { seq: number; name: string; args: Args; begin: bigint; end: bigint; flow: number; marker?: string }
 
 /** Records per block: the unit read back when the runs are merged (one block per run in memory). */
-const BLOCK = 4096;
+const BLOCK = 512;
 
 export interface SpillRun {
   /** 'host', or the index of the GPU device whose passes it holds. */
@@ -65,8 +65,8 @@ export class SpillFile {
     const run: SpillRun = { source, blocks: [], shapes: [], shiftNs };
     for (let i = 0; i < records.length; i += BLOCK) run.blocks.push(this.append(serialize(records.slice(i, i + BLOCK))));
     const bytes = new Uint8Array(shapes.buffer, shapes.byteOffset, shapes.byteLength);
-    // Whole numbers of entries (4 or 3 numbers of 8 bytes) a block.
-    const step = BLOCK * 96;
+    // Whole numbers of entries (4 or 3 numbers of 8 bytes: 384 host or 512 GPU shapes a block).
+    const step = 128 * 96;
     for (let i = 0; i < bytes.length; i += step) run.shapes.push(this.append(bytes.subarray(i, i + step)));
     this.runs.push(run);
   }
@@ -176,4 +176,46 @@ export function compareHost(a: HostRecord, b: HostRecord): number {
 
 export function compareGpu(a: GpuRecord, b: GpuRecord): number {
   return a.begin < b.begin ? -1 : a.begin > b.begin ? 1 : a.seq - b.seq;
+}
+
+/**
+ * Merges sorted sources (each a function giving its next item, undefined at its end) into one sorted sequence,
+ * through a binary heap of their heads: a spilled run of 100,000 steps is dozens of runs.
+ */
+export function* mergeSorted<T>(sources: ReadonlyArray<() => T | undefined>, less: (a: T, b: T) => boolean): Generator<T> {
+  const heads: T[] = new Array(sources.length);
+  const heap: number[] = [];
+  const before = (x: number, y: number): boolean => less(heads[heap[x]!]!, heads[heap[y]!]!);
+  const swap = (x: number, y: number): void => { const t = heap[x]!; heap[x] = heap[y]!; heap[y] = t; };
+  const down = (k: number): void => {
+    for (;;) {
+      const l = 2 * k + 1, r = l + 1;
+      let m = k;
+      if (l < heap.length && before(l, m)) m = l;
+      if (r < heap.length && before(r, m)) m = r;
+      if (m === k) return;
+      swap(k, m);
+      k = m;
+    }
+  };
+  for (let i = 0; i < sources.length; i++) {
+    const h = sources[i]!();
+    if (h === undefined) continue;
+    heads[i] = h;
+    heap.push(i);
+    for (let k = heap.length - 1; k > 0 && before(k, (k - 1) >> 1); k = (k - 1) >> 1) swap(k, (k - 1) >> 1);
+  }
+  while (heap.length > 0) {
+    const i = heap[0]!;
+    const head = heads[i]!;
+    const next = sources[i]!();
+    if (next === undefined) {
+      const last = heap.pop()!;
+      if (heap.length > 0) { heap[0] = last; down(0); }
+    } else {
+      heads[i] = next;
+      down(0);
+    }
+    yield head;
+  }
 }

@@ -108,12 +108,13 @@ async function tables(path: string): Promise<Record<string, unknown[]>> {
 }
 
 describe('a recording cycle that spills its events', () => {
-  it('holds at most maxHeldEvents, and writes the trace the in-memory cycle writes (pftrace and JSON)', async () => {
+  // 32: many runs of one block; 1,500: runs of several blocks (512 records, 384 host slice shapes a block).
+  it.each([32, 1_500])('holds at most maxHeldEvents (%i), and writes the trace the in-memory cycle writes (pftrace and JSON)', async (cap) => {
     const inMemory = await record();
-    const spilled = await record(32);
+    const spilled = await record(cap);
     expect(spilled.spilling).toBe(true);
-    // The cap held: never more than 32 events in memory, where the in-memory cycle ended with every one.
-    expect(spilled.maxHeldSeen).toBeLessThanOrEqual(32);
+    // The cap held: never more than `cap` events in memory, where the in-memory cycle ended with every one.
+    expect(spilled.maxHeldSeen).toBeLessThanOrEqual(cap);
     expect(spilled.maxHeldSeen).toBeGreaterThan(0);
     expect(spilled.trace.slices).toHaveLength(0);
     expect(inMemory.heldEvents).toBeGreaterThan(3_000);
@@ -122,7 +123,7 @@ describe('a recording cycle that spills its events', () => {
     expect(spilled.trace.tracks).toEqual(inMemory.trace.tracks);
     for (const [ext, write] of [['pftrace', writePerfettoTrace], ['json', writeChromeTrace]] as const) {
       const a = join(dir, `memory.${ext}`);
-      const b = join(dir, `spilled.${ext}`);
+      const b = join(dir, `spilled-${cap}.${ext}`);
       await write(inMemory.trace, a);
       await write(spilled.trace, b);
       const [expected, got] = [await tables(a), await tables(b)];
