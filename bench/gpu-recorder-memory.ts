@@ -81,7 +81,7 @@ try {
   await writeChromeTrace(trace, json);
   const t3 = performance.now();
   const s = (a: number, b: number): string => `${((b - a) / 1000).toFixed(1)} s`;
-  console.log(`stop: finalize ${s(t0, t1)}, write .pftrace ${s(t1, t2)} (${mb(statSync(out).size)} MB), .json ${s(t2, t3)} (${mb(statSync(json).size)} MB); most held at once ${cycle.heldEvents > 0 || held > 0 ? cycle.maxHeldSeen : '-'}; peak rss ${mb(process.resourceUsage().maxRSS * 1024)} MB`);
+  console.log(`stop: finalize ${s(t0, t1)}, write .pftrace ${s(t1, t2)} (${mb(statSync(out).size)} MB), .json ${s(t2, t3)} (${mb(statSync(json).size)} MB); most held at once ${held > 0 ? cycle.maxHeldSeen : 'all'}; peak rss ${mb(process.resourceUsage().maxRSS * 1024)} MB`);
   cycle.disposeSpill();
   const first = samples[0]! - rss0, last = samples[samples.length - 1]! - rss0;
   console.log(`ratio: RSS growth at step ${steps} / at step ${every} = ${(last / Math.max(first, 1)).toFixed(1)} (1.0 = flat)`);

@@ -126,6 +126,8 @@ export class Cycle {
   private readonly lateFlows = new Map<number, number[]>();
   /** Sum of moveBaseEarlier shifts. */
   private shiftNs = 0;
+  /** Passes of the GPU batches held (not spilling), until finalize makes them slices. */
+  private batchPasses = 0;
   /** The largest number of events held at once (for tests and the benchmark). */
   maxHeldSeen = 0;
 
@@ -155,7 +157,10 @@ export class Cycle {
   get spilling(): boolean { return this.spill !== null; }
 
   /** Finished events held in memory now. */
-  get heldEvents(): number { return this.spill ? this.heldCount : this.trace.slices.length + this.trace.instants.length + this.trace.counters.length + this.trace.envTimers.length; }
+  get heldEvents(): number {
+    if (this.spill) return this.heldCount;
+    return this.trace.slices.length + this.trace.instants.length + this.trace.counters.length + this.trace.envTimers.length + this.batchPasses;
+  }
 
   private hold(r: HostRecord): void {
     this.held.push(r);
@@ -332,7 +337,10 @@ export class Cycle {
       };
       this.gpu.set(batch.device.index, d);
     }
-    if (!this.spill) this.batches.push(batch);
+    if (!this.spill) {
+      this.batches.push(batch);
+      if (this.mode === 'record') this.batchPasses += batch.passes.length;
+    }
     for (const p of batch.passes) for (const t of [p.begin, p.end]) {
       if (t === 0n) continue;
       d.written++;
@@ -424,6 +432,7 @@ export class Cycle {
     const fits = this.fitDevices();
     if (this.spill) return this.finalizeSpilled(fits);
     this.placeGpuWork(fits);
+    this.batchPasses = 0;
     const created = resolvePartialOverlaps(this.trace.slices, this.trace.tracks, () => this.nextTrackId++);
     for (const t of created) this.trace.tracks.push(t);
     this.linkFlows();
