@@ -17,7 +17,7 @@
  *   gain's term takes the raw ctrl.
  */
 import { DofCtrlMode, type Data } from '../../data/data.js';
-import { BiasType, TrnType, type Model } from '../../model/model.js';
+import { BiasType, Integrator, TrnType, type Model } from '../../model/model.js';
 import { planOf } from '../../data/plan.js';
 import { scratchOf } from '../../data/scratch.js';
 import { clip } from '../../math/clip.js';
@@ -36,6 +36,7 @@ const MODE_POSITION: number = DofCtrlMode.Position;
 const BIAS_AFFINE: number = BiasType.Affine;
 const TENDON: number = TrnType.Tendon;
 const SITE: number = TrnType.Site;
+const EULER: number = Integrator.Euler;
 /** mjJNT_SLIDE (2) and mjJNT_HINGE (3): the joints with one scalar actuator force to clamp. */
 const JNT_SLIDE = 2;
 
@@ -338,7 +339,10 @@ export function actuation(m: Model, d: Data, e0: number, e1: number): void {
     if (damping === 0) continue;
     for (let e = e0; e < e1; e++) qDeriv[o + e] = qDeriv[o + e]! - damping;
   }
-  for (let t = 0; t < m.ntendon; t++) if (m.tendonDamping[t] !== 0) tendonDampingDerivative(m, d, t, e0, e1);
+  // only the implicit integrators read it; a spatial tendon's Jacobian would cost Euler a path computation
+  if (m.opt.integrator !== EULER) {
+    for (let t = 0; t < m.ntendon; t++) if (m.tendonDamping[t] !== 0) tendonDampingDerivative(m, d, t, e0, e1);
+  }
   // then the inertia-box fluid forces' (mjd_inertiaBoxFluid), for the implicit integrators only
   if (fluidInQDeriv(m)) {
     const fluid = fluidOf(m);
