@@ -16,8 +16,9 @@
  * 0.071 wide; 150 x 4: 0.188). Reported: the median of the pairs' ratios with its distribution-free
  * 95 % confidence interval (the sign test's order statistics), and the verdict: "within 3 %" when the interval's
  * upper bound is at most 1.03, "above 3 %" when its lower bound is above it, else "inconclusive". With --control
- * an off/off pair follows each pair: their ratio is 1 by construction, so an interval of theirs that leaves 1 out
- * says the interval cannot be trusted at that load (the pairs are not independent enough). Also, measured
+ * an off/off pair follows each pair, its ratio oriented by a coin: 1 by construction, so an interval of theirs
+ * that leaves 1 out says the interval cannot be trusted at that load (the pairs are not independent enough).
+ * Also, measured
  * apart: on the CPU the counter path itself (stepTotals over the scene's timers plus the counter samples); on the
  * GPU the counters' commands alone (what a step with counters adds to the submit: host time to encode them, and
  * submit-to-read-back time, each less an empty command buffer's).
@@ -120,9 +121,12 @@ export async function main(argv: string[]): Promise<CountersCost> {
         const onFirst = random() < 0.5;
         const a = await block(onFirst ? 'on' : 'off');
         const b = await block(onFirst ? 'off' : 'on');
+        // Oriented by a coin of its own, as the pairs are by their order: the position of a block in its pair
+        // (the first after the other pair's, or the second) costs a few % either way on this machine.
         const control = values.control ? (await block('off')) / (await block('off')) : null;
+        const flip = control !== null && random() < 0.5;
         if (p < warmup) continue;
-        if (control !== null) controls.push(control);
+        if (control !== null) controls.push(flip ? 1 / control : control);
         const [onMs, offMs] = onFirst ? [a, b] : [b, a];
         on.push(onMs);
         off.push(offMs);
