@@ -4,9 +4,8 @@
  * reduce the per-env solver timers and error flags into a record of STEP_STATS_WORDS words (1.3 KB), which is
  * copied into a small MAP_READ buffer in the same submit and read back when the device has run it: the read is
  * a mapAsync that scene.step() does not wait for (scene.ts reports the records in step order as they arrive);
- * scene.sync() waits for it. That one map per step is most of what the counters cost a synced step on lavapipe
- * (docs/benchmarks.md): reading the records back in batches would save it. Staging buffers are pooled: one per
- * step in flight.
+ * scene.sync() waits for it (what the counters cost a synced step on lavapipe: docs/benchmarks.md). Staging
+ * buffers are pooled: one per step in flight.
  */
 import { STAGE_OUTPUTS } from '../data/nan-stage.js';
 import type { DeviceStepStats } from '../backend/backend.js';
