@@ -17,7 +17,9 @@ const startVel = (e: number): [number, number] => [0.5 * e - 1, 1 - 0.3 * e];
 
 async function armScene(nEnvs: number, cpuThreads = 1, backend: 'cpu' | 'gpu' = 'cpu', precision: '32' | '64' = '64'): Promise<{ scene: gs.Scene; entity: gs.Entity }> {
   await gs.init({ backend, precision, loggingLevel: 'warning', cpuThreads });
-  const scene = new gs.Scene({ rigidOptions: { dt: 0.002 }, profilingOptions: { showFPS: false } });
+  // No rigidOptions: the scene takes the file's <option> (timestep 0.002, MuJoCo's Euler), as the MuJoCo reference
+  // does. Genesis' implicitfast differs from Euler by the tendons' damping derivative.
+  const scene = new gs.Scene({ profilingOptions: { showFPS: false } });
   const entity = scene.addEntity(gs.morphs.MJCF({ file: writeXml(WRAP_ARM_XML, 'gsprof-spatial-scene-') }));
   await scene.build({ nEnvs });
   entity.setDofsVelocity(gs.tensor(Float64Array.from({ length: 2 * nEnvs }, (_, k) => startVel(Math.floor(k / 2))[k % 2]!), { shape: [nEnvs, 2] }));
