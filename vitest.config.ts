@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // Test files import the packages' TypeScript sources, not their built dist.
@@ -8,6 +9,9 @@ const simCoreTimeouts = { testTimeout: 60_000, hookTimeout: 120_000 };
 
 export default defineConfig({
   test: {
+    // Vitest's default is one worker fewer than the cores: one on a 2-core machine, where most test files wait on
+    // the CLI processes they start and leave the other core idle.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       'packages/cli',
       'packages/dawn',
